@@ -1,0 +1,36 @@
+//! Derive macros for tablekit: `#[derive(TableEntity)]`, `#[derive(TableValue)]` and
+//! `#[derive(Record)]`. See the `tablekit` crate for what they generate.
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+mod entity;
+mod record;
+mod table_value;
+
+/// Generates a typed wrapper over a dynamic entity; see `tablekit`'s documentation.
+#[proc_macro_derive(TableEntity, attributes(tablekit))]
+pub fn derive_table_entity(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    entity::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Stores a fieldless enum as an `Int32` (or as its name); see `tablekit`'s documentation.
+#[proc_macro_derive(TableValue, attributes(tablekit))]
+pub fn derive_table_value(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    table_value::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Implements tablekit's versioned binary `Record`; see `tablekit`'s documentation.
+#[proc_macro_derive(Record, attributes(record))]
+pub fn derive_record(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    record::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

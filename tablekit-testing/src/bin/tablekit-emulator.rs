@@ -1,0 +1,2 @@
+//! The standalone emulator.
+fn main() {}

@@ -1,0 +1,26 @@
+//! The OData v3 JSON codec: entities to request bodies, response bodies to entities.
+//!
+//! Writes annotate every type JSON cannot carry unambiguously (`Edm.Int64` as a string,
+//! `Edm.DateTime` with 7 fractional digits, `Edm.Guid`, `Edm.Binary` in standard base64, and
+//! `Edm.Double` always, so `2.0` stays a Double and NaN/Infinity travel as strings). Reads accept
+//! `nometadata`, `minimalmetadata` and `fullmetadata`; nulls are dropped (a `$select` of a
+//! missing property answers null on Azure), and values that come without annotations in
+//! `nometadata` stay strings.
+//!
+//! ```
+//! use tablekit::{codec, DynamicEntity};
+//! let mut e = DynamicEntity::new("p", "r");
+//! e.set("Big", 1i64 << 40);
+//! let body = codec::encode_entity(&e);
+//! let back = codec::decode_entity(&body)?;
+//! assert_eq!(back.get::<i64>("Big"), Some(1 << 40));
+//! # Ok::<(), tablekit::Error>(())
+//! ```
+
+mod datetime;
+mod decode;
+mod encode;
+
+pub use datetime::{format_datetime, parse_datetime};
+pub use decode::{decode_entity, decode_page};
+pub use encode::{encode_entity, encode_entity_into};

@@ -1,0 +1,315 @@
+//! The service's limits, checked before anything is sent: [`InvalidInput`] says which one.
+//!
+//! | what | limit |
+//! |---|---|
+//! | table name | `^[A-Za-z][A-Za-z0-9]{2,62}$`, not `tables` |
+//! | property name | letters, digits, `_`; starts with a letter or `_`; at most 255 characters; not `PartitionKey`, `RowKey` or `Timestamp` |
+//! | PartitionKey / RowKey | at most 512 UTF-16 units (1 KiB); none of `/ \ # ?`, U+0000-001F, U+007F-009F |
+//! | string value | at most 32,767 UTF-16 units |
+//! | binary value | at most 64 KiB |
+//! | properties | at most 252 user properties (255 with PartitionKey, RowKey, Timestamp) |
+//! | entity | at most 1 MiB by [`entity_size`] |
+//! | DateTime value | 1601-01-01 to 9999-12-31 |
+//!
+//! ```
+//! use tablekit::{limits, DynamicEntity, InvalidInput};
+//! assert!(limits::validate_table_name("Gamers").is_ok());
+//! assert!(matches!(limits::validate_table_name("1st"), Err(InvalidInput::TableName { .. })));
+//! let e = DynamicEntity::new("a/b", "r");
+//! assert!(matches!(limits::validate_entity(&e), Err(InvalidInput::KeyCharacter { .. })));
+//! ```
+
+use std::fmt;
+
+use crate::entity::DynamicEntity;
+use crate::value::{max_datetime, min_datetime, utf16_len, Value};
+
+/// Longest PartitionKey or RowKey, in UTF-16 units (1 KiB).
+pub const MAX_KEY_UNITS: usize = 512;
+/// Longest string value, in UTF-16 units.
+pub const MAX_STRING_UNITS: usize = 32_767;
+/// Largest binary value, in bytes.
+pub const MAX_BINARY_BYTES: usize = 64 * 1024;
+/// Most user properties on one entity (255 less PartitionKey, RowKey and Timestamp).
+pub const MAX_PROPERTIES: usize = 252;
+/// Longest property name, in characters.
+pub const MAX_PROPERTY_NAME_CHARS: usize = 255;
+/// Largest entity by [`entity_size`].
+pub const MAX_ENTITY_BYTES: usize = 1024 * 1024;
+/// Most operations in one entity group transaction.
+pub const MAX_BATCH_OPERATIONS: usize = 100;
+/// Largest entity group transaction body.
+pub const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
+
+/// Which key a key error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// The PartitionKey.
+    PartitionKey,
+    /// The RowKey.
+    RowKey,
+}
+
+impl fmt::Display for KeyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyKind::PartitionKey => "PartitionKey",
+            KeyKind::RowKey => "RowKey",
+        })
+    }
+}
+
+/// Input the service would reject, found before anything was sent.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidInput {
+    /// A table name outside `^[A-Za-z][A-Za-z0-9]{2,62}$`, or the reserved `tables`.
+    #[error("invalid table name `{name}`: {reason}")]
+    TableName {
+        /// The name given.
+        name: String,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
+    /// A property name the service does not accept.
+    #[error("invalid property name `{name}`: {reason}")]
+    PropertyName {
+        /// The name given.
+        name: String,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
+    /// A key longer than 512 UTF-16 units.
+    #[error("{key} is {units} UTF-16 units long, the limit is 512")]
+    KeyTooLong {
+        /// Which key.
+        key: KeyKind,
+        /// Its length.
+        units: usize,
+    },
+    /// A key holding a character the service forbids.
+    #[error("{key} `{value}` contains the forbidden character {character:?} at byte {position}")]
+    KeyCharacter {
+        /// Which key.
+        key: KeyKind,
+        /// The key.
+        value: String,
+        /// The forbidden character.
+        character: char,
+        /// Its byte offset in the key.
+        position: usize,
+    },
+    /// A string value longer than 32,767 UTF-16 units.
+    #[error("property `{property}` holds a string of {units} UTF-16 units, the limit is 32767")]
+    StringTooLong {
+        /// The property.
+        property: String,
+        /// The string's length.
+        units: usize,
+    },
+    /// A binary value larger than 64 KiB.
+    #[error("property `{property}` holds {bytes} bytes, the limit is 65536")]
+    BinaryTooLarge {
+        /// The property.
+        property: String,
+        /// The value's size.
+        bytes: usize,
+    },
+    /// A DateTime outside 1601-01-01 to 9999-12-31.
+    #[error("property `{property}` holds a DateTime outside 1601-01-01..=9999-12-31")]
+    DateTimeOutOfRange {
+        /// The property.
+        property: String,
+    },
+    /// More than 252 user properties.
+    #[error("the entity has {count} properties, the limit is 252")]
+    TooManyProperties {
+        /// How many it has.
+        count: usize,
+    },
+    /// An entity over 1 MiB by the service's formula.
+    #[error("the entity is {bytes} bytes by the service's formula, the limit is 1048576")]
+    EntityTooLarge {
+        /// Its size.
+        bytes: usize,
+    },
+    /// A transaction with no operations.
+    #[error("an entity group transaction needs at least one operation")]
+    EmptyBatch,
+    /// A transaction with more than 100 operations.
+    #[error("an entity group transaction holds at most 100 operations, this one has {count}")]
+    TooManyOperations {
+        /// How many it has.
+        count: usize,
+    },
+    /// A transaction over more than one PartitionKey.
+    #[error(
+        "operation {index} has PartitionKey `{found}`, but the transaction is for `{expected}`"
+    )]
+    MixedPartitions {
+        /// The operation's index.
+        index: usize,
+        /// The transaction's PartitionKey.
+        expected: String,
+        /// The operation's PartitionKey.
+        found: String,
+    },
+    /// A transaction touching one entity twice.
+    #[error("operations {first} and {second} both touch RowKey `{row_key}`")]
+    DuplicateRow {
+        /// The first operation on it.
+        first: usize,
+        /// The repeated one.
+        second: usize,
+        /// The RowKey.
+        row_key: String,
+    },
+    /// A transaction body over 4 MiB.
+    #[error("the transaction body is {bytes} bytes, the limit is 4194304")]
+    BatchTooLarge {
+        /// The encoded body's size.
+        bytes: usize,
+    },
+    /// Any other rule, described.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Checks a table name: `^[A-Za-z][A-Za-z0-9]{2,62}$` and not `tables`.
+pub fn validate_table_name(name: &str) -> Result<(), InvalidInput> {
+    let fail = |reason| {
+        Err(InvalidInput::TableName {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    if !(3..=63).contains(&name.len()) {
+        return fail("a table name is 3 to 63 characters long");
+    }
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return fail("a table name holds only ASCII letters and digits");
+    }
+    if !name.as_bytes()[0].is_ascii_alphabetic() {
+        return fail("a table name starts with a letter");
+    }
+    if name.eq_ignore_ascii_case("tables") {
+        return fail("`tables` is reserved");
+    }
+    Ok(())
+}
+
+/// Checks a user property name: letters, digits and `_`, starting with a letter or `_`, at
+/// most 255 characters, and none of the system names.
+pub fn validate_property_name(name: &str) -> Result<(), InvalidInput> {
+    let fail = |reason| {
+        Err(InvalidInput::PropertyName {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    let Some(first) = name.chars().next() else {
+        return fail("a property name cannot be empty");
+    };
+    if name.chars().count() > MAX_PROPERTY_NAME_CHARS {
+        return fail("a property name is at most 255 characters");
+    }
+    if !(first.is_alphabetic() || first == '_') {
+        return fail("a property name starts with a letter or `_`");
+    }
+    if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return fail("a property name holds only letters, digits and `_`");
+    }
+    if matches!(name, "PartitionKey" | "RowKey" | "Timestamp") {
+        return fail("this is a system property name");
+    }
+    Ok(())
+}
+
+/// Whether the service forbids `c` in a key.
+pub fn is_forbidden_key_char(c: char) -> bool {
+    matches!(c, '/' | '\\' | '#' | '?' | '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+}
+
+/// Checks a PartitionKey or RowKey: at most 512 UTF-16 units, no forbidden character.
+pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
+    if let Some((position, character)) = value
+        .char_indices()
+        .find(|(_, c)| is_forbidden_key_char(*c))
+    {
+        return Err(InvalidInput::KeyCharacter {
+            key,
+            value: value.to_owned(),
+            character,
+            position,
+        });
+    }
+    let units = utf16_len(value);
+    if units > MAX_KEY_UNITS {
+        return Err(InvalidInput::KeyTooLong { key, units });
+    }
+    Ok(())
+}
+
+/// Checks one property value against the per-value limits.
+pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput> {
+    match value {
+        Value::String(s) => {
+            let units = utf16_len(s);
+            if units > MAX_STRING_UNITS {
+                return Err(InvalidInput::StringTooLong {
+                    property: property.to_owned(),
+                    units,
+                });
+            }
+        }
+        Value::Binary(b) if b.len() > MAX_BINARY_BYTES => {
+            return Err(InvalidInput::BinaryTooLarge {
+                property: property.to_owned(),
+                bytes: b.len(),
+            })
+        }
+        Value::DateTime(t) if *t < min_datetime() || *t > max_datetime() => {
+            return Err(InvalidInput::DateTimeOutOfRange {
+                property: property.to_owned(),
+            })
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Checks everything the service checks on a write: keys, property names and values, the
+/// property count and the entity size.
+pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
+    validate_key(KeyKind::PartitionKey, entity.partition_key())?;
+    validate_key(KeyKind::RowKey, entity.row_key())?;
+    if entity.len() > MAX_PROPERTIES {
+        return Err(InvalidInput::TooManyProperties {
+            count: entity.len(),
+        });
+    }
+    for (name, value) in entity.properties() {
+        validate_property_name(name)?;
+        validate_value(name, value)?;
+    }
+    let bytes = entity_size(entity);
+    if bytes > MAX_ENTITY_BYTES {
+        return Err(InvalidInput::EntityTooLarge { bytes });
+    }
+    Ok(())
+}
+
+/// The entity's size by the service's formula (see [`DynamicEntity::size`]).
+pub fn entity_size(entity: &DynamicEntity) -> usize {
+    let keys = utf16_len(entity.partition_key()) + utf16_len(entity.row_key());
+    let properties: usize = entity
+        .properties()
+        .map(|(name, value)| property_size(name, value))
+        .sum();
+    4 + 2 * keys + properties
+}
+
+/// What one property adds to [`entity_size`]: `8 + 2 x name length + value size`.
+pub fn property_size(name: &str, value: &Value) -> usize {
+    8 + 2 * utf16_len(name) + value.stored_size()
+}

@@ -1,0 +1,76 @@
+//! [`TableEntity`] and [`TableModel`]: what typed operations need to know about an entity type.
+
+use crate::entity::DynamicEntity;
+
+/// A value that is an entity: it wraps a [`DynamicEntity`] and gives it back.
+///
+/// Implemented by [`DynamicEntity`] itself and by the wrappers `#[derive(TableEntity)]`
+/// generates (`GamerEntity` for `Gamer`). Typed table operations take and return it.
+///
+/// ```
+/// use tablekit::{DynamicEntity, TableEntity};
+/// let e = DynamicEntity::wrap(DynamicEntity::new("p", "r"));
+/// assert_eq!(TableEntity::partition_key(&e), "p");
+/// ```
+pub trait TableEntity: Sized + Send + Sync + 'static {
+    /// Wraps a dynamic entity read from the service.
+    fn wrap(dynamic: DynamicEntity) -> Self;
+    /// Gives the dynamic entity back, with every property (declared or not).
+    fn into_dynamic(self) -> DynamicEntity;
+    /// The dynamic entity inside.
+    fn as_dynamic(&self) -> &DynamicEntity;
+    /// The dynamic entity inside, mutably (the client records ETags through it).
+    fn as_dynamic_mut(&mut self) -> &mut DynamicEntity;
+
+    /// The PartitionKey.
+    fn partition_key(&self) -> &str {
+        self.as_dynamic().partition_key()
+    }
+
+    /// The RowKey.
+    fn row_key(&self) -> &str {
+        self.as_dynamic().row_key()
+    }
+}
+
+impl TableEntity for DynamicEntity {
+    fn wrap(dynamic: DynamicEntity) -> Self {
+        dynamic
+    }
+
+    fn into_dynamic(self) -> DynamicEntity {
+        self
+    }
+
+    fn as_dynamic(&self) -> &DynamicEntity {
+        self
+    }
+
+    fn as_dynamic_mut(&mut self) -> &mut DynamicEntity {
+        self
+    }
+}
+
+/// A kind of entity: the plain struct of `#[derive(TableEntity)]` (`Gamer`), or
+/// [`DynamicEntity`] for untyped access. Filters, selects and queries are typed by it, and a
+/// `Table<M>` reads and writes `M::Entity`.
+///
+/// ```
+/// use tablekit::{DynamicEntity, TableModel};
+/// assert_eq!(<DynamicEntity as TableModel>::TABLE_NAME, None);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a table entity model",
+    note = "add `#[derive(TableEntity)]` to the struct, or use `DynamicEntity`"
+)]
+pub trait TableModel: Send + Sync + 'static {
+    /// The entity type operations take and return.
+    type Entity: TableEntity;
+    /// The table named in `#[tablekit(table = "...")]`, if any.
+    const TABLE_NAME: Option<&'static str>;
+}
+
+impl TableModel for DynamicEntity {
+    type Entity = DynamicEntity;
+    const TABLE_NAME: Option<&'static str> = None;
+}

@@ -1,0 +1,98 @@
+//! [`Query`]: a filter, a select list and a page size for one table query.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::model::TableModel;
+
+/// A query over entities of model `M`: `$filter`, `$select` and `$top`.
+///
+/// ```
+/// use tablekit::{DynamicEntity, Query};
+/// let q = Query::<DynamicEntity>::new()
+///     .filter_raw("PartitionKey eq 'p'")
+///     .select_names(["Score"])
+///     .top(10);
+/// assert_eq!(q.filter_string(), Some("PartitionKey eq 'p'"));
+/// assert_eq!(q.top_value(), Some(10));
+/// ```
+pub struct Query<M> {
+    filter: Option<String>,
+    select: Option<Vec<String>>,
+    top: Option<u32>,
+    model: PhantomData<fn() -> M>,
+}
+
+impl<M: TableModel> Query<M> {
+    /// A query for every entity.
+    pub fn new() -> Self {
+        Query {
+            filter: None,
+            select: None,
+            top: None,
+            model: PhantomData,
+        }
+    }
+}
+
+impl<M> Query<M> {
+    /// Sets the `$filter` from text (the escape hatch; typed filters are safer).
+    pub fn filter_raw(mut self, filter: impl Into<String>) -> Self {
+        self.filter = Some(filter.into());
+        self
+    }
+
+    /// Sets the `$select` list by stored property names.
+    pub fn select_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.select = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets `$top`: the most entities per page (the service caps it at 1000).
+    pub fn top(mut self, n: u32) -> Self {
+        self.top = Some(n);
+        self
+    }
+
+    /// The `$filter` text, if any.
+    pub fn filter_string(&self) -> Option<&str> {
+        self.filter.as_deref()
+    }
+
+    /// The `$select` names, if any.
+    pub fn select_list(&self) -> Option<&[String]> {
+        self.select.as_deref()
+    }
+
+    /// The `$top` value, if any.
+    pub fn top_value(&self) -> Option<u32> {
+        self.top
+    }
+}
+
+impl<M: TableModel> Default for Query<M> {
+    fn default() -> Self {
+        Query::new()
+    }
+}
+
+impl<M> Clone for Query<M> {
+    fn clone(&self) -> Self {
+        Query {
+            filter: self.filter.clone(),
+            select: self.select.clone(),
+            top: self.top,
+            model: PhantomData,
+        }
+    }
+}
+
+impl<M> fmt::Debug for Query<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Query")
+            .field("filter", &self.filter)
+            .field("select", &self.select)
+            .field("top", &self.top)
+            .finish()
+    }
+}

@@ -1,14 +1,21 @@
 #![doc = include_str!("../README.md")]
 
 pub mod auth;
+pub mod client;
 pub mod codec;
+mod column;
 mod convert;
 mod entity;
 mod error;
 mod etag;
+mod filter;
+pub mod keys;
 pub mod limits;
 mod model;
 mod query;
+pub mod record;
+mod select;
+pub mod split;
 pub mod value;
 
 pub use convert::{FromValue, IntoValue, ValueError};
@@ -18,7 +25,12 @@ pub use etag::ETag;
 pub use limits::{InvalidInput, KeyKind};
 pub use model::{TableEntity, TableModel};
 pub use query::Query;
+pub use record::{Record, RecordError};
+pub use tablekit_derive::{Record, TableEntity, TableValue};
 pub use value::{EdmType, Value};
+
+#[doc(hidden)]
+pub mod __private;
 
 /// Everything a typical user imports: `use tablekit::prelude::*;`.
 pub mod prelude {

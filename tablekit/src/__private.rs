@@ -1,0 +1,1 @@
+//! Items the derive macros' generated code refers to. Not a public API.

@@ -1,0 +1,1 @@
+//! The async client for the Table REST protocol.

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::hint::black_box;
 
 use chrono::{DateTime, Utc};
-use criterion::{criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use serde::{Deserialize, Deserializer};
 use tablekit::codec;
 
@@ -154,4 +154,36 @@ fn encode(c: &mut Criterion) {
 mod group {
     criterion::criterion_group!(benches, super::decode, super::encode);
 }
-criterion_main!(group::benches);
+/// `CODEC_BENCH_ONLY=<decoder> CODEC_BENCH_ITERS=<n>` runs one decoder n times and exits, for
+/// counting CPU cycles with `perf stat -e cycles:u` when the machine is too busy for wall-clock
+/// times to compare. Decoders: tablekit, ignored_any, value, typed.
+fn fixed_run(which: &str) {
+    let bytes = page();
+    let iterations: usize = std::env::var("CODEC_BENCH_ITERS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100);
+    for _ in 0..iterations {
+        match which {
+            "tablekit" => drop(black_box(codec::decode_page(black_box(&bytes)).unwrap())),
+            "ignored_any" => drop(black_box(
+                serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&bytes)).unwrap(),
+            )),
+            "value" => drop(black_box(
+                serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).unwrap(),
+            )),
+            "typed" => drop(black_box(
+                serde_json::from_slice::<TypedPage>(black_box(&bytes)).unwrap(),
+            )),
+            other => panic!("unknown decoder {other}"),
+        }
+    }
+}
+
+fn main() {
+    if let Ok(which) = std::env::var("CODEC_BENCH_ONLY") {
+        return fixed_run(&which);
+    }
+    group::benches();
+    Criterion::default().configure_from_args().final_summary();
+}

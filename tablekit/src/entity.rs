@@ -323,6 +323,11 @@ impl DynamicEntity {
         self.properties.push((Arc::from(name), value));
     }
 
+    /// Whether a property is named by this very `Arc` (decoders share one per name).
+    pub(crate) fn has_shared_name(&self, name: &Arc<str>) -> bool {
+        self.properties.iter().any(|(n, _)| Arc::ptr_eq(n, name))
+    }
+
     /// [`push_unchecked`](Self::push_unchecked) with a name shared with other entities.
     pub(crate) fn push_shared(&mut self, name: Arc<str>, value: Value) {
         self.properties.push((name, value));

@@ -229,9 +229,11 @@ impl<'de> EntitySeed<'_, 'de> {
         name: Cow<'de, str>,
         value: Scalar<'de>,
     ) -> Result<(), Failed<'de>> {
+        // An annotation usually comes right before its value: look from the end.
         let edm = self
             .annotations
             .iter()
+            .rev()
             .find(|(n, _)| *n == name)
             .map(|(_, edm)| *edm);
         let value = match to_value(value, edm) {
@@ -239,10 +241,15 @@ impl<'de> EntitySeed<'_, 'de> {
             Ok(None) => return Ok(()),
             Err(reason) => return Err((name, reason)),
         };
-        if entity.contains(&name) {
+        let (shared, interned) = self.names.intern(&name, entity.len());
+        // An interned name is one `Arc` per page: a repeat is the same pointer.
+        let repeated = match interned {
+            true => entity.has_shared_name(&shared),
+            false => entity.contains(&name),
+        };
+        if repeated {
             return Err((name, "the property appears twice".into()));
         }
-        let shared = self.names.intern(&name, entity.len());
         entity.push_shared(shared, value);
         Ok(())
     }
@@ -295,18 +302,20 @@ impl Names {
     /// Past this many distinct names, new ones are no longer remembered (bounds the search).
     const MAX: usize = 256;
 
-    fn intern(&mut self, name: &str, position: usize) -> Arc<str> {
+    /// The shared name, and whether it is remembered (so equal names are the same `Arc`).
+    fn intern(&mut self, name: &str, position: usize) -> (Arc<str>, bool) {
         if let Some(hit) = self.known.get(position).filter(|n| ***n == *name) {
-            return Arc::clone(hit);
+            return (Arc::clone(hit), true);
         }
         if let Some(hit) = self.known.iter().find(|n| ***n == *name) {
-            return Arc::clone(hit);
+            return (Arc::clone(hit), true);
         }
         let new: Arc<str> = Arc::from(name);
         if self.known.len() < Self::MAX {
             self.known.push(Arc::clone(&new));
+            return (new, true);
         }
-        new
+        (new, false)
     }
 }
 
@@ -370,18 +379,24 @@ enum Key<'de> {
 
 impl<'de> Key<'de> {
     fn classify(key: Cow<'de, str>) -> Self {
-        match key.as_ref() {
-            "PartitionKey" => return Key::System(System::PartitionKey),
-            "RowKey" => return Key::System(System::RowKey),
-            "Timestamp" => return Key::System(System::Timestamp),
-            "odata.etag" => return Key::System(System::ETag),
-            k if k.starts_with("odata.") => return Key::Ignored,
-            _ => {}
+        // Property names cannot hold `@`, so the first one starts an annotation. A byte loop:
+        // keys are short, and this runs for every member of every entity.
+        if let Some(at) = key.as_bytes().iter().position(|&b| b == b'@') {
+            return Self::annotation(key, at);
         }
-        // Property names cannot hold `@`, so the first one starts an annotation.
-        let Some(at) = key.find('@') else {
-            return Key::Property(key);
+        let system = match key.as_ref() {
+            "PartitionKey" => System::PartitionKey,
+            "RowKey" => System::RowKey,
+            "Timestamp" => System::Timestamp,
+            "odata.etag" => System::ETag,
+            k if k.starts_with("odata.") => return Key::Ignored,
+            _ => return Key::Property(key),
         };
+        Key::System(system)
+    }
+
+    /// `Name@odata.type` holds `Name`'s type; other annotations are ignored.
+    fn annotation(key: Cow<'de, str>, at: usize) -> Self {
         if key.get(at + 1..) != Some("odata.type") || at == 0 {
             return Key::Ignored;
         }
@@ -531,6 +546,21 @@ mod tests {
             let back = decode_entity(&crate::codec::encode_entity(&e)).unwrap();
             assert_eq!(back.get::<f64>("D").map(f64::to_bits), Some(d.to_bits()));
         }
+    }
+
+    #[test]
+    fn repeated_properties_and_annotations_are_errors() {
+        let bodies: [&[u8]; 3] = [
+            br#"{"A":1,"A":2}"#,
+            br#"{"A@odata.type":"Edm.Int64","A@odata.type":"Edm.Int64","A":"1"}"#,
+            br#"{"value":[{"A":1},{"B":1,"A":1,"B":2}]}"#,
+        ];
+        for body in bodies {
+            let err = decode_page(body).or_else(|_| decode_entity(body).map(|e| vec![e]));
+            assert!(err.is_err(), "{}", String::from_utf8_lossy(body));
+        }
+        let err = decode_page(bodies[2]).unwrap_err();
+        assert!(err.to_string().contains("`B` of entity 1"), "{err}");
     }
 
     #[test]

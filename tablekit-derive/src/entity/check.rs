@@ -135,9 +135,13 @@ fn key_only(cx: &Ctxt, c: &Container<'_>, f: &Field<'_>) {
         return;
     }
     let index = c.fields.iter().position(|x| x.ident == f.ident);
-    let parts = c.partition_key.iter().chain(&c.row_key);
-    for p in parts.filter(|p| matches!(p.source, PartSource::Field(i) if Some(i) == index)) {
-        if !p.format.is_reversible() {
+    let mut parts = c
+        .partition_key
+        .iter()
+        .chain(&c.row_key)
+        .filter(|p| matches!(p.source, PartSource::Field(i) if Some(i) == index));
+    if let Some(p) = parts.clone().next() {
+        if !parts.any(|p| p.format.is_reversible()) {
             cx.error_at(
                 k.span,
                 format!(

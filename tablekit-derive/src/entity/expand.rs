@@ -609,11 +609,9 @@ fn key_only_read(c: &Container<'_>, i: usize, f: &Field<'_>) -> TokenStream {
     let sep = c.separator();
     for (row, parts) in [(false, &c.partition_key), (true, &c.row_key)] {
         let count = parts.len();
-        let Some((index, part)) = parts
-            .iter()
-            .enumerate()
-            .find(|(_, p)| matches!(p.source, PartSource::Field(j) if j == i))
-        else {
+        let Some((index, part)) = parts.iter().enumerate().find(|(_, p)| {
+            matches!(p.source, PartSource::Field(j) if j == i) && p.format.is_reversible()
+        }) else {
             continue;
         };
         let (key, kind) = if row {

@@ -5,6 +5,8 @@ use std::time::Duration;
 use crate::client::ServiceError;
 use crate::convert::ValueError;
 use crate::limits::InvalidInput;
+use crate::record::RecordError;
+use crate::split::SplitError;
 
 /// A `Result` whose error is tablekit's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -40,6 +42,13 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Record bytes (see [`record`](crate::record)) could not be read.
+    #[error("cannot read records: {0}")]
+    Record(#[from] RecordError),
+    /// A value split across properties (see [`split`](crate::split)) is too large to write or
+    /// could not be read back intact.
+    #[error(transparent)]
+    Split(#[from] SplitError),
     /// The service answered with an error status (see [`ServiceError`] for the code).
     #[error(transparent)]
     Service(Box<ServiceError>),

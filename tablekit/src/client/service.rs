@@ -373,6 +373,7 @@ impl ClientBuilder {
         let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
         let http = reqwest::Client::builder()
             .connect_timeout(timeout)
+            // Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
             .pool_idle_timeout(Duration::from_secs(4))
             .build()
             .map_err(|e| Error::Configuration(format!("cannot build the HTTP client: {e}")))?;

@@ -32,6 +32,7 @@ macro_rules! conformance_suite {
             create_and_delete_if_exists_report_what_they_did,
             invalid_input_is_refused_before_sending,
             every_edm_type_round_trips,
+            entities_near_the_size_limit_round_trip_whole,
             insert_records_the_etag_and_conflicts_on_existing_keys,
             point_get_of_a_missing_entity_is_none,
             upserts_merge_or_replace,
@@ -208,6 +209,32 @@ pub async fn every_edm_type_round_trips(client: &TableServiceClient) {
     assert_eq!(got.len(), sent.len());
     assert!(got.timestamp().is_some());
     assert!(got.etag().is_some());
+    table.delete_table().await.unwrap();
+}
+
+pub async fn entities_near_the_size_limit_round_trip_whole(client: &TableServiceClient) {
+    let table = fresh_table(client, "big").await;
+    let mut e = entity("p", "big");
+    for i in 0..14u8 {
+        e.set(format!("Chunk{i:02}"), vec![i; 64 * 1024]);
+    }
+    e.set("Text", "é".repeat(32_767));
+    assert!(e.size() < 1024 * 1024);
+    table.insert(&mut e).await.unwrap();
+    let got = table.get("p", "big").await.unwrap().unwrap();
+    for (name, value) in e.properties() {
+        assert_eq!(got.value(name), Some(value), "`{name}` came back whole");
+    }
+    let mut over = got.clone();
+    over.set("Chunk14", vec![0u8; 64 * 1024]);
+    let err = table.replace(&mut over).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidInput(InvalidInput::EntityTooLarge { .. })
+        ),
+        "{err}"
+    );
     table.delete_table().await.unwrap();
 }
 

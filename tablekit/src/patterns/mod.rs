@@ -6,6 +6,7 @@
 //! | module | pattern |
 //! |---|---|
 //! | [`progress`] | counts, bytes and rate reported by long-running operations |
+//! | [`conflict_retry`] | optimistic concurrency: retry a read-modify-write on 412 |
 //! | [`bulk`] | the batch planner: operations grouped into valid entity group transactions |
 //! | [`period`] | table-per-period families (`Log20240101`) and period-based partition keys |
 //! | [`backup`] | the backup file format: versioned, checksummed, streamed |
@@ -17,6 +18,7 @@
 
 pub mod backup;
 pub mod bulk;
+pub mod conflict_retry;
 pub mod migrate;
 pub mod period;
 pub mod progress;

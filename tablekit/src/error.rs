@@ -2,6 +2,8 @@
 
 use crate::convert::ValueError;
 use crate::limits::InvalidInput;
+use crate::record::RecordError;
+use crate::split::SplitError;
 
 /// A `Result` whose error is tablekit's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -37,6 +39,13 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Record bytes (see [`record`](crate::record)) could not be read.
+    #[error("cannot read records: {0}")]
+    Record(#[from] RecordError),
+    /// A value split across properties (see [`split`](crate::split)) is too large to write or
+    /// could not be read back intact.
+    #[error(transparent)]
+    Split(#[from] SplitError),
 }
 
 impl Error {

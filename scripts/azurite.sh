@@ -34,7 +34,7 @@ start() {
     --inMemoryPersistence --disableTelemetry --skipApiVersionCheck --disableProductStyleUrl \
     --loose --silent >"$work/azurite.log" 2>&1) &
   echo $! >"$pidfile"
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 600); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "export TABLEKIT_AZURITE_URL=http://127.0.0.1:$port/devstoreaccount1"
       echo "export TABLEKIT_AZURITE_CONNECTION_STRING='DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;TableEndpoint=http://127.0.0.1:$port/devstoreaccount1;'"

@@ -26,7 +26,10 @@ use std::time::Duration;
 
 use rand::Rng;
 
+use crate::client::{ServiceError, Table};
+use crate::error::{Error, Result};
 use crate::limits::InvalidInput;
+use crate::model::TableModel;
 
 /// How often and how patiently to retry a write that lost an optimistic-concurrency race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +97,12 @@ impl ConflictRetry {
 
     /// Runs `attempt` until it succeeds, fails with an error `is_conflict` does not accept, or
     /// the attempts run out (then the last conflict error comes back with the count).
-    #[allow(dead_code)] // Used once the client's writes and 412 errors are wired in.
+    /// Sleeps the jittered wait after failed attempt `attempt`.
+    pub(crate) async fn pause(&self, attempt: u32) {
+        let jitter: f64 = rand::thread_rng().gen();
+        tokio::time::sleep(self.delay(attempt, jitter)).await;
+    }
+
     pub(crate) async fn run<T, E, F, Fut>(
         &self,
         is_conflict: impl Fn(&E) -> bool,
@@ -109,8 +117,7 @@ impl ConflictRetry {
             match attempt(n).await {
                 Ok(value) => return Ok(value),
                 Err(error) if is_conflict(&error) && n < self.max_attempts => {
-                    let jitter: f64 = rand::thread_rng().gen();
-                    tokio::time::sleep(self.delay(n, jitter)).await;
+                    self.pause(n).await;
                     n += 1;
                 }
                 Err(error) => {
@@ -127,7 +134,6 @@ impl ConflictRetry {
 
 /// How [`ConflictRetry::run`] gave up.
 #[derive(Debug)]
-#[allow(dead_code)] // Used once the client's writes and 412 errors are wired in.
 pub(crate) struct Exhausted<E> {
     /// Attempts made.
     pub(crate) attempts: u32,
@@ -135,6 +141,132 @@ pub(crate) struct Exhausted<E> {
     pub(crate) conflict: bool,
     /// The last error.
     pub(crate) error: E,
+}
+
+/// Runs a read-modify-write until it wins: `attempt` is called again (after a short jittered
+/// wait) whenever it fails with 412 Precondition Failed, up to the policy's attempts; then
+/// [`Error::ConflictRetriesExhausted`] carries the last 412. Other errors return at once.
+///
+/// `attempt` must do the whole cycle (read, change, conditional write): redoing only the
+/// write would just repeat the conflict.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
+/// use tablekit::DynamicEntity;
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let table = client.table_named::<DynamicEntity>("Counters");
+/// let total = retry_on_conflict(&ConflictRetry::new(), || async {
+///     let mut c = table.get("hits", "").await?.unwrap_or_else(|| DynamicEntity::new("hits", ""));
+///     let n = c.get_or("N", 0i64) + 1;
+///     c.set("N", n);
+///     if c.etag().is_some() { table.replace(&mut c).await? } else { table.insert(&mut c).await? }
+///     Ok(n)
+/// })
+/// .await?;
+/// # Ok(()) }
+/// ```
+pub async fn retry_on_conflict<T, F, Fut>(policy: &ConflictRetry, mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    policy
+        .run(Error::is_precondition_failed, |_| attempt())
+        .await
+        .map_err(exhausted)
+}
+
+fn exhausted(e: Exhausted<Error>) -> Error {
+    if e.conflict {
+        Error::ConflictRetriesExhausted {
+            attempts: e.attempts,
+            source: Box::new(e.error),
+        }
+    } else {
+        e.error
+    }
+}
+
+impl<M: TableModel> Table<M> {
+    /// Reads the entity `(partition_key, row_key)`, applies `change`, and replaces it with
+    /// `If-Match` on the version read; on 412 (someone else wrote in between) it reads again
+    /// and re-applies `change`, with the default [`ConflictRetry`] policy. Returns the entity
+    /// as written, with its new ETag. A missing entity is a 404 error (`is_not_found`).
+    ///
+    /// `change` may run several times, each time on a fresh read: keep it free of side effects
+    /// other than on the entity.
+    ///
+    /// ```no_run
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::DynamicEntity;
+    /// # async fn run() -> tablekit::Result<()> {
+    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table_named::<DynamicEntity>("Counters");
+    /// let counter = table
+    ///     .update_with_retry(("hits", ""), |c: &mut DynamicEntity| c.set("N", c.get_or("N", 0i64) + 1))
+    ///     .await?;
+    /// println!("now {}", counter.get_or("N", 0i64));
+    /// # Ok(()) }
+    /// ```
+    pub async fn update_with_retry(
+        &self,
+        key: (&str, &str),
+        change: impl FnMut(&mut M::Entity),
+    ) -> Result<M::Entity> {
+        self.update_with_retry_policy(key, &ConflictRetry::new(), change)
+            .await
+    }
+
+    /// [`update_with_retry`](Self::update_with_retry) with a chosen policy.
+    pub async fn update_with_retry_policy(
+        &self,
+        (partition_key, row_key): (&str, &str),
+        policy: &ConflictRetry,
+        mut change: impl FnMut(&mut M::Entity),
+    ) -> Result<M::Entity> {
+        let mut attempt = 1;
+        loop {
+            match self.update_once(partition_key, row_key, &mut change).await {
+                Err(e) if e.is_precondition_failed() => {
+                    if attempt >= policy.attempts() {
+                        return Err(Error::ConflictRetriesExhausted {
+                            attempts: attempt,
+                            source: Box::new(e),
+                        });
+                    }
+                    policy.pause(attempt).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One read, change, conditional replace.
+    async fn update_once(
+        &self,
+        partition_key: &str,
+        row_key: &str,
+        change: &mut impl FnMut(&mut M::Entity),
+    ) -> Result<M::Entity> {
+        let mut entity = self
+            .get(partition_key, row_key)
+            .await?
+            .ok_or_else(|| missing(partition_key, row_key))?;
+        change(&mut entity);
+        self.replace(&mut entity).await?;
+        Ok(entity)
+    }
+}
+
+fn missing(partition_key: &str, row_key: &str) -> Error {
+    Error::Service(Box::new(ServiceError::new(
+        404,
+        Some("ResourceNotFound"),
+        &format!("entity ({partition_key:?}, {row_key:?}) does not exist"),
+    )))
 }
 
 #[cfg(test)]

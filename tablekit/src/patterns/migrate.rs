@@ -5,8 +5,9 @@
 //! properties (optionally renamed), rename one, remove some, or run any closure. A
 //! [`Migration`] is that change as a value: it is validated before anything is read, applied
 //! to one entity at a time ([`Migration::apply`]), and summarised in a [`MigrationReport`],
-//! which is also what a dry run returns. The table walk (Replace with If-Match, re-read and
-//! retry on 412, checkpoints) builds on it.
+//! which is also what a dry run returns. [`Migration::run`] walks a table or query: Replace
+//! with `If-Match`, re-read and re-apply on 412, progress, and a checkpoint after each page
+//! to resume from.
 //!
 //! ```
 //! use tablekit::DynamicEntity;
@@ -35,8 +36,16 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
+use futures::TryStreamExt;
+
+use crate::client::{ContinuationToken, Table};
 use crate::entity::DynamicEntity;
+use crate::error::{Error, Result};
 use crate::limits::{validate_entity, validate_property_name, InvalidInput};
+use crate::model::TableModel;
+use crate::patterns::conflict_retry::ConflictRetry;
+use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
+use crate::query::Query;
 
 /// Why a migration cannot run, or cannot be applied to one entity.
 ///
@@ -63,6 +72,16 @@ pub enum MigrateError {
         from: String,
         /// The name it would take.
         to: String,
+    },
+    /// Writing the migrated entity failed (after retrying any 412s the policy allowed).
+    #[error("entity ({partition_key:?}, {row_key:?}): {message}")]
+    Write {
+        /// The entity's PartitionKey.
+        partition_key: String,
+        /// The entity's RowKey.
+        row_key: String,
+        /// The client's error, as text.
+        message: String,
     },
     /// A closure changed an entity's keys: a Replace cannot move an entity.
     #[error("entity ({partition_key:?}, {row_key:?}): a migration cannot change the keys")]
@@ -442,6 +461,244 @@ impl fmt::Display for MigrationReport {
             write!(f, "; renamed {rename} in {n}")?;
         }
         Ok(())
+    }
+}
+
+/// Receives the token to resume from after each page.
+type CheckpointFn = Arc<dyn Fn(&ContinuationToken) + Send + Sync>;
+
+/// How a table walk runs: dry or for real, retry policy, resume point, progress, checkpoints.
+#[derive(Clone, Default)]
+pub struct MigrateOptions {
+    dry_run: bool,
+    retry: ConflictRetry,
+    resume_from: Option<ContinuationToken>,
+    progress: Option<Arc<dyn ProgressSink>>,
+    checkpoint: Option<CheckpointFn>,
+}
+
+impl fmt::Debug for MigrateOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MigrateOptions")
+            .field("dry_run", &self.dry_run)
+            .field("retry", &self.retry)
+            .field("resume_from", &self.resume_from)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MigrateOptions {
+    /// A real run from the start, with the default [`ConflictRetry`].
+    ///
+    /// ```
+    /// use tablekit::patterns::migrate::MigrateOptions;
+    /// let o = MigrateOptions::new().dry_run(true);
+    /// assert!(o.is_dry_run());
+    /// ```
+    pub fn new() -> Self {
+        MigrateOptions::default()
+    }
+
+    /// Reads and reports what would change, writes nothing.
+    pub fn dry_run(mut self, dry: bool) -> Self {
+        self.dry_run = dry;
+        self
+    }
+
+    /// Whether this is a dry run.
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// The policy for writes that lose a race with another writer (412).
+    pub fn retry(mut self, policy: ConflictRetry) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Starts at a checkpoint of an earlier run instead of the beginning.
+    pub fn resume_from(mut self, token: ContinuationToken) -> Self {
+        self.resume_from = Some(token);
+        self
+    }
+
+    /// Reports progress (entities read) after each page.
+    pub fn progress(mut self, sink: impl ProgressSink) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// Called after each page is fully processed with the token to resume from; persist it
+    /// to survive a crash.
+    pub fn on_checkpoint(mut self, f: impl Fn(&ContinuationToken) + Send + Sync + 'static) -> Self {
+        self.checkpoint = Some(Arc::new(f));
+        self
+    }
+}
+
+/// The result of a table walk: the totals, and where to resume if it stopped early.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct MigrationOutcome {
+    /// What changed (or would have, in a dry run).
+    pub report: MigrationReport,
+    /// The error that stopped the walk (reading a page failed), if any.
+    pub error: Option<Error>,
+    /// Where to resume: the checkpoint after the last fully processed page (`None` when the
+    /// walk reached the end, or stopped on the first page).
+    pub resume_from: Option<ContinuationToken>,
+}
+
+struct SharedSink(Arc<dyn ProgressSink>);
+
+impl ProgressSink for SharedSink {
+    fn report(&self, progress: &crate::patterns::progress::Progress) {
+        self.0.report(progress)
+    }
+}
+
+impl Migration {
+    /// Walks every entity of `table` matching `query` and applies the migration, writing each
+    /// changed entity with Replace and `If-Match` on the version read; when another writer got
+    /// there first (412) the entity is read again and the migration re-applied. Entities are
+    /// processed page by page; after each page the checkpoint callback gets the token to
+    /// resume from. Unchanged entities are not written.
+    ///
+    /// The query must not `select` properties: a Replace of a partial entity would delete the
+    /// rest, so such a query is refused before anything is read. Entities are handled as
+    /// [`DynamicEntity`], so properties the model does not declare are kept.
+    ///
+    /// ```no_run
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+    /// use tablekit::{DynamicEntity, Query};
+    /// # async fn run() -> tablekit::Result<()> {
+    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// let m = Migration::new().rename("Nick", "Nickname");
+    /// let dry = m.run(&table, Query::new(), MigrateOptions::new().dry_run(true)).await?;
+    /// println!("would change {} of {}", dry.report.changed, dry.report.scanned);
+    /// let done = m.run(&table, Query::new(), MigrateOptions::new()).await?;
+    /// assert!(done.error.is_none());
+    /// # Ok(()) }
+    /// ```
+    pub async fn run<M: TableModel>(
+        &self,
+        table: &Table<M>,
+        query: Query<M>,
+        options: MigrateOptions,
+    ) -> Result<MigrationOutcome> {
+        self.validate().map_err(migrate_error)?;
+        if query.select_list().is_some() {
+            return Err(InvalidInput::Other(
+                "a migration query cannot select properties: the Replace would drop the others"
+                    .to_owned(),
+            )
+            .into());
+        }
+        let table: Table<DynamicEntity> = table.client().table_named(table.name());
+        let mut dynamic_query = Query::<DynamicEntity>::new();
+        if let Some(filter) = query.filter_string() {
+            dynamic_query = dynamic_query.filter_raw(filter);
+        }
+        if let Some(top) = query.top_value() {
+            dynamic_query = dynamic_query.top(top);
+        }
+        let mut walk = table.query(dynamic_query);
+        if let Some(token) = options.resume_from.clone() {
+            walk = walk.resume_from(token);
+        }
+        let counter = match &options.progress {
+            Some(sink) => ProgressCounter::new(SharedSink(Arc::clone(sink))),
+            None => ProgressCounter::new(NoProgress),
+        };
+        let mut outcome = MigrationOutcome {
+            report: MigrationReport::default(),
+            error: None,
+            resume_from: options.resume_from.clone(),
+        };
+        let mut pages = walk.pages();
+        loop {
+            let page = match pages.try_next().await {
+                Ok(Some(page)) => page,
+                Ok(None) => {
+                    outcome.resume_from = None;
+                    break;
+                }
+                Err(e) => {
+                    outcome.error = Some(e);
+                    break;
+                }
+            };
+            let next = page.continuation().cloned();
+            let count = page.len() as u64;
+            for entity in page.into_entities() {
+                self.migrate_one(&table, entity, &options, &mut outcome.report)
+                    .await;
+            }
+            counter.add(count, 0);
+            outcome.resume_from = next.clone();
+            if let (Some(token), Some(f)) = (&next, &options.checkpoint) {
+                f(token);
+            }
+        }
+        counter.finish();
+        Ok(outcome)
+    }
+
+    /// Migrates one entity, re-reading and re-applying on 412.
+    async fn migrate_one(
+        &self,
+        table: &Table<DynamicEntity>,
+        mut entity: DynamicEntity,
+        options: &MigrateOptions,
+        report: &mut MigrationReport,
+    ) {
+        let mut attempt = 1;
+        loop {
+            let change = match self.apply(&mut entity) {
+                Ok(change) => change,
+                Err(e) => return report.record_failure(e),
+            };
+            if !change.changed || options.dry_run {
+                return report.record(&entity, &change);
+            }
+            let error = match table.replace(&mut entity).await {
+                Ok(()) => return report.record(&entity, &change),
+                Err(e) => e,
+            };
+            let (pk, rk) = (
+                entity.partition_key().to_owned(),
+                entity.row_key().to_owned(),
+            );
+            if !error.is_precondition_failed() || attempt >= options.retry.attempts() {
+                return report.record_failure(write_failure(&pk, &rk, &error));
+            }
+            report.conflicts_retried += 1;
+            options.retry.pause(attempt).await;
+            attempt += 1;
+            entity = match table.get(&pk, &rk).await {
+                Ok(Some(fresh)) => fresh,
+                // Deleted by someone else meanwhile: nothing left to migrate.
+                Ok(None) => return report.record(&entity, &EntityChange::default()),
+                Err(e) => return report.record_failure(write_failure(&pk, &rk, &e)),
+            };
+        }
+    }
+}
+
+fn write_failure(partition_key: &str, row_key: &str, error: &Error) -> MigrateError {
+    MigrateError::Write {
+        partition_key: partition_key.to_owned(),
+        row_key: row_key.to_owned(),
+        message: error.to_string(),
+    }
+}
+
+fn migrate_error(e: MigrateError) -> Error {
+    match e {
+        MigrateError::Invalid(invalid) => Error::InvalidInput(invalid),
+        other => Error::InvalidInput(InvalidInput::Other(other.to_string())),
     }
 }
 

@@ -5,8 +5,8 @@
 //! day (`Log20240131`) turns "delete everything older than a week" into a few table deletes
 //! instead of reading and deleting every entity. [`TableFamily`] names those tables, parses
 //! names back to their periods, and picks the tables a time range or a retention cutoff touches.
-//! All of it is pure; the client-side operations (create on first use, cross-table queries,
-//! dropping old tables) build on these functions.
+//! The naming is pure; [`PeriodTables`] puts it on a service: create on first use (cached),
+//! list the family, query across a time range, drop tables older than a cutoff.
 //!
 //! ```
 //! use chrono::{TimeZone, Utc};
@@ -29,7 +29,19 @@ use chrono::{
     DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc, Weekday,
 };
 
+use std::collections::HashSet;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use futures::stream::{self, BoxStream};
+use futures::{StreamExt, TryStreamExt};
+
+use crate::client::{Table, TableServiceClient};
+use crate::entity::DynamicEntity;
+use crate::error::{Error, Result};
 use crate::limits::{validate_table_name, InvalidInput};
+use crate::model::TableModel;
+use crate::query::Query;
 
 /// The length of time one table (or partition) covers.
 ///
@@ -301,6 +313,163 @@ impl TableFamily {
             at = next;
         }
         names
+    }
+}
+
+/// A [`TableFamily`] on a service: tables created on first use (once, then cached), listed,
+/// queried across a time range, and dropped by age.
+///
+/// ```no_run
+/// use chrono::{Duration, Utc};
+/// use futures::TryStreamExt;
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+/// use tablekit::{DynamicEntity, Query};
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+/// let now = Utc::now();
+/// let mut line = DynamicEntity::new("worker1", "0001");
+/// line.set("Message", "started");
+/// logs.table_for_write(now).await?.insert(&mut line).await?; // creates Log{today} once
+/// let week: Vec<DynamicEntity> = logs
+///     .query_between(now - Duration::days(7), now, Query::new())
+///     .try_collect()
+///     .await?;
+/// let dropped = logs.drop_older_than(now - Duration::days(30)).await?;
+/// # Ok(()) }
+/// ```
+pub struct PeriodTables<M: TableModel = DynamicEntity> {
+    client: TableServiceClient,
+    family: TableFamily,
+    created: Arc<Mutex<HashSet<String>>>,
+    model: PhantomData<fn() -> M>,
+}
+
+impl<M: TableModel> Clone for PeriodTables<M> {
+    fn clone(&self) -> Self {
+        PeriodTables {
+            client: self.client.clone(),
+            family: self.family.clone(),
+            created: Arc::clone(&self.created),
+            model: PhantomData,
+        }
+    }
+}
+
+impl<M: TableModel> std::fmt::Debug for PeriodTables<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeriodTables")
+            .field("family", &self.family)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: TableModel> PeriodTables<M> {
+    /// The family `family` on the service behind `client`.
+    pub fn new(client: &TableServiceClient, family: TableFamily) -> Self {
+        PeriodTables {
+            client: client.clone(),
+            family,
+            created: Arc::new(Mutex::new(HashSet::new())),
+            model: PhantomData,
+        }
+    }
+
+    /// The family's naming.
+    pub fn family(&self) -> &TableFamily {
+        &self.family
+    }
+
+    /// The handle of the table for `time`, without creating it (for reads).
+    pub fn table_for(&self, time: DateTime<Utc>) -> Table<M> {
+        self.client.table_named(&self.family.name_for(time))
+    }
+
+    /// The handle of the table for `time`, created if this handle (or a clone) has not
+    /// created or seen it yet: one create request per table, not one per write.
+    pub async fn table_for_write(&self, time: DateTime<Utc>) -> Result<Table<M>> {
+        let name = self.family.name_for(time);
+        let table: Table<M> = self.client.table_named(&name);
+        if !self.is_known(&name) {
+            table.create_if_not_exists().await?;
+            self.remember(name);
+        }
+        Ok(table)
+    }
+
+    /// Forgets that a table exists, so the next [`table_for_write`](Self::table_for_write)
+    /// creates it again (after someone else deleted it).
+    pub fn forget(&self, name: &str) {
+        if let Ok(mut known) = self.created.lock() {
+            known.remove(&name.to_ascii_lowercase());
+        }
+    }
+
+    fn is_known(&self, name: &str) -> bool {
+        self.created
+            .lock()
+            .map(|known| known.contains(&name.to_ascii_lowercase()))
+            .unwrap_or(false)
+    }
+
+    fn remember(&self, name: String) {
+        if let Ok(mut known) = self.created.lock() {
+            known.insert(name.to_ascii_lowercase());
+        }
+    }
+
+    /// The family's existing tables with their period starts, oldest first.
+    pub async fn list(&self) -> Result<Vec<(String, DateTime<Utc>)>> {
+        let names = self
+            .client
+            .list_table_names(Some(self.family.prefix()))
+            .await?;
+        Ok(self.family.members(names))
+    }
+
+    /// Every entity matching `query` in the existing tables that cover `[from, to)`, table by
+    /// table, oldest first. The filter applies inside each table: add a time condition to
+    /// trim the periods at the ends of the range.
+    pub fn query_between(
+        &self,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        query: Query<M>,
+    ) -> BoxStream<'static, Result<M::Entity>> {
+        let this = self.clone();
+        stream::once(async move {
+            let wanted: HashSet<String> = this
+                .family
+                .names_between(from, to)
+                .into_iter()
+                .map(|n| n.to_ascii_lowercase())
+                .collect();
+            let tables: Vec<Table<M>> = this
+                .list()
+                .await?
+                .into_iter()
+                .filter(|(name, _)| wanted.contains(&name.to_ascii_lowercase()))
+                .map(|(name, _)| this.client.table_named(&name))
+                .collect();
+            let pages = stream::iter(tables)
+                .map(move |table| Ok::<_, Error>(table.query(query.clone()).entities()));
+            Ok::<_, Error>(pages.try_flatten())
+        })
+        .try_flatten()
+        .boxed()
+    }
+
+    /// Deletes the family's tables whose whole period ends at or before `cutoff` (see
+    /// [`TableFamily::older_than`]); returns their names, oldest first.
+    pub async fn drop_older_than(&self, cutoff: DateTime<Utc>) -> Result<Vec<String>> {
+        let names: Vec<String> = self.list().await?.into_iter().map(|(n, _)| n).collect();
+        let old = self.family.older_than(names, cutoff);
+        for name in &old {
+            self.client.delete_table_if_exists(name).await?;
+            self.forget(name);
+        }
+        Ok(old)
     }
 }
 

@@ -31,5 +31,9 @@
 //! ```
 
 mod plan;
+mod writer;
 
-pub use plan::{BatchPlanner, OpKey, Plan, Rejected, Transaction, WriteKind, WriteOp};
+pub use plan::{BatchPlanner, OpKey, Plan, Rejected, Transaction, WriteOp};
+pub use writer::{
+    BulkReport, BulkWriter, ItemOutcome, TransactionRecord, DEFAULT_CONCURRENCY, DEFAULT_WINDOW,
+};

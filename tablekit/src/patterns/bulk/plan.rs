@@ -2,67 +2,44 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::client::OperationKind;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
 
-/// What a write operation does to its entity.
-///
-/// ```
-/// use tablekit::patterns::bulk::WriteKind;
-/// assert!(WriteKind::Delete.is_conditional());
-/// assert!(!WriteKind::InsertOrReplace.is_conditional());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WriteKind {
-    /// Insert; fails if the entity exists.
-    Insert,
-    /// Insert, or replace every property of an existing entity.
-    InsertOrReplace,
-    /// Insert, or merge the given properties into an existing entity.
-    InsertOrMerge,
-    /// Replace an existing entity (If-Match: the entity's ETag, or `*`).
-    Replace,
-    /// Merge into an existing entity (If-Match: the entity's ETag, or `*`).
-    Merge,
-    /// Delete an existing entity (If-Match: the entity's ETag, or `*`).
-    Delete,
+/// Whether the kind sends `If-Match` (and can fail with 412 or 404).
+pub(crate) fn is_conditional(kind: OperationKind) -> bool {
+    matches!(
+        kind,
+        OperationKind::Replace | OperationKind::Merge | OperationKind::Delete
+    )
 }
 
-impl WriteKind {
-    /// Whether the operation sends `If-Match` (and can fail with 412 or 404).
-    pub fn is_conditional(self) -> bool {
-        matches!(
-            self,
-            WriteKind::Replace | WriteKind::Merge | WriteKind::Delete
-        )
-    }
-
-    /// Whether the request carries the entity's properties.
-    pub fn has_body(self) -> bool {
-        !matches!(self, WriteKind::Delete)
-    }
+/// Whether the request carries the entity's properties.
+fn has_body(kind: OperationKind) -> bool {
+    kind != OperationKind::Delete
 }
 
 /// One write: a table, what to do, and the entity (its keys, properties and ETag).
 ///
 /// ```
 /// use tablekit::DynamicEntity;
-/// use tablekit::patterns::bulk::{WriteKind, WriteOp};
+/// use tablekit::client::OperationKind;
+/// use tablekit::patterns::bulk::WriteOp;
 /// let op = WriteOp::delete("Logs", DynamicEntity::new("p", "r"));
-/// assert_eq!(op.kind(), WriteKind::Delete);
+/// assert_eq!(op.kind(), OperationKind::Delete);
 /// assert!(op.if_match().is_any());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriteOp {
     table: String,
-    kind: WriteKind,
+    kind: OperationKind,
     entity: DynamicEntity,
 }
 
 impl WriteOp {
     /// An operation of any kind.
-    pub fn new(table: impl Into<String>, kind: WriteKind, entity: DynamicEntity) -> Self {
+    pub fn new(table: impl Into<String>, kind: OperationKind, entity: DynamicEntity) -> Self {
         WriteOp {
             table: table.into(),
             kind,
@@ -72,22 +49,22 @@ impl WriteOp {
 
     /// An insert.
     pub fn insert(table: impl Into<String>, entity: DynamicEntity) -> Self {
-        Self::new(table, WriteKind::Insert, entity)
+        Self::new(table, OperationKind::Insert, entity)
     }
 
     /// An insert-or-replace (the usual bulk load and restore operation).
     pub fn upsert(table: impl Into<String>, entity: DynamicEntity) -> Self {
-        Self::new(table, WriteKind::InsertOrReplace, entity)
+        Self::new(table, OperationKind::UpsertReplace, entity)
     }
 
     /// A replace, conditional on the entity's ETag (or unconditional without one).
     pub fn replace(table: impl Into<String>, entity: DynamicEntity) -> Self {
-        Self::new(table, WriteKind::Replace, entity)
+        Self::new(table, OperationKind::Replace, entity)
     }
 
     /// A delete, conditional on the entity's ETag (or unconditional without one).
     pub fn delete(table: impl Into<String>, entity: DynamicEntity) -> Self {
-        Self::new(table, WriteKind::Delete, entity)
+        Self::new(table, OperationKind::Delete, entity)
     }
 
     /// The table written to.
@@ -96,7 +73,7 @@ impl WriteOp {
     }
 
     /// What the operation does.
-    pub fn kind(&self) -> WriteKind {
+    pub fn kind(&self) -> OperationKind {
         self.kind
     }
 
@@ -126,7 +103,7 @@ impl WriteOp {
     /// ```
     pub fn validate(&self) -> Result<(), InvalidInput> {
         limits::validate_table_name(&self.table)?;
-        if self.kind.has_body() {
+        if has_body(self.kind) {
             limits::validate_entity(&self.entity)
         } else {
             limits::validate_key(KeyKind::PartitionKey, self.entity.partition_key())?;
@@ -147,7 +124,7 @@ impl WriteOp {
     pub fn estimated_part_bytes(&self) -> usize {
         let keys = self.entity.partition_key().len() + self.entity.row_key().len();
         let etag = self.entity.etag().map_or(1, |t| t.as_str().len());
-        let body = if self.kind.has_body() {
+        let body = if has_body(self.kind) {
             crate::codec::encode_entity(&self.entity).len()
         } else {
             0

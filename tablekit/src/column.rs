@@ -1,1 +1,318 @@
-//! column.
+//! [`Column`]: a typed handle on one stored property of a model, the start of every typed filter.
+//!
+//! A column knows its model `M` and its value type `T`, so a filter over a Blog column cannot be
+//! used in a Gamer query, a literal of the wrong type does not compile, and ordering operators
+//! exist only for ordered types (diesel's typed columns, for Azure Tables).
+//!
+//! ```
+//! use tablekit::{Column, DynamicEntity};
+//! const SCORE: Column<DynamicEntity, i32> = Column::dynamic("Score");
+//! assert_eq!(SCORE.ge(20).and(SCORE.le(40)).to_string(), "Score ge 20 and Score le 40");
+//! ```
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use chrono::{DateTime, Utc};
+
+use crate::convert::IntoValue;
+use crate::entity::DynamicEntity;
+use crate::filter::{CompareOp, Filter};
+use crate::keys;
+use crate::value::Value;
+
+/// How a column is stored: one property, or a value split across several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// One property of the column's name.
+    Single,
+    /// A value split across up to this many properties (records, `split` fields).
+    Split(usize),
+}
+
+/// One stored property of model `M`, holding values of type `T`.
+///
+/// Generated as associated constants by `#[derive(TableEntity)]` (`Gamer::SCORE`,
+/// `Gamer::PARTITION_KEY`); for [`DynamicEntity`] build them with [`Column::dynamic`].
+///
+/// ```
+/// use tablekit::{Column, DynamicEntity};
+/// let name: Column<DynamicEntity, String> = Column::dynamic("Name");
+/// assert_eq!(name.name(), "Name");
+/// assert_eq!(name.eq("O'Brien").to_string(), "Name eq 'O''Brien'");
+/// ```
+pub struct Column<M, T> {
+    name: &'static str,
+    storage: Storage,
+    marker: PhantomData<fn() -> (M, T)>,
+}
+
+impl<M, T> Column<M, T> {
+    /// A column of stored property `name`: used by generated code only.
+    #[doc(hidden)]
+    pub const fn __new(name: &'static str, storage: Storage) -> Self {
+        Column {
+            name,
+            storage,
+            marker: PhantomData,
+        }
+    }
+
+    /// The stored property name.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// assert_eq!(Column::<DynamicEntity, bool>::dynamic("Active").name(), "Active");
+    /// ```
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// How the column is stored.
+    ///
+    /// ```
+    /// use tablekit::{column::Storage, Column, DynamicEntity};
+    /// assert_eq!(Column::<DynamicEntity, bool>::dynamic("A").storage(), Storage::Single);
+    /// ```
+    pub const fn storage(&self) -> Storage {
+        self.storage
+    }
+}
+
+impl<T> Column<DynamicEntity, T> {
+    /// An untyped-model column for dynamic entities: the escape hatch when no struct describes
+    /// the table. The value type still checks literals.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, i64> = Column::dynamic("Total");
+    /// assert_eq!(c.gt(5).to_string(), "Total gt 5L");
+    /// ```
+    pub const fn dynamic(name: &'static str) -> Self {
+        Column::__new(name, Storage::Single)
+    }
+}
+
+impl<M, T> Clone for Column<M, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M, T> Copy for Column<M, T> {}
+
+impl<M, T> fmt::Debug for Column<M, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Column")
+            .field("name", &self.name)
+            .field("storage", &self.storage)
+            .finish()
+    }
+}
+
+/// A Rust value usable as a literal against a column of type `T`: `T` itself, or `&str` for a
+/// `String` column. Anything else is a compile error naming both types.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a value of this column's type `{T}`",
+    label = "expected a `{T}` here",
+    note = "a filter literal must have the column's type"
+)]
+pub trait ColumnValue<T> {
+    /// The value as stored, or `None` for a value that stores nothing.
+    fn into_column_value(self) -> Option<Value>;
+}
+
+impl<T: IntoValue> ColumnValue<T> for T {
+    fn into_column_value(self) -> Option<Value> {
+        self.into_value()
+    }
+}
+
+impl ColumnValue<String> for &str {
+    fn into_column_value(self) -> Option<Value> {
+        self.into_value()
+    }
+}
+
+impl ColumnValue<String> for &String {
+    fn into_column_value(self) -> Option<Value> {
+        self.into_value()
+    }
+}
+
+/// Value types the service orders: numbers, strings, times, binary. `bool` and `Uuid` have no
+/// order a filter can use, and `u64` is stored as a bit pattern whose order differs above
+/// `i64::MAX`, so their columns have only `eq` and `ne`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` values have no order a table filter can use",
+    label = "ordering comparison on a `{Self}` column",
+    note = "only `eq` and `ne` apply to this column"
+)]
+pub trait Ordered {}
+
+impl Ordered for i32 {}
+impl Ordered for i64 {}
+impl Ordered for u32 {}
+impl Ordered for f64 {}
+impl Ordered for String {}
+impl Ordered for Vec<u8> {}
+impl Ordered for DateTime<Utc> {}
+
+/// Which ends a [`Column::between`] range includes (the seed's four `RangeOp` kinds).
+///
+/// ```
+/// use tablekit::{Column, DynamicEntity, RangeKind};
+/// let n: Column<DynamicEntity, i32> = Column::dynamic("N");
+/// assert_eq!(n.between(1, 5, RangeKind::ExcludeLowerIncludeUpper).to_string(), "N gt 1 and N le 5");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RangeKind {
+    /// `lo <= x < hi` (the StartsWith shape).
+    #[default]
+    IncludeLowerExcludeUpper,
+    /// `lo <= x <= hi`.
+    IncludeLowerIncludeUpper,
+    /// `lo < x < hi`.
+    ExcludeLowerExcludeUpper,
+    /// `lo < x <= hi`.
+    ExcludeLowerIncludeUpper,
+}
+
+impl RangeKind {
+    fn ops(self) -> (CompareOp, CompareOp) {
+        match self {
+            RangeKind::IncludeLowerExcludeUpper => (CompareOp::Ge, CompareOp::Lt),
+            RangeKind::IncludeLowerIncludeUpper => (CompareOp::Ge, CompareOp::Le),
+            RangeKind::ExcludeLowerExcludeUpper => (CompareOp::Gt, CompareOp::Lt),
+            RangeKind::ExcludeLowerIncludeUpper => (CompareOp::Gt, CompareOp::Le),
+        }
+    }
+}
+
+impl<M, T> Column<M, T> {
+    fn compare(self, op: CompareOp, value: impl ColumnValue<T>) -> Filter<M> {
+        Filter::compare(self.name, op, value.into_column_value())
+    }
+
+    /// `Name eq value`.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, bool> = Column::dynamic("Active");
+    /// assert_eq!(c.eq(true).to_string(), "Active eq true");
+    /// ```
+    pub fn eq(self, value: impl ColumnValue<T>) -> Filter<M> {
+        self.compare(CompareOp::Eq, value)
+    }
+
+    /// `Name ne value`.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, uuid::Uuid> = Column::dynamic("Id");
+    /// let f = c.ne(uuid::Uuid::nil());
+    /// assert_eq!(f.to_string(), "Id ne guid'00000000-0000-0000-0000-000000000000'");
+    /// ```
+    pub fn ne(self, value: impl ColumnValue<T>) -> Filter<M> {
+        self.compare(CompareOp::Ne, value)
+    }
+
+    /// `Name gt value` (ordered types only).
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, f64> = Column::dynamic("Ratio");
+    /// assert_eq!(c.gt(2.0).to_string(), "Ratio gt 2.0");
+    /// ```
+    pub fn gt(self, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: Ordered,
+    {
+        self.compare(CompareOp::Gt, value)
+    }
+
+    /// `Name ge value` (ordered types only).
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// assert_eq!(c.ge(20).to_string(), "Score ge 20");
+    /// ```
+    pub fn ge(self, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: Ordered,
+    {
+        self.compare(CompareOp::Ge, value)
+    }
+
+    /// `Name lt value` (ordered types only).
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, String> = Column::dynamic("Name");
+    /// assert_eq!(c.lt("b").to_string(), "Name lt 'b'");
+    /// ```
+    pub fn lt(self, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: Ordered,
+    {
+        self.compare(CompareOp::Lt, value)
+    }
+
+    /// `Name le value` (ordered types only).
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, i64> = Column::dynamic("Total");
+    /// assert_eq!(c.le(9).to_string(), "Total le 9L");
+    /// ```
+    pub fn le(self, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: Ordered,
+    {
+        self.compare(CompareOp::Le, value)
+    }
+
+    /// Both bounds at once, ends included or not as `kind` says.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity, RangeKind};
+    /// let c: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// let f = c.between(20, 40, RangeKind::IncludeLowerIncludeUpper);
+    /// assert_eq!(f.to_string(), "Score ge 20 and Score le 40");
+    /// ```
+    pub fn between(
+        self,
+        low: impl ColumnValue<T>,
+        high: impl ColumnValue<T>,
+        kind: RangeKind,
+    ) -> Filter<M>
+    where
+        T: Ordered,
+    {
+        let (low_op, high_op) = kind.ops();
+        self.compare(low_op, low).and(self.compare(high_op, high))
+    }
+}
+
+impl<M> Column<M, String> {
+    /// Values starting with `prefix`, as the range `[prefix, upper)` (the service has no
+    /// `startswith`); an empty prefix matches every entity.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, String> = Column::dynamic("Name");
+    /// assert_eq!(c.starts_with("Jeff").to_string(), "Name ge 'Jeff' and Name lt 'Jefg'");
+    /// assert_eq!(c.starts_with("").to_string(), "true");
+    /// ```
+    pub fn starts_with(self, prefix: &str) -> Filter<M> {
+        if prefix.is_empty() {
+            return Filter::all();
+        }
+        let low = self.compare(CompareOp::Ge, prefix);
+        match keys::prefix_upper_bound(prefix) {
+            Some(upper) => low.and(self.compare(CompareOp::Lt, upper)),
+            None => low,
+        }
+    }
+}

@@ -1,1 +1,339 @@
-//! filter.
+//! [`Filter`]: a `$filter` expression over one model, rendered with exact OData literals.
+//!
+//! Filters are built from typed [`Column`](crate::Column)s and combined with `and`, `or` and
+//! `not`; the model parameter keeps a filter of one entity type out of a query of another.
+//! Rendering owns every literal rule the service has (Int64 `L`, doubles that stay doubles,
+//! `''` escaping, 7-digit `datetime'..'`, `guid'..'`, `X'..'`), so user code never formats one.
+//!
+//! ```
+//! use tablekit::{Column, DynamicEntity, Filter};
+//! let name: Column<DynamicEntity, String> = Column::dynamic("Name");
+//! let age: Column<DynamicEntity, i32> = Column::dynamic("Age");
+//! let f = name.eq("a").or(name.eq("b")).and(age.lt(30).not());
+//! assert_eq!(f.to_string(), "(Name eq 'a' or Name eq 'b') and not (Age lt 30)");
+//! ```
+
+use std::fmt::{self, Write as _};
+use std::marker::PhantomData;
+
+use crate::codec::format_datetime;
+use crate::value::Value;
+
+/// A comparison operator of the `$filter` language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    /// `eq`.
+    Eq,
+    /// `ne`.
+    Ne,
+    /// `gt`.
+    Gt,
+    /// `ge`.
+    Ge,
+    /// `lt`.
+    Lt,
+    /// `le`.
+    Le,
+}
+
+impl CompareOp {
+    /// The operator's keyword.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::filter::CompareOp::Ge.keyword(), "ge");
+    /// ```
+    pub fn keyword(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+        }
+    }
+}
+
+/// The expression tree, independent of the model.
+#[derive(Clone, Debug, PartialEq)]
+enum Expr {
+    /// Matches everything (an empty prefix, say).
+    All,
+    /// `Name op literal`; a `None` literal (an absent `Option`) matches nothing.
+    Compare(&'static str, CompareOp, Option<Value>),
+    /// Text written by hand.
+    Raw(String),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+}
+
+/// A `$filter` over entities of model `M`.
+///
+/// ```
+/// use tablekit::{Column, DynamicEntity, Filter};
+/// let pk: Column<DynamicEntity, String> = Column::dynamic("PartitionKey");
+/// let f: Filter<DynamicEntity> = pk.eq("p").and(Filter::raw("Score gt 3"));
+/// assert_eq!(f.to_string(), "PartitionKey eq 'p' and (Score gt 3)");
+/// ```
+pub struct Filter<M> {
+    expr: Expr,
+    model: PhantomData<fn() -> M>,
+}
+
+impl<M> Filter<M> {
+    fn from_expr(expr: Expr) -> Self {
+        Filter {
+            expr,
+            model: PhantomData,
+        }
+    }
+
+    pub(crate) fn compare(name: &'static str, op: CompareOp, value: Option<Value>) -> Self {
+        Filter::from_expr(Expr::Compare(name, op, value))
+    }
+
+    /// The filter that matches every entity (renders as `true`; a query drops it).
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Filter};
+    /// assert!(Filter::<DynamicEntity>::all().is_all());
+    /// ```
+    pub fn all() -> Self {
+        Filter::from_expr(Expr::All)
+    }
+
+    /// Whether this filter matches every entity.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let c: Column<DynamicEntity, String> = Column::dynamic("N");
+    /// assert!(!c.eq("x").is_all());
+    /// ```
+    pub fn is_all(&self) -> bool {
+        matches!(self.expr, Expr::All)
+    }
+
+    /// Hand-written filter text, the escape hatch: it is used as given, in parentheses.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Filter};
+    /// let f = Filter::<DynamicEntity>::raw("A eq 1 or B eq 2");
+    /// assert_eq!(f.to_string(), "(A eq 1 or B eq 2)");
+    /// ```
+    pub fn raw(text: impl Into<String>) -> Self {
+        Filter::from_expr(Expr::Raw(text.into()))
+    }
+
+    /// Both filters hold.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let a: Column<DynamicEntity, bool> = Column::dynamic("A");
+    /// assert_eq!(a.eq(true).and(a.ne(false)).to_string(), "A eq true and A ne false");
+    /// ```
+    pub fn and(self, other: impl IntoFilter<M>) -> Self {
+        let other = other.into_filter();
+        match (self.expr, other.expr) {
+            (Expr::All, e) | (e, Expr::All) => Filter::from_expr(e),
+            (a, b) => Filter::from_expr(Expr::And(Box::new(a), Box::new(b))),
+        }
+    }
+
+    /// Either filter holds.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
+    /// assert_eq!(a.eq(1).or(a.eq(2)).to_string(), "A eq 1 or A eq 2");
+    /// ```
+    pub fn or(self, other: impl IntoFilter<M>) -> Self {
+        let other = other.into_filter();
+        match (self.expr, other.expr) {
+            (Expr::All, _) | (_, Expr::All) => Filter::all(),
+            (a, b) => Filter::from_expr(Expr::Or(Box::new(a), Box::new(b))),
+        }
+    }
+
+    /// The filter does not hold.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
+    /// assert_eq!(a.eq(1).not().to_string(), "not (A eq 1)");
+    /// ```
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Self {
+        Filter::from_expr(Expr::Not(Box::new(self.expr)))
+    }
+
+    /// Groups this filter explicitly: rendering already adds the parentheses precedence
+    /// needs, so this only makes intent visible in code.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
+    /// let f = a.eq(1).or(a.eq(2)).grouped().and(a.ne(3));
+    /// assert_eq!(f.to_string(), "(A eq 1 or A eq 2) and A ne 3");
+    /// ```
+    pub fn grouped(self) -> Self {
+        self
+    }
+
+    /// The `$filter` text.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity};
+    /// let t: Column<DynamicEntity, Vec<u8>> = Column::dynamic("Blob");
+    /// assert_eq!(t.eq(vec![0x0a, 0xff]).render(), "Blob eq X'0aff'");
+    /// ```
+    pub fn render(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<M> Clone for Filter<M> {
+    fn clone(&self) -> Self {
+        Filter::from_expr(self.expr.clone())
+    }
+}
+
+impl<M> PartialEq for Filter<M> {
+    fn eq(&self, other: &Self) -> bool {
+        self.expr == other.expr
+    }
+}
+
+impl<M> fmt::Debug for Filter<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Filter").field(&self.to_string()).finish()
+    }
+}
+
+impl<M> fmt::Display for Filter<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_expr(f, &self.expr)
+    }
+}
+
+/// Something usable as a filter over `M`; implemented by [`Filter<M>`] only, so a filter over
+/// another model is a compile error with this message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a filter over `{M}`",
+    label = "this filter is not for `{M}`",
+    note = "a filter built from one entity's columns cannot be used with another entity"
+)]
+pub trait IntoFilter<M> {
+    /// The filter.
+    fn into_filter(self) -> Filter<M>;
+}
+
+impl<M> IntoFilter<M> for Filter<M> {
+    fn into_filter(self) -> Filter<M> {
+        self
+    }
+}
+
+fn write_expr(f: &mut fmt::Formatter<'_>, expr: &Expr) -> fmt::Result {
+    match expr {
+        Expr::All => f.write_str("true"),
+        Expr::Compare(name, op, Some(value)) => {
+            write!(f, "{name} {} ", op.keyword())?;
+            write_literal(f, value)
+        }
+        // An absent value: no stored property equals "nothing", so `eq` matches nothing and
+        // `ne` everything. The service has no null literal; these forms say it exactly.
+        Expr::Compare(name, CompareOp::Ne, None) => write!(f, "not ({name} eq {name} and false)"),
+        Expr::Compare(name, _, None) => write!(f, "({name} eq {name} and false)"),
+        Expr::Raw(text) => write!(f, "({text})"),
+        Expr::And(a, b) => write_binary(f, "and", a, b),
+        Expr::Or(a, b) => write_binary(f, "or", a, b),
+        Expr::Not(inner) => {
+            f.write_str("not (")?;
+            write_expr(f, inner)?;
+            f.write_char(')')
+        }
+    }
+}
+
+/// Writes `a op b`, parenthesizing a child of the other boolean operator (`and` binds tighter
+/// than `or`, and explicit grouping reads better either way).
+fn write_binary(f: &mut fmt::Formatter<'_>, op: &str, a: &Expr, b: &Expr) -> fmt::Result {
+    write_operand(f, op, a)?;
+    write!(f, " {op} ")?;
+    write_operand(f, op, b)
+}
+
+fn write_operand(f: &mut fmt::Formatter<'_>, parent: &str, e: &Expr) -> fmt::Result {
+    let needs_parens = match e {
+        Expr::And(..) => parent != "and",
+        Expr::Or(..) => parent != "or",
+        _ => false,
+    };
+    if needs_parens {
+        f.write_char('(')?;
+        write_expr(f, e)?;
+        f.write_char(')')
+    } else {
+        write_expr(f, e)
+    }
+}
+
+/// Writes one literal as the service parses it.
+fn write_literal(f: &mut fmt::Formatter<'_>, value: &Value) -> fmt::Result {
+    match value {
+        Value::Bool(b) => write!(f, "{b}"),
+        Value::Int32(n) => write!(f, "{n}"),
+        Value::Int64(n) => write!(f, "{n}L"),
+        Value::Double(d) => f.write_str(&double_literal(*d)),
+        Value::DateTime(t) => write!(f, "datetime'{}'", format_datetime(t)),
+        Value::Guid(g) => write!(f, "guid'{}'", g.hyphenated()),
+        Value::String(s) => write!(f, "'{}'", s.replace('\'', "''")),
+        Value::Binary(bytes) => {
+            f.write_str("X'")?;
+            for b in bytes {
+                write!(f, "{b:02x}")?;
+            }
+            f.write_char('\'')
+        }
+    }
+}
+
+/// A double literal that the service parses as a double, never as an integer, with the
+/// invariant `.` decimal point: `2.0`, `0.1`, `1.5E+300`, `NaN`, `INF`, `-INF`.
+///
+/// ```
+/// use tablekit::filter::double_literal;
+/// assert_eq!(double_literal(2.0), "2.0");
+/// assert_eq!(double_literal(1e300), "1.0E+300");
+/// assert_eq!(double_literal(-2.5e-7), "-2.5E-7");
+/// assert_eq!(double_literal(f64::NEG_INFINITY), "-INF");
+/// ```
+pub fn double_literal(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".to_owned();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "INF" } else { "-INF" }.to_owned();
+    }
+    // Debug is the shortest text that round-trips; it uses `e` for very large/small values.
+    let text = format!("{d:?}");
+    match text.split_once('e') {
+        Some((mantissa, exponent)) => {
+            let mantissa = with_point(mantissa);
+            match exponent.strip_prefix('-') {
+                Some(digits) => format!("{mantissa}E-{digits}"),
+                None => format!("{mantissa}E+{exponent}"),
+            }
+        }
+        None => with_point(&text),
+    }
+}
+
+fn with_point(number: &str) -> String {
+    if number.contains('.') {
+        number.to_owned()
+    } else {
+        format!("{number}.0")
+    }
+}

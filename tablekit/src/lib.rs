@@ -3,29 +3,32 @@
 pub mod auth;
 pub mod client;
 pub mod codec;
-mod column;
+pub mod column;
 mod convert;
 mod entity;
 mod error;
 mod etag;
-mod filter;
+pub mod filter;
 pub mod keys;
 pub mod limits;
 mod model;
 mod query;
 pub mod record;
-mod select;
+pub mod select;
 pub mod split;
 pub mod value;
 
+pub use column::{Column, RangeKind};
 pub use convert::{FromValue, IntoValue, ValueError};
 pub use entity::DynamicEntity;
 pub use error::{Error, Result};
 pub use etag::ETag;
+pub use filter::Filter;
 pub use limits::{InvalidInput, KeyKind};
 pub use model::{TableEntity, TableModel};
 pub use query::Query;
 pub use record::{Record, RecordError};
+pub use select::Select;
 pub use tablekit_derive::{Record, TableEntity, TableValue};
 pub use value::{EdmType, Value};
 
@@ -34,7 +37,10 @@ pub mod __private;
 
 /// Everything a typical user imports: `use tablekit::prelude::*;`.
 pub mod prelude {
-    pub use crate::{DynamicEntity, ETag, Error, Query, TableEntity, TableModel, Value};
+    pub use crate::{
+        Column, DynamicEntity, ETag, Error, Filter, Query, RangeKind, Record, TableEntity,
+        TableModel, TableValue, Value,
+    };
     pub use chrono::{DateTime, Utc};
     pub use uuid::Uuid;
 }

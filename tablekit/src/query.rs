@@ -3,7 +3,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::filter::IntoFilter;
 use crate::model::TableModel;
+use crate::select::Select;
 
 /// A query over entities of model `M`: `$filter`, `$select` and `$top`.
 ///
@@ -36,6 +38,35 @@ impl<M: TableModel> Query<M> {
 }
 
 impl<M> Query<M> {
+    /// Sets the `$filter` from a typed filter over `M` (a filter over another entity does not
+    /// compile). A filter that matches everything sets none.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity, Query};
+    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// let q = Query::<DynamicEntity>::new().filter(score.ge(20).and(score.le(40)));
+    /// assert_eq!(q.filter_string(), Some("Score ge 20 and Score le 40"));
+    /// ```
+    pub fn filter(mut self, filter: impl IntoFilter<M>) -> Self {
+        let filter = filter.into_filter();
+        self.filter = (!filter.is_all()).then(|| filter.to_string());
+        self
+    }
+
+    /// Sets the `$select` list from columns of `M` (one column, or a tuple of them); a field
+    /// split across several properties selects all its parts.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity, Query};
+    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// let q = Query::<DynamicEntity>::new().select(score);
+    /// assert_eq!(q.select_list(), Some(&["Score".to_owned()][..]));
+    /// ```
+    pub fn select(mut self, columns: impl Select<M>) -> Self {
+        self.select = Some(columns.names());
+        self
+    }
+
     /// Sets the `$filter` from text (the escape hatch; typed filters are safer).
     pub fn filter_raw(mut self, filter: impl Into<String>) -> Self {
         self.filter = Some(filter.into());

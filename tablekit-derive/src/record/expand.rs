@@ -28,6 +28,7 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
         const _: () = {
             extern crate tablekit as _tablekit;
             use _tablekit::__private::record as _r;
+            use _r::{ViaRecordField as _, ViaValue as _};
 
             #[automatically_derived]
             impl #impl_generics _r::Record for #ident #ty_generics #where_clause {
@@ -77,7 +78,7 @@ fn write_field(field: &RecordFieldInput<'_>) -> Option<TokenStream> {
     let member = &field.member;
     let ty = &field.field.ty;
     Some(quote_spanned! {ty.span()=>
-        <#ty as _r::RecordField>::write_field(&self.#member, __writer);
+        (&_r::Dispatch::<#ty>::new()).record_write(&self.#member, __writer);
     })
 }
 
@@ -86,7 +87,7 @@ fn read_field(index: usize, field: &RecordFieldInput<'_>) -> TokenStream {
     let name = local(index);
     let ty = &field.field.ty;
     let read = quote_spanned! {ty.span()=>
-        <#ty as _r::RecordField>::read_field(__reader)?
+        (&_r::Dispatch::<#ty>::new()).record_read(__reader)?
     };
     let default = match &field.default {
         Some(expr) => quote_spanned!(expr.span()=> #expr),

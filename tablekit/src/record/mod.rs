@@ -79,6 +79,7 @@
 //! # Ok::<(), RecordError>(())
 //! ```
 
+pub(crate) mod dispatch;
 mod error;
 mod field;
 mod reader;

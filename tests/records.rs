@@ -214,6 +214,16 @@ struct Wrapper<T> {
     items: Vec<T>,
 }
 
+/// A generic struct with its own where clause.
+#[derive(Debug, Clone, PartialEq, Record)]
+struct Bounded<T>
+where
+    T: Clone,
+{
+    first: T,
+    rest: Vec<T>,
+}
+
 fn everything() -> Everything {
     Everything {
         a: u8::MAX,
@@ -269,6 +279,12 @@ fn every_field_type_round_trips() {
         decode_records::<Wrapper<u16>>(&encode_records(&wrapped)).unwrap(),
         wrapped
     );
+    let bounded = vec![Bounded {
+        first: String::from("a"),
+        rest: vec!["b".into()],
+    }];
+    let back: Vec<Bounded<String>> = decode_records(&encode_records(&bounded)).unwrap();
+    assert_eq!(back, bounded);
 }
 
 #[test]

@@ -122,6 +122,7 @@ pub fn validate_keys(entity: &DynamicEntity) -> Result<(), Error> {
 
 /// What `#[derive(Record)]` expands to.
 pub mod record {
+    pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
     pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
     pub use core::default::Default;
     pub use core::result::Result::{self, Ok};

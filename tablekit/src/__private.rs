@@ -29,6 +29,9 @@ pub use crate::value::Value;
 /// Asserts at compile time that a field type has a default (spanned on the field).
 pub const fn assert_default<T: Default>() {}
 
+/// Asserts at compile time that a field type can be stored and read (spanned on the field).
+pub const fn assert_value<T: IntoValue + FromValue>() {}
+
 /// A starts-with filter on a key column: the generated `*_key_prefix` functions use it.
 pub fn key_prefix<M>(column: Column<M, String>, prefix: &str) -> Filter<M> {
     column.starts_with(prefix)

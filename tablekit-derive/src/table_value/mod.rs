@@ -97,7 +97,7 @@ fn variants<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Vec<(&'a syn::Ident, Strin
 
 fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]) -> TokenStream {
     let ident = &input.ident;
-    let p = quote!(_tablekit::__private);
+    let p = quote!(::tablekit::__private);
     let type_name = ident.to_string();
     let idents: Vec<_> = variants.iter().map(|(i, _)| *i).collect();
     let names: Vec<_> = variants.iter().map(|(_, n)| n).collect();
@@ -130,8 +130,6 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
         #[doc(hidden)]
         #[allow(clippy::all)]
         const _: () = {
-            extern crate tablekit as _tablekit;
-
             #[automatically_derived]
             impl #p::IntoValue for #ident {
                 fn into_value(self) -> #p::Option<#p::Value> {

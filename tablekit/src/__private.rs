@@ -122,3 +122,10 @@ pub fn validate_keys(entity: &DynamicEntity) -> Result<(), Error> {
     keys::validate(KeyKind::RowKey, entity.row_key())?;
     Ok(())
 }
+
+/// What `#[derive(Record)]` expands to.
+pub mod record {
+    pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
+    pub use core::default::Default;
+    pub use core::result::Result::{self, Ok};
+}

@@ -42,6 +42,14 @@ impl DynamicEntity {
         }
     }
 
+    /// An entity with empty keys and room for `capacity` properties (for decoders).
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        DynamicEntity {
+            properties: Vec::with_capacity(capacity),
+            ..DynamicEntity::default()
+        }
+    }
+
     /// The PartitionKey.
     pub fn partition_key(&self) -> &str {
         &self.partition_key
@@ -86,6 +94,16 @@ impl DynamicEntity {
     pub fn value(&self, name: &str) -> Option<&Value> {
         self.properties
             .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+
+    /// The stored value of a property, mutably (for decoders applying a late annotation).
+    pub(crate) fn value_mut(&mut self, name: &str) -> Option<&mut Value> {
+        // A late annotation follows its value: search from the end.
+        self.properties
+            .iter_mut()
+            .rev()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
     }

@@ -1,7 +1,12 @@
 //! The crate's one [`Error`] type.
 
+use std::time::Duration;
+
+use crate::client::ServiceError;
 use crate::convert::ValueError;
 use crate::limits::InvalidInput;
+use crate::record::RecordError;
+use crate::split::SplitError;
 
 /// A `Result` whose error is tablekit's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -37,6 +42,44 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Record bytes (see [`record`](crate::record)) could not be read.
+    #[error("cannot read records: {0}")]
+    Record(#[from] RecordError),
+    /// A value split across properties (see [`split`](crate::split)) is too large to write or
+    /// could not be read back intact.
+    #[error(transparent)]
+    Split(#[from] SplitError),
+    /// The service answered with an error status (see [`ServiceError`] for the code).
+    #[error(transparent)]
+    Service(Box<ServiceError>),
+    /// An operation of an entity group transaction failed, so none was applied.
+    #[error("{}", batch_message(*.index, .source))]
+    Batch {
+        /// The 0-based index of the failing operation, when the service named it.
+        index: Option<usize>,
+        /// The failing operation's error.
+        source: Box<ServiceError>,
+    },
+    /// The request could not be sent or its answer not received (connection refused, reset,
+    /// TLS, ...). Boxed so the HTTP library is not part of the API.
+    #[error("transport error: {0}")]
+    Transport(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// No answer arrived within the configured per-request timeout.
+    #[error("the request timed out after {0:?}")]
+    Timeout(Duration),
+    /// A bearer [`TokenProvider`](crate::client::TokenProvider) failed to supply a token.
+    #[error("the token provider failed: {0}")]
+    Credential(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// A connection string, endpoint, credential or handle that cannot work.
+    #[error("invalid configuration: {0}")]
+    Configuration(String),
+}
+
+fn batch_message(index: Option<usize>, source: &ServiceError) -> String {
+    match index {
+        Some(index) => format!("operation {index} of the transaction failed: {source}"),
+        None => format!("the transaction failed: {source}"),
+    }
 }
 
 impl Error {
@@ -59,5 +102,64 @@ impl Error {
     /// Whether the input was refused before sending.
     pub fn is_invalid_input(&self) -> bool {
         matches!(self, Error::InvalidInput(_))
+    }
+
+    /// The service's error, for a failed request or a failed transaction operation.
+    ///
+    /// ```
+    /// # use tablekit::Error;
+    /// let err = Error::Configuration("no endpoint".into());
+    /// assert!(err.service_error().is_none());
+    /// ```
+    pub fn service_error(&self) -> Option<&ServiceError> {
+        match self {
+            Error::Service(e) => Some(e),
+            Error::Batch { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status the service answered with, if it answered.
+    pub fn status(&self) -> Option<u16> {
+        self.service_error().map(ServiceError::status)
+    }
+
+    /// The service's error code (`EntityAlreadyExists`, `TableNotFound`, ...), if any.
+    pub fn code(&self) -> Option<&str> {
+        self.service_error().and_then(ServiceError::code)
+    }
+
+    /// 404: the table or entity does not exist.
+    pub fn is_not_found(&self) -> bool {
+        self.status() == Some(404)
+    }
+
+    /// 409: the table or entity already exists (or the table is being deleted).
+    pub fn is_conflict(&self) -> bool {
+        self.status() == Some(409)
+    }
+
+    /// 412: the entity changed since its ETag was read (optimistic concurrency lost).
+    pub fn is_precondition_failed(&self) -> bool {
+        self.status() == Some(412)
+    }
+
+    /// 429, or 503 `ServerBusy`: the service asks the client to slow down.
+    pub fn is_throttled(&self) -> bool {
+        match self.status() {
+            Some(429) => true,
+            Some(503) => self.code().is_none_or(|c| c == "ServerBusy"),
+            _ => false,
+        }
+    }
+
+    /// Whether a retry may succeed: throttling, 408/500/502/503/504, timeouts and
+    /// transport failures.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Timeout(_) | Error::Transport(_) => true,
+            Error::Service(e) => crate::client::is_retryable_status(e.status()),
+            _ => false,
+        }
     }
 }

@@ -15,7 +15,16 @@ use uuid::Uuid;
 /// let v = Value::Int64(5);
 /// assert_eq!(v.edm_type(), EdmType::Int64);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Equality is "the same stored value": a NaN equals a NaN (so an entity holding one equals
+/// itself and survives a round trip), and otherwise doubles compare as numbers.
+///
+/// ```
+/// use tablekit::Value;
+/// assert_eq!(Value::Double(f64::NAN), Value::Double(f64::NAN));
+/// assert_ne!(Value::Int32(1), Value::Int64(1));
+/// ```
+#[derive(Clone, Debug)]
 pub enum Value {
     /// `Edm.Boolean`.
     Bool(bool),
@@ -33,6 +42,22 @@ pub enum Value {
     String(String),
     /// `Edm.Binary`: at most 64 KiB.
     Binary(Vec<u8>),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int32(a), Value::Int32(b)) => a == b,
+            (Value::Int64(a), Value::Int64(b)) => a == b,
+            (Value::Double(a), Value::Double(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Value::DateTime(a), Value::DateTime(b)) => a == b,
+            (Value::Guid(a), Value::Guid(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Binary(a), Value::Binary(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// The type of a [`Value`], named as in the `@odata.type` annotation.

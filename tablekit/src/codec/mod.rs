@@ -3,9 +3,11 @@
 //! Writes annotate every type JSON cannot carry unambiguously (`Edm.Int64` as a string,
 //! `Edm.DateTime` with 7 fractional digits, `Edm.Guid`, `Edm.Binary` in standard base64, and
 //! `Edm.Double` always, so `2.0` stays a Double and NaN/Infinity travel as strings). Reads accept
-//! `nometadata`, `minimalmetadata` and `fullmetadata`; nulls are dropped (a `$select` of a
-//! missing property answers null on Azure), and values that come without annotations in
-//! `nometadata` stay strings.
+//! `nometadata`, `minimalmetadata` and `fullmetadata`, with annotations before or after their
+//! value; nulls are dropped (a `$select` of a missing property answers null on Azure), and values
+//! that come without annotations in `nometadata` stay strings. Reads go straight from the bytes
+//! to entities and report a typed [`Error::Decode`](crate::Error::Decode) naming the property;
+//! no input makes them panic.
 //!
 //! ```
 //! use tablekit::{codec, DynamicEntity};
@@ -20,7 +22,10 @@
 mod datetime;
 mod decode;
 mod encode;
+mod property;
+mod tables;
 
 pub use datetime::{format_datetime, parse_datetime};
 pub use decode::{decode_entity, decode_page};
 pub use encode::{encode_entity, encode_entity_into};
+pub use tables::{decode_table_name, decode_table_names};

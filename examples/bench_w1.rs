@@ -1,0 +1,210 @@
+//! Workload W1 against a Table service endpoint: prints ops/s and this process's CPU time per
+//! phase.
+//!
+//! ```text
+//! cargo run --release --example bench_w1 -- "<connection string>"
+//! ```
+//!
+//! Phases: 2000 single inserts (8 in flight, 10 partitions), 10000 inserts in 100-operation
+//! batches (8 in flight), a full scan with paging, 1000 point gets (8 in flight), one filtered
+//! query. The workload is [`run_w1`], a function of a client, so any backend (Azurite, the
+//! emulator, a real account) runs the same code. A fresh table is used and deleted afterwards.
+
+use std::time::{Duration, Instant};
+
+use futures::{stream, StreamExt, TryStreamExt};
+use tablekit::client::{Table, TableServiceClient};
+use tablekit::{DynamicEntity, Query};
+
+/// How many operations a phase ran, how long it took and how much CPU this process spent.
+#[derive(Debug, Clone)]
+pub struct PhaseReport {
+    /// The phase's name.
+    pub name: &'static str,
+    /// Operations (entities for scans and queries).
+    pub operations: usize,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// User + system CPU time of this process during the phase (`None` where unknown).
+    pub cpu: Option<Duration>,
+}
+
+impl PhaseReport {
+    /// Operations per second of wall-clock time.
+    pub fn ops_per_second(&self) -> f64 {
+        self.operations as f64 / self.elapsed.as_secs_f64().max(f64::EPSILON)
+    }
+}
+
+const SINGLE_INSERTS: usize = 2000;
+const PARTITIONS: usize = 10;
+const BATCHED_INSERTS: usize = 10_000;
+const POINT_GETS: usize = 1000;
+const IN_FLIGHT: usize = 8;
+
+fn sample_entity(partition: &str, row: usize) -> DynamicEntity {
+    let mut e = DynamicEntity::new(partition, format!("{row:08}"));
+    e.set("Name", format!("player-{row}"));
+    e.set("Score", (row % 1000) as i32);
+    e.set("Total", row as i64 * 1_000_003);
+    e.set("Ratio", row as f64 / 7.0);
+    e.set("Active", row % 3 == 0);
+    e.set("Joined", chrono::Utc::now());
+    e
+}
+
+/// Runs W1 on a fresh table of `client` and reports each phase.
+pub async fn run_w1(client: &TableServiceClient) -> tablekit::Result<Vec<PhaseReport>> {
+    let name = format!("w1{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let table: Table = client.table_named(&name);
+    table.create().await?;
+    let result = phases(&table).await;
+    table.delete_table().await?;
+    result
+}
+
+async fn phases(table: &Table) -> tablekit::Result<Vec<PhaseReport>> {
+    let mut reports = Vec::new();
+
+    reports.push(
+        measure("single inserts (8 in flight)", || async {
+            stream::iter(0..SINGLE_INSERTS)
+                .map(|i| async move {
+                    let mut e = sample_entity(&format!("p{}", i % PARTITIONS), i);
+                    table.insert(&mut e).await
+                })
+                .buffer_unordered(IN_FLIGHT)
+                .try_for_each(|()| async { Ok(()) })
+                .await?;
+            Ok(SINGLE_INSERTS)
+        })
+        .await?,
+    );
+
+    reports.push(
+        measure("batched inserts (100/batch, 8 in flight)", || async {
+            stream::iter(0..BATCHED_INSERTS / 100)
+                .map(|b| async move {
+                    let mut batch = table.batch();
+                    for i in 0..100 {
+                        batch.insert(&sample_entity(&format!("b{b}"), i))?;
+                    }
+                    batch.submit().await.map(|_| ())
+                })
+                .buffer_unordered(IN_FLIGHT)
+                .try_for_each(|()| async { Ok(()) })
+                .await?;
+            Ok(BATCHED_INSERTS)
+        })
+        .await?,
+    );
+
+    reports.push(
+        measure("full scan (paged)", || async {
+            let count = table.query_all().count().await?;
+            let expected = SINGLE_INSERTS + BATCHED_INSERTS;
+            if count != expected {
+                return Err(tablekit::Error::decode(
+                    "scan",
+                    format!("expected {expected} entities, read {count}"),
+                ));
+            }
+            Ok(count)
+        })
+        .await?,
+    );
+
+    reports.push(
+        measure("point gets (8 in flight)", || async {
+            stream::iter(0..POINT_GETS)
+                .map(|i| async move {
+                    let row = (i * 7) % SINGLE_INSERTS;
+                    let partition = format!("p{}", row % PARTITIONS);
+                    match table.get(&partition, &format!("{row:08}")).await? {
+                        Some(_) => Ok(()),
+                        None => Err(tablekit::Error::decode("point get", "entity missing")),
+                    }
+                })
+                .buffer_unordered(IN_FLIGHT)
+                .try_for_each(|()| async { Ok(()) })
+                .await?;
+            Ok(POINT_GETS)
+        })
+        .await?,
+    );
+
+    reports.push(
+        measure("filtered query (Score lt 100 and Active)", || async {
+            let q = Query::new().filter_raw("Score lt 100 and Active eq true");
+            table.query(q).count().await
+        })
+        .await?,
+    );
+    Ok(reports)
+}
+
+async fn measure<F, Fut>(name: &'static str, phase: F) -> tablekit::Result<PhaseReport>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = tablekit::Result<usize>>,
+{
+    let cpu_before = process_cpu_time();
+    let start = Instant::now();
+    let operations = phase().await?;
+    let elapsed = start.elapsed();
+    let cpu = match (cpu_before, process_cpu_time()) {
+        (Some(before), Some(after)) => after.checked_sub(before),
+        _ => None,
+    };
+    Ok(PhaseReport {
+        name,
+        operations,
+        elapsed,
+        cpu,
+    })
+}
+
+/// User + system CPU time of this process, from `/proc/self/stat` (Linux; `None` elsewhere).
+fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let after_name = stat.get(stat.rfind(')')? + 2..)?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    // Linux reports clock ticks of 1/100 s (USER_HZ) to user space.
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
+fn print(reports: &[PhaseReport]) {
+    println!(
+        "{:<44} {:>8} {:>10} {:>10} {:>10}",
+        "phase", "ops", "seconds", "ops/s", "cpu (s)"
+    );
+    for r in reports {
+        let cpu = r
+            .cpu
+            .map_or_else(|| "n/a".to_owned(), |c| format!("{:.2}", c.as_secs_f64()));
+        println!(
+            "{:<44} {:>8} {:>10.3} {:>10.0} {:>10}",
+            r.name,
+            r.operations,
+            r.elapsed.as_secs_f64(),
+            r.ops_per_second(),
+            cpu
+        );
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let Some(connection_string) = std::env::args().nth(1) else {
+        eprintln!("usage: cargo run --release --example bench_w1 -- \"<connection string>\"");
+        std::process::exit(2);
+    };
+    let client = TableServiceClient::from_connection_string(&connection_string)?;
+    println!("endpoint: {}", client.endpoint().base_url());
+    let reports = run_w1(&client).await?;
+    print(&reports);
+    Ok(())
+}

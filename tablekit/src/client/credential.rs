@@ -1,0 +1,170 @@
+//! [`Credential`]: how requests prove who sends them.
+//!
+//! SharedKey and SharedKeyLite sign each request with the account key (see [`crate::auth`]);
+//! a SAS token rides in the query string; a bearer token comes from a [`TokenProvider`] the
+//! application implements, so tablekit forces no identity library on anyone. None of them
+//! ever appears in `Debug` output, errors or traces.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::auth::{
+    canonicalized_resource, shared_key_lite_string_to_sign, shared_key_string_to_sign, AccountKey,
+};
+use crate::error::{Error, Result};
+
+/// A boxed error from a [`TokenProvider`].
+pub type TokenError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The future a [`TokenProvider`] returns.
+pub type TokenFuture<'a> =
+    Pin<Box<dyn Future<Output = std::result::Result<String, TokenError>> + Send + 'a>>;
+
+/// Supplies OAuth bearer tokens (e.g. from Microsoft Entra ID) for the
+/// `https://storage.azure.com/.default` scope. Called before every request: cache inside.
+///
+/// ```
+/// use tablekit::client::{Credential, TokenFuture, TokenProvider};
+/// struct Fixed(String);
+/// impl TokenProvider for Fixed {
+///     fn token(&self) -> TokenFuture<'_> {
+///         Box::pin(async move { Ok(self.0.clone()) })
+///     }
+/// }
+/// let credential = Credential::bearer(Fixed("eyJ...".into()));
+/// assert!(!format!("{credential:?}").contains("eyJ"));
+/// ```
+pub trait TokenProvider: Send + Sync + 'static {
+    /// A currently valid access token (without the `Bearer ` prefix).
+    fn token(&self) -> TokenFuture<'_>;
+}
+
+/// How requests are authorized.
+///
+/// ```
+/// use tablekit::client::Credential;
+/// let key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+/// let credential = Credential::shared_key(key)?;
+/// assert_eq!(format!("{credential:?}"), "Credential::SharedKey(<redacted>)");
+/// let sas = Credential::sas("?sv=2019-02-02&sig=c2VjcmV0")?;
+/// assert!(!format!("{sas:?}").contains("c2VjcmV0"));
+/// # Ok::<(), tablekit::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Credential(Kind);
+
+#[derive(Clone)]
+enum Kind {
+    SharedKey(AccountKey),
+    SharedKeyLite(AccountKey),
+    Sas(String),
+    Bearer(Arc<dyn TokenProvider>),
+    Anonymous,
+}
+
+impl Credential {
+    /// SharedKey with the base64 account key from the portal.
+    pub fn shared_key(key_base64: &str) -> Result<Self> {
+        Ok(Credential(Kind::SharedKey(decode_key(key_base64)?)))
+    }
+
+    /// SharedKeyLite (signs only the date and resource) with the base64 account key.
+    pub fn shared_key_lite(key_base64: &str) -> Result<Self> {
+        Ok(Credential(Kind::SharedKeyLite(decode_key(key_base64)?)))
+    }
+
+    /// A shared access signature: the token's query string, with or without the leading `?`.
+    pub fn sas(token: &str) -> Result<Self> {
+        let token = token.trim().trim_start_matches('?');
+        if token.is_empty() || !token.contains("sig=") {
+            return Err(Error::Configuration(
+                "a SAS token is a query string holding `sig=`".into(),
+            ));
+        }
+        Ok(Credential(Kind::Sas(token.to_owned())))
+    }
+
+    /// OAuth bearer tokens from `provider` (sent only over https, or to a loopback host).
+    pub fn bearer(provider: impl TokenProvider) -> Self {
+        Credential(Kind::Bearer(Arc::new(provider)))
+    }
+
+    /// No authorization: for public emulators and tests of the service's refusal.
+    pub fn anonymous() -> Self {
+        Credential(Kind::Anonymous)
+    }
+
+    /// Whether requests carry a secret (everything but [`anonymous`](Self::anonymous)).
+    pub fn carries_secret(&self) -> bool {
+        !matches!(self.0, Kind::Anonymous)
+    }
+
+    /// The SAS query string to append to every URL, if this is a SAS credential.
+    pub(crate) fn sas_query(&self) -> Option<&str> {
+        match &self.0 {
+            Kind::Sas(token) => Some(token),
+            _ => None,
+        }
+    }
+
+    /// The `Authorization` header for a request, `None` for SAS and anonymous.
+    ///
+    /// `path` is the URL path exactly as sent (still percent-encoded) and `date` the
+    /// `x-ms-date` value.
+    pub(crate) async fn authorization(
+        &self,
+        account: &str,
+        request: &SignedParts<'_>,
+    ) -> Result<Option<String>> {
+        let resource = || canonicalized_resource(account, request.path, request.comp);
+        Ok(match &self.0 {
+            Kind::SharedKey(key) => {
+                let to_sign = shared_key_string_to_sign(
+                    request.method,
+                    "",
+                    request.content_type,
+                    request.date,
+                    &resource(),
+                );
+                Some(format!("SharedKey {account}:{}", key.sign(&to_sign)))
+            }
+            Kind::SharedKeyLite(key) => {
+                let to_sign = shared_key_lite_string_to_sign(request.date, &resource());
+                Some(format!("SharedKeyLite {account}:{}", key.sign(&to_sign)))
+            }
+            Kind::Bearer(provider) => {
+                let token = provider.token().await.map_err(Error::Credential)?;
+                Some(format!("Bearer {token}"))
+            }
+            Kind::Sas(_) | Kind::Anonymous => None,
+        })
+    }
+}
+
+/// What a signature covers.
+pub(crate) struct SignedParts<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) comp: Option<&'a str>,
+    pub(crate) content_type: &'a str,
+    pub(crate) date: &'a str,
+}
+
+fn decode_key(key_base64: &str) -> Result<AccountKey> {
+    AccountKey::from_base64(key_base64)
+        .map_err(|_| Error::Configuration("the account key is not valid base64".into()))
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.0 {
+            Kind::SharedKey(_) => "Credential::SharedKey(<redacted>)",
+            Kind::SharedKeyLite(_) => "Credential::SharedKeyLite(<redacted>)",
+            Kind::Sas(_) => "Credential::Sas(<redacted>)",
+            Kind::Bearer(_) => "Credential::Bearer(<redacted>)",
+            Kind::Anonymous => "Credential::Anonymous",
+        })
+    }
+}

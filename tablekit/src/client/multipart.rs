@@ -1,0 +1,216 @@
+//! The `multipart/mixed` framing of entity group transactions, both directions.
+//!
+//! Requests: one changeset holding one `application/http` part per operation, each a full
+//! HTTP request with an absolute URL (captures/08_batch_ok.txt). Responses: the boundary comes
+//! from the `Content-Type` header; each changeset part holds an HTTP status line, headers and
+//! an optional body. Parsing is defensive: malformed input gives `None`/an error, never a panic.
+
+/// One operation's request inside the changeset.
+pub(crate) struct PartRequest<'a> {
+    pub(crate) content_id: usize,
+    pub(crate) method: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) if_match: Option<&'a str>,
+    pub(crate) prefer_no_content: bool,
+    pub(crate) body: Option<&'a [u8]>,
+}
+
+/// Encodes one changeset part (a delimiter line, part headers, the embedded request).
+pub(crate) fn encode_part(changeset: &str, part: &PartRequest<'_>, out: &mut Vec<u8>) {
+    let mut head = format!(
+        "--{changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: {}\r\n\r\n{} {} HTTP/1.1\r\nAccept: application/json;odata=minimalmetadata\r\nDataServiceVersion: 3.0\r\n",
+        part.content_id, part.method, part.url
+    );
+    if let Some(body) = part.body {
+        head.push_str("Content-Type: application/json\r\n");
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    if part.prefer_no_content {
+        head.push_str("Prefer: return-no-content\r\n");
+    }
+    if let Some(etag) = part.if_match {
+        head.push_str(&format!("If-Match: {etag}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.extend_from_slice(head.as_bytes());
+    if let Some(body) = part.body {
+        out.extend_from_slice(body);
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// What precedes the parts.
+pub(crate) fn body_head(batch: &str, changeset: &str) -> String {
+    format!("--{batch}\r\nContent-Type: multipart/mixed; boundary={changeset}\r\n\r\n")
+}
+
+/// What follows the parts.
+pub(crate) fn body_tail(batch: &str, changeset: &str) -> String {
+    format!("--{changeset}--\r\n\r\n--{batch}--\r\n")
+}
+
+/// One operation's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PartResponse {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl PartResponse {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The `boundary` parameter of a `multipart/mixed` content type.
+pub(crate) fn boundary(content_type: &str) -> Option<&str> {
+    content_type.split(';').find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("boundary")
+            .then(|| value.trim().trim_matches('"'))
+            .filter(|b| !b.is_empty())
+    })
+}
+
+/// Every HTTP sub-response in a batch response body, in order, descending into changesets.
+pub(crate) fn decode_response(body: &[u8], boundary: &str) -> Option<Vec<PartResponse>> {
+    let mut responses = Vec::new();
+    for part in split_parts(body, boundary)? {
+        let (headers, content) = split_head(part)?;
+        let headers = parse_headers(headers);
+        let content_type = header(&headers, "content-type").unwrap_or_default();
+        if let Some(inner) = content_type
+            .to_ascii_lowercase()
+            .starts_with("multipart/mixed")
+            .then(|| self::boundary(content_type))
+            .flatten()
+        {
+            responses.extend(decode_response(content, inner)?);
+        } else {
+            responses.push(parse_http_response(content)?);
+        }
+    }
+    Some(responses)
+}
+
+/// The parts between `--boundary` delimiters (preamble and epilogue dropped).
+fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Option<Vec<&'a [u8]>> {
+    let delimiter = format!("--{boundary}");
+    let delimiter = delimiter.as_bytes();
+    let mut parts = Vec::new();
+    let mut rest = body.get(find(body, delimiter)?..)?;
+    loop {
+        let after = rest.get(delimiter.len()..)?;
+        if after.starts_with(b"--") {
+            return Some(parts);
+        }
+        // The delimiter line ends with CRLF; the part ends before the CRLF of the next one.
+        let start = find(after, b"\n")? + 1;
+        let content = after.get(start..)?;
+        let end = find(content, delimiter)?;
+        let part = content.get(..end)?;
+        parts.push(trim_line_end(part));
+        rest = content.get(end..)?;
+    }
+}
+
+/// Splits at the first empty line: (headers, content).
+fn split_head(part: &[u8]) -> Option<(&[u8], &[u8])> {
+    if let Some(i) = find(part, b"\r\n\r\n") {
+        return Some((part.get(..i)?, part.get(i + 4..)?));
+    }
+    let i = find(part, b"\n\n")?;
+    Some((part.get(..i)?, part.get(i + 2..)?))
+}
+
+fn parse_headers(block: &[u8]) -> Vec<(String, String)> {
+    String::from_utf8_lossy(block)
+        .lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            Some((name.trim().to_owned(), value.trim().to_owned()))
+        })
+        .collect()
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// `HTTP/1.1 201 Created` + headers + blank line + body.
+fn parse_http_response(content: &[u8]) -> Option<PartResponse> {
+    let (head, body) = match split_head(content) {
+        Some(split) => split,
+        None => (trim_line_end(content), &[][..]),
+    };
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.lines();
+    let status_line = lines.next()?;
+    let status = status_line.split_whitespace().nth(1)?.parse().ok()?;
+    let headers = lines
+        .filter_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            Some((name.trim().to_owned(), value.trim().to_owned()))
+        })
+        .collect();
+    Some(PartResponse {
+        status,
+        headers,
+        body: trim_line_end(body).to_vec(),
+    })
+}
+
+fn trim_line_end(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes.strip_suffix(b"\r").unwrap_or(bytes)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The response of captures/08_batch_fail.txt (CRLF lines).
+    const FAIL: &str = "--batchresponse_b\r\nContent-Type: multipart/mixed; boundary=changesetresponse_c\r\n\r\n--changesetresponse_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 409 Conflict\r\nContent-ID: 3\r\nDataServiceVersion: 3.0;\r\nContent-Type: application/json;odata=minimalmetadata;charset=utf-8\r\n\r\n{\"odata.error\":{\"code\":\"EntityAlreadyExists\",\"message\":{\"lang\":\"en-US\",\"value\":\"2:The specified entity already exists.\\nRequestId:0e09\\nTime:2026-11-22T11:42:24.991Z\"}}}\r\n--changesetresponse_c--\r\n--batchresponse_b--\r\n";
+
+    #[test]
+    fn reads_the_boundary_parameter() {
+        assert_eq!(
+            boundary("multipart/mixed; boundary=batchresponse_e5"),
+            Some("batchresponse_e5")
+        );
+        assert_eq!(boundary("multipart/mixed; boundary=\"x y\""), Some("x y"));
+        assert_eq!(boundary("multipart/mixed"), None);
+    }
+
+    #[test]
+    fn decodes_a_failed_changeset() {
+        let parts = decode_response(FAIL.as_bytes(), "batchresponse_b").unwrap();
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].status, 409);
+        assert!(String::from_utf8_lossy(&parts[0].body).starts_with("{\"odata.error\""));
+        assert!(String::from_utf8_lossy(&parts[0].body).ends_with("}}}"));
+    }
+
+    #[test]
+    fn never_panics_on_truncated_input() {
+        for end in 0..FAIL.len() {
+            let _ = decode_response(&FAIL.as_bytes()[..end], "batchresponse_b");
+        }
+        assert!(decode_response(b"garbage", "x").is_none());
+    }
+}

@@ -1,0 +1,276 @@
+//! Running a [`Query`]: a stream of pages, a stream of entities, a chunker, and
+//! continuation tokens.
+//!
+//! The service answers at most 1000 entities per page and may answer a short or even empty
+//! page while more follow (timeouts, partition boundaries), so every consumer here loops on the
+//! continuation, never on the page size. Nothing buffers more than one page.
+
+use std::collections::VecDeque;
+
+use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
+use reqwest::Method;
+
+use super::continuation::ContinuationToken;
+use super::table::Table;
+use super::transport::Call;
+use crate::codec;
+use crate::error::{Error, Result};
+use crate::limits::InvalidInput;
+use crate::model::{TableEntity, TableModel};
+use crate::query::Query;
+
+/// One page of results and where the next one starts.
+///
+/// ```
+/// use tablekit::client::Page;
+/// use tablekit::DynamicEntity;
+/// let page = Page::new(vec![DynamicEntity::new("p", "r")], None);
+/// assert_eq!(page.len(), 1);
+/// assert!(page.continuation().is_none());
+/// for entity in page { assert_eq!(entity.row_key(), "r"); }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Page<E> {
+    entities: Vec<E>,
+    continuation: Option<ContinuationToken>,
+}
+
+impl<E> Page<E> {
+    /// A page of `entities`, followed by `continuation` if more remain.
+    pub fn new(entities: Vec<E>, continuation: Option<ContinuationToken>) -> Self {
+        Page {
+            entities,
+            continuation,
+        }
+    }
+
+    /// The entities on this page (possibly none, even when more follow).
+    pub fn entities(&self) -> &[E] {
+        &self.entities
+    }
+
+    /// The entities, by value.
+    pub fn into_entities(self) -> Vec<E> {
+        self.entities
+    }
+
+    /// Where the next page starts; `None` on the last page.
+    pub fn continuation(&self) -> Option<&ContinuationToken> {
+        self.continuation.as_ref()
+    }
+
+    /// How many entities this page holds.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether this page holds no entity.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+}
+
+impl<E> IntoIterator for Page<E> {
+    type Item = E;
+    type IntoIter = std::vec::IntoIter<E>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entities.into_iter()
+    }
+}
+
+/// A query ready to run on one table: choose how to consume it.
+///
+/// ```no_run
+/// use futures::TryStreamExt;
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::{DynamicEntity, Query};
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let table = client.table_named::<DynamicEntity>("Players");
+/// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
+///
+/// let mut pages = table.query(q.clone()).pages();
+/// while let Some(page) = pages.try_next().await? {
+///     for player in page { println!("{}", player.row_key()); }
+/// }
+///
+/// // web paging: one page and a token to come back with
+/// let page = table.query(q.clone().top(20)).first_page().await?;
+/// if let Some(token) = page.continuation() {
+///     let next = table.query(q.top(20)).resume_from(token.to_string().parse()?).first_page().await?;
+/// }
+/// # Ok(()) }
+/// ```
+pub struct EntityQuery<M: TableModel> {
+    table: Table<M>,
+    query: Query<M>,
+    start: Option<ContinuationToken>,
+}
+
+impl<M: TableModel> EntityQuery<M> {
+    pub(crate) fn new(table: Table<M>, query: Query<M>) -> Self {
+        EntityQuery {
+            table,
+            query,
+            start: None,
+        }
+    }
+
+    /// Starts where an earlier page's [`continuation`](Page::continuation) pointed.
+    pub fn resume_from(mut self, token: ContinuationToken) -> Self {
+        self.start = Some(token);
+        self
+    }
+
+    /// The first page only (from the resume point, if any), with its continuation token.
+    pub async fn first_page(self) -> Result<Page<M::Entity>> {
+        fetch_page(&self.table, &self.query, self.start.as_ref()).await
+    }
+
+    /// Every page, following continuations until the service has no more.
+    pub fn pages(self) -> BoxStream<'static, Result<Page<M::Entity>>> {
+        let EntityQuery {
+            table,
+            query,
+            start,
+        } = self;
+        // State: Some(position) while more pages remain; the first fetch has position `start`.
+        stream::try_unfold(Some(start), move |position| {
+            let table = table.clone();
+            let query = query.clone();
+            async move {
+                let Some(position) = position else {
+                    return Ok::<_, Error>(None);
+                };
+                let page = fetch_page(&table, &query, position.as_ref()).await?;
+                let next = page.continuation().cloned().map(Some);
+                Ok(Some((page, next)))
+            }
+        })
+        .boxed()
+    }
+
+    /// Every entity, across pages.
+    pub fn entities(self) -> BoxStream<'static, Result<M::Entity>> {
+        self.pages()
+            .map_ok(|page| stream::iter(page.into_entities().into_iter().map(Ok)))
+            .try_flatten()
+            .boxed()
+    }
+
+    /// A chunker returning exactly `n` entities per call across pages.
+    pub fn chunks(self) -> Chunker<M::Entity> {
+        Chunker {
+            pages: self.pages(),
+            buffer: VecDeque::new(),
+            exhausted: false,
+        }
+    }
+
+    /// Counts the matching entities (reading every page).
+    pub async fn count(self) -> Result<usize> {
+        self.pages()
+            .try_fold(0, |count, page| async move { Ok(count + page.len()) })
+            .await
+    }
+
+    /// Collects every matching entity into memory: only for results known to be small.
+    pub async fn collect_all(self) -> Result<Vec<M::Entity>> {
+        self.entities().try_collect().await
+    }
+}
+
+/// Hands out query results in chunks of exactly the requested size, across page boundaries,
+/// keeping leftovers for the next call (the seed's `TakeAsync(chunkSize)`).
+///
+/// ```no_run
+/// # use tablekit::client::TableServiceClient;
+/// # use tablekit::DynamicEntity;
+/// # async fn run() -> tablekit::Result<()> {
+/// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let mut chunks = client.table_named::<DynamicEntity>("Logs").query_all().chunks();
+/// while chunks.has_more() {
+///     let chunk = chunks.next_chunk(250).await?; // 250 entities, fewer only at the end
+///     println!("{}", chunk.len());
+/// }
+/// # Ok(()) }
+/// ```
+pub struct Chunker<E> {
+    pages: BoxStream<'static, Result<Page<E>>>,
+    buffer: VecDeque<E>,
+    exhausted: bool,
+}
+
+impl<E: TableEntity> Chunker<E> {
+    /// The next `n` entities; fewer only when the results end (empty once they have).
+    pub async fn next_chunk(&mut self, n: usize) -> Result<Vec<E>> {
+        while self.buffer.len() < n && !self.exhausted {
+            match self.pages.try_next().await? {
+                Some(page) => self.buffer.extend(page.into_entities()),
+                None => self.exhausted = true,
+            }
+        }
+        let take = n.min(self.buffer.len());
+        Ok(self.buffer.drain(..take).collect())
+    }
+
+    /// The next server page as it came (possibly empty while more follow), after any
+    /// leftovers; `None` when the results have ended.
+    pub async fn next_page(&mut self) -> Result<Option<Vec<E>>> {
+        if !self.buffer.is_empty() {
+            return Ok(Some(self.buffer.drain(..).collect()));
+        }
+        if self.exhausted {
+            return Ok(None);
+        }
+        match self.pages.try_next().await? {
+            Some(page) => Ok(Some(page.into_entities())),
+            None => {
+                self.exhausted = true;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Whether more entities may follow (leftovers, or pages not yet read).
+    pub fn has_more(&self) -> bool {
+        !self.buffer.is_empty() || !self.exhausted
+    }
+}
+
+/// One `GET /Table()` with the query's options and the position.
+async fn fetch_page<M: TableModel>(
+    table: &Table<M>,
+    query: &Query<M>,
+    position: Option<&ContinuationToken>,
+) -> Result<Page<M::Entity>> {
+    let name = table.checked_name()?;
+    let mut call = Call::new(Method::GET, format!("/{name}()"));
+    if let Some(filter) = query.filter_string().filter(|f| !f.trim().is_empty()) {
+        call.query.push(("$filter", filter.to_owned()));
+    }
+    if let Some(select) = query.select_list().filter(|s| !s.is_empty()) {
+        call.query.push(("$select", select.join(",")));
+    }
+    if let Some(top) = query.top_value() {
+        if top == 0 {
+            return Err(InvalidInput::Other("`top` must be at least 1".into()).into());
+        }
+        // The service caps pages at 1000 anyway; paging continues past it.
+        call.query.push(("$top", top.min(1000).to_string()));
+    }
+    if let Some(position) = position {
+        call.query.extend(position.query_parameters());
+    }
+    let reply = table.client().transport().send(&call).await?;
+    let continuation = ContinuationToken::from_headers(
+        reply.header("x-ms-continuation-NextPartitionKey"),
+        reply.header("x-ms-continuation-NextRowKey"),
+    );
+    let entities = codec::decode_page(&reply.body)?
+        .into_iter()
+        .map(M::Entity::wrap)
+        .collect();
+    Ok(Page::new(entities, continuation))
+}

@@ -1,0 +1,143 @@
+//! [`RetryPolicy`]: exponential backoff with full jitter for transient failures.
+//!
+//! Retried: HTTP 408, 429, 500, 502, 503, 504, timeouts and connection errors. A `Retry-After`
+//! header (seconds) from the service replaces the computed delay (capped at `max_delay`).
+//!
+//! Retrying a write that may already have been applied changes what the second attempt sees:
+//! - a retried **insert** can answer 409 `EntityAlreadyExists` because the first attempt
+//!   succeeded; the client cannot tell that from another writer's insert, so it returns the
+//!   409 (check [`Error::is_conflict`](crate::Error::is_conflict) and read the entity if it
+//!   matters);
+//! - a retried **delete** (entity or table) can answer 404 because the first attempt deleted
+//!   it; the outcome the caller asked for (the entity is gone) is certain, so the client
+//!   reports success;
+//! - a retried conditional **merge/replace** can answer 412 because the first attempt changed
+//!   the ETag; this is returned as a precondition failure, and an optimistic-concurrency loop
+//!   re-reads and retries as it would for any other writer;
+//! - a retried **transaction** is applied at most once (it is atomic), but if the first
+//!   attempt was applied the retry fails like any conflicting transaction (e.g. 409 on its
+//!   first insert); the client returns that error, since another writer could cause the same;
+//! - upserts and reads are idempotent.
+
+use std::time::Duration;
+
+use rand::Rng;
+
+/// How often and how patiently to retry transient failures.
+///
+/// ```
+/// use std::time::Duration;
+/// use tablekit::client::RetryPolicy;
+/// let policy = RetryPolicy::default()
+///     .max_attempts(5)
+///     .base_delay(Duration::from_millis(100))
+///     .max_delay(Duration::from_secs(5));
+/// assert_eq!(policy.attempts(), 5);
+/// assert!(policy.delay(3, None) <= Duration::from_secs(5));
+/// assert_eq!(RetryPolicy::none().attempts(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 4 attempts, 200 ms base delay, 10 s maximum delay.
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(10),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Never retry.
+    pub fn none() -> Self {
+        RetryPolicy::default().max_attempts(1)
+    }
+
+    /// The most attempts per request, the first included (at least 1).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The delay before the first retry; each later retry doubles it.
+    pub fn base_delay(mut self, delay: Duration) -> Self {
+        self.base_delay = delay;
+        self
+    }
+
+    /// The longest wait between attempts (also caps `Retry-After`).
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.max_delay = delay;
+        self
+    }
+
+    /// The configured number of attempts.
+    pub fn attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The wait before retry number `retry` (1 for the first retry): the service's
+    /// `Retry-After` if given, else a random duration up to `base x 2^(retry-1)` ("full
+    /// jitter", so many clients retrying together spread out), never above `max_delay`.
+    pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(after) = retry_after {
+            return after.min(self.max_delay);
+        }
+        let exponent = retry.saturating_sub(1).min(20);
+        let ceiling = self
+            .base_delay
+            .saturating_mul(1u32 << exponent)
+            .min(self.max_delay);
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        // Half fixed, half random: a retry never fires immediately.
+        let half = nanos / 2;
+        Duration::from_nanos(half + rand::thread_rng().gen_range(0..=half))
+    }
+}
+
+/// Whether an HTTP status is worth retrying.
+///
+/// ```
+/// assert!(tablekit::client::is_retryable_status(503));
+/// assert!(!tablekit::client::is_retryable_status(409));
+/// ```
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
+}
+
+/// Reads a `Retry-After` header given in seconds (the HTTP-date form is not used by the
+/// Table service).
+pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_grow_and_stay_capped() {
+        let p = RetryPolicy::default()
+            .base_delay(Duration::from_millis(100))
+            .max_delay(Duration::from_millis(500));
+        for _ in 0..100 {
+            let d1 = p.delay(1, None);
+            assert!(d1 >= Duration::from_millis(50) && d1 <= Duration::from_millis(100));
+            assert!(p.delay(10, None) <= Duration::from_millis(500));
+            assert!(p.delay(u32::MAX, None) <= Duration::from_millis(500));
+        }
+        assert_eq!(
+            p.delay(1, Some(Duration::from_secs(60))),
+            Duration::from_millis(500)
+        );
+        assert_eq!(parse_retry_after(" 3 "), Some(Duration::from_secs(3)));
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+}

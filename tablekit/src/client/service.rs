@@ -1,0 +1,405 @@
+//! [`TableServiceClient`]: one account's Table service, and its tables.
+//!
+//! The client owns one `reqwest` connection pool (rustls) shared by every [`Table`] handle
+//! and clone, so handles are cheap and connections are reused. Building it refuses set-ups
+//! that would leak a secret: a credential sent over plain http to a host other than loopback
+//! needs an explicit [`ClientBuilder::allow_insecure_http`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
+use reqwest::Method;
+
+use super::connection_string::ConnectionString;
+use super::credential::Credential;
+use super::endpoint::Endpoint;
+use super::retry::RetryPolicy;
+use super::table::Table;
+use super::transport::{Call, Gone, Transport};
+use crate::codec;
+use crate::error::{Error, Result};
+use crate::limits::{self, InvalidInput};
+use crate::model::TableModel;
+
+/// The default per-request timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A client for one account's Table service (Azure Storage, Cosmos DB Table API, Azurite or
+/// the tablekit emulator). Clones share one connection pool.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// client.create_table_if_not_exists("Players").await?;
+/// for name in client.list_table_names(Some("Play")).await? {
+///     println!("{name}");
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct TableServiceClient {
+    transport: Arc<Transport>,
+}
+
+impl fmt::Debug for TableServiceClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableServiceClient")
+            .field("endpoint", &self.transport.endpoint.base_url().as_str())
+            .field("account", &self.transport.endpoint.account())
+            .field("credential", &self.transport.credential)
+            .field("retry", &self.transport.retry)
+            .field("timeout", &self.transport.timeout)
+            .finish()
+    }
+}
+
+impl TableServiceClient {
+    /// A client from a connection string, with default retry policy and timeout.
+    ///
+    /// ```
+    /// use tablekit::client::TableServiceClient;
+    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// assert_eq!(client.endpoint().account(), "devstoreaccount1");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn from_connection_string(connection_string: &str) -> Result<Self> {
+        TableServiceClient::builder()
+            .connection_string(connection_string)
+            .build()
+    }
+
+    /// A builder for every setting.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The endpoint requests go to.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.transport.endpoint
+    }
+
+    pub(crate) fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
+    /// The typed handle of `M`'s table (`#[tablekit(table = "...")]`). For a model without a
+    /// table name every operation fails with [`Error::Configuration`]: use
+    /// [`table_named`](Self::table_named).
+    ///
+    /// ```
+    /// # use tablekit::client::TableServiceClient;
+    /// # use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table::<DynamicEntity>(); // DynamicEntity names no table
+    /// assert_eq!(table.name(), "");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn table<M: TableModel>(&self) -> Table<M> {
+        Table::new(self.clone(), M::TABLE_NAME.unwrap_or(""))
+    }
+
+    /// A handle on table `name` for model `M`; with `M = DynamicEntity` (e.g.
+    /// `let t: Table = client.table_named("T")`) it is the untyped handle. The name is
+    /// validated by each operation, before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::{Table, TableServiceClient};
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let logs: Table = client.table_named("Logs");
+    /// assert_eq!(logs.name(), "Logs");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn table_named<M: TableModel>(&self, name: &str) -> Table<M> {
+        Table::new(self.clone(), name)
+    }
+
+    /// Creates a table; a 409 `TableAlreadyExists` error if it exists.
+    pub async fn create_table(&self, name: &str) -> Result<()> {
+        limits::validate_table_name(name)?;
+        let body = serde_json::to_vec(&serde_json::json!({ "TableName": name }))
+            .map_err(|e| Error::decode("table name", e.to_string()))?;
+        let mut call = Call::new(Method::POST, "/Tables".to_owned()).json(body);
+        call.prefer_no_content = true;
+        self.transport.send(&call).await?;
+        Ok(())
+    }
+
+    /// Creates a table unless it exists; `true` when this call created it.
+    pub async fn create_table_if_not_exists(&self, name: &str) -> Result<bool> {
+        match self.create_table(name).await {
+            Ok(()) => Ok(true),
+            Err(e) if e.code() == Some("TableAlreadyExists") => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Deletes a table and its entities; a 404 error if it does not exist. A retried delete
+    /// that answers 404 because an earlier attempt succeeded counts as success.
+    pub async fn delete_table(&self, name: &str) -> Result<()> {
+        self.delete_table_call(name).await
+    }
+
+    /// Deletes a table if it exists; `true` when this call deleted it.
+    pub async fn delete_table_if_exists(&self, name: &str) -> Result<bool> {
+        match self.delete_table_call(name).await {
+            // Also when an earlier attempt of this call did the deleting.
+            Ok(()) => Ok(true),
+            Err(e) if e.is_not_found() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn delete_table_call(&self, name: &str) -> Result<()> {
+        limits::validate_table_name(name)?;
+        let mut call = Call::new(Method::DELETE, format!("/Tables('{name}')"));
+        call.gone = Gone::Table;
+        self.transport.send(&call).await?;
+        Ok(())
+    }
+
+    /// Whether a table exists.
+    pub async fn table_exists(&self, name: &str) -> Result<bool> {
+        limits::validate_table_name(name)?;
+        let filter = format!("TableName eq '{name}'");
+        let (names, _) = self.tables_page(Some(filter), None).await?;
+        Ok(names.iter().any(|n| n.eq_ignore_ascii_case(name)))
+    }
+
+    /// Table names, optionally only those starting with `prefix`, following `NextTableName`
+    /// across pages.
+    pub fn list_tables(&self, prefix: Option<&str>) -> BoxStream<'static, Result<String>> {
+        let filter = match prefix.map(prefix_filter).transpose() {
+            Ok(filter) => filter.flatten(),
+            Err(e) => return stream::once(async move { Err(e) }).boxed(),
+        };
+        let client = self.clone();
+        stream::try_unfold(Some(None), move |position: Option<Option<String>>| {
+            let client = client.clone();
+            let filter = filter.clone();
+            async move {
+                let Some(next) = position else {
+                    return Ok::<_, Error>(None);
+                };
+                let (names, next) = client.tables_page(filter, next).await?;
+                Ok(Some((names, next.map(Some))))
+            }
+        })
+        .map_ok(|names| stream::iter(names.into_iter().map(Ok)))
+        .try_flatten()
+        .boxed()
+    }
+
+    /// Every table name (optionally with `prefix`), collected.
+    pub async fn list_table_names(&self, prefix: Option<&str>) -> Result<Vec<String>> {
+        self.list_tables(prefix).try_collect().await
+    }
+
+    async fn tables_page(
+        &self,
+        filter: Option<String>,
+        next: Option<String>,
+    ) -> Result<(Vec<String>, Option<String>)> {
+        let mut call = Call::new(Method::GET, "/Tables".to_owned());
+        if let Some(filter) = filter {
+            call.query.push(("$filter", filter));
+        }
+        if let Some(next) = next {
+            call.query.push(("NextTableName", next));
+        }
+        let reply = self.transport.send(&call).await?;
+        let names = codec::decode_table_names(&reply.body)?;
+        let next = reply
+            .header("x-ms-continuation-NextTableName")
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned);
+        Ok((names, next))
+    }
+}
+
+/// `TableName ge 'p' and TableName lt 'q'`: names starting with `prefix` (`None` for all).
+fn prefix_filter(prefix: &str) -> Result<Option<String>> {
+    if prefix.is_empty() {
+        return Ok(None);
+    }
+    if !prefix.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(InvalidInput::Other(format!(
+            "table name prefix `{prefix}` can only hold ASCII letters and digits"
+        ))
+        .into());
+    }
+    // Table names are ASCII alphanumerics, so the last byte + 1 is a valid upper bound.
+    let mut upper = prefix.as_bytes().to_vec();
+    if let Some(last) = upper.last_mut() {
+        *last += 1;
+    }
+    let upper = String::from_utf8_lossy(&upper);
+    Ok(Some(format!(
+        "TableName ge '{prefix}' and TableName lt '{upper}'"
+    )))
+}
+
+/// Settings for a [`TableServiceClient`], validated by [`build`](Self::build).
+///
+/// ```
+/// use std::time::Duration;
+/// use tablekit::client::{Credential, RetryPolicy, TableServiceClient};
+/// let client = TableServiceClient::builder()
+///     .endpoint("https://acct.table.core.windows.net")
+///     .credential(Credential::shared_key("a2V5")?)
+///     .retry_policy(RetryPolicy::default().max_attempts(6))
+///     .timeout(Duration::from_secs(10))
+///     .build()?;
+/// assert_eq!(client.endpoint().account(), "acct");
+///
+/// // a key over plain http to a remote host is refused
+/// let err = TableServiceClient::builder()
+///     .endpoint("http://acct.table.core.windows.net")
+///     .credential(Credential::shared_key("a2V5")?)
+///     .build()
+///     .unwrap_err();
+/// assert!(err.to_string().contains("allow_insecure_http"));
+/// # Ok::<(), tablekit::Error>(())
+/// ```
+#[derive(Default)]
+pub struct ClientBuilder {
+    connection_string: Option<String>,
+    endpoint: Option<String>,
+    account: Option<String>,
+    credential: Option<Credential>,
+    retry: Option<RetryPolicy>,
+    timeout: Option<Duration>,
+    allow_insecure_http: bool,
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field(
+                "connection_string",
+                &self.connection_string.as_ref().map(|_| "<redacted>"),
+            )
+            .field("endpoint", &self.endpoint)
+            .field("account", &self.account)
+            .field("credential", &self.credential)
+            .field("retry", &self.retry)
+            .field("timeout", &self.timeout)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .finish()
+    }
+}
+
+impl ClientBuilder {
+    /// Takes endpoint and credential from a connection string (explicit settings win).
+    pub fn connection_string(mut self, connection_string: &str) -> Self {
+        self.connection_string = Some(connection_string.to_owned());
+        self
+    }
+
+    /// The Table service URL: `https://acct.table.core.windows.net` or
+    /// `http://127.0.0.1:10002/devstoreaccount1`.
+    pub fn endpoint(mut self, url: &str) -> Self {
+        self.endpoint = Some(url.to_owned());
+        self
+    }
+
+    /// The account name, when the endpoint URL does not name it.
+    pub fn account(mut self, account: &str) -> Self {
+        self.account = Some(account.to_owned());
+        self
+    }
+
+    /// How requests are authorized (default: none).
+    pub fn credential(mut self, credential: Credential) -> Self {
+        self.credential = Some(credential);
+        self
+    }
+
+    /// The retry policy (default: [`RetryPolicy::default`]).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// The timeout of each attempt, from sending to the whole body read (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Allows sending a credential over plain http to a non-loopback host (e.g. an emulator
+    /// in another container). Off by default: the key or token would cross the network in
+    /// clear text.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
+    /// Validates the settings and builds the client.
+    pub fn build(self) -> Result<TableServiceClient> {
+        let from_string = self
+            .connection_string
+            .as_deref()
+            .map(ConnectionString::parse)
+            .transpose()?
+            .map(ConnectionString::into_parts);
+        let endpoint = match (&self.endpoint, &self.account, &from_string) {
+            (Some(url), Some(account), _) => Endpoint::with_account(url, account)?,
+            (Some(url), None, _) => Endpoint::parse(url)?,
+            (None, _, Some((endpoint, _))) => endpoint.clone(),
+            (None, _, None) => {
+                return Err(Error::Configuration(
+                    "no endpoint: give a connection string or an endpoint URL".into(),
+                ))
+            }
+        };
+        let credential = match (self.credential, from_string) {
+            (Some(credential), _) => credential,
+            (None, Some((_, credential))) => credential,
+            (None, None) => Credential::anonymous(),
+        };
+        if credential.carries_secret()
+            && !endpoint.is_https()
+            && !endpoint.is_loopback()
+            && !self.allow_insecure_http
+        {
+            return Err(Error::Configuration(format!(
+                "refusing to send credentials over plain http to `{}`: use https, or opt in with `allow_insecure_http(true)`",
+                endpoint.base_url().host_str().unwrap_or_default()
+            )));
+        }
+        let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let http = reqwest::Client::builder()
+            .connect_timeout(timeout)
+            // Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
+            .pool_idle_timeout(Duration::from_secs(4))
+            .build()
+            .map_err(|e| Error::Configuration(format!("cannot build the HTTP client: {e}")))?;
+        Ok(TableServiceClient {
+            transport: Arc::new(Transport {
+                http,
+                endpoint,
+                credential,
+                retry: self.retry.unwrap_or_default(),
+                timeout,
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_filters_bound_the_range() {
+        assert_eq!(
+            prefix_filter("tab").unwrap().unwrap(),
+            "TableName ge 'tab' and TableName lt 'tac'"
+        );
+        assert_eq!(prefix_filter("").unwrap(), None);
+        assert!(prefix_filter("a'b").unwrap_err().is_invalid_input());
+    }
+}

@@ -1,0 +1,160 @@
+//! [`ServiceError`]: what the service said when it refused a request.
+//!
+//! The code comes from the `x-ms-error-code` header when present (Azure always sends it), else
+//! from the body: the JSON `odata.error` object, or the XML `<Error><Code>` Azurite uses for
+//! authentication failures. The message keeps only the first line: the service appends
+//! `RequestId:` and `Time:` lines that the request id field already carries.
+
+use std::fmt;
+
+/// An error answer from the service: HTTP status, service error code, message, request id.
+///
+/// ```
+/// use tablekit::client::ServiceError;
+/// let body = br#"{"odata.error":{"code":"EntityAlreadyExists","message":{"lang":"en-US","value":"The specified entity already exists.\nRequestId:x\nTime:y"}}}"#;
+/// let err = ServiceError::from_response(409, None, Some("req-1".into()), body);
+/// assert_eq!(err.code(), Some("EntityAlreadyExists"));
+/// assert_eq!(err.message(), "The specified entity already exists.");
+/// assert_eq!(err.request_id(), Some("req-1"));
+/// assert_eq!(err.to_string(), "409 EntityAlreadyExists: The specified entity already exists. (request id req-1)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceError {
+    status: u16,
+    code: Option<String>,
+    message: String,
+    request_id: Option<String>,
+}
+
+impl ServiceError {
+    /// Builds the error from a response's status, `x-ms-error-code` header, `x-ms-request-id`
+    /// header and body (JSON or XML; anything else is ignored).
+    pub fn from_response(
+        status: u16,
+        header_code: Option<String>,
+        request_id: Option<String>,
+        body: &[u8],
+    ) -> Self {
+        let (body_code, body_message) = parse_body(body);
+        let code = header_code
+            .filter(|c| !c.is_empty())
+            .or(body_code)
+            .filter(|c| !c.is_empty());
+        ServiceError {
+            status,
+            code,
+            message: body_message.map(first_line).unwrap_or_default(),
+            request_id,
+        }
+    }
+
+    /// A service error from its parts (for emulators and tests).
+    ///
+    /// ```
+    /// use tablekit::client::ServiceError;
+    /// let err = ServiceError::new(404, Some("TableNotFound"), "no table");
+    /// assert_eq!(err.status(), 404);
+    /// ```
+    pub fn new(status: u16, code: Option<&str>, message: &str) -> Self {
+        ServiceError {
+            status,
+            code: code.map(str::to_owned),
+            message: message.to_owned(),
+            request_id: None,
+        }
+    }
+
+    /// The HTTP status (for a transaction, the failing operation's status).
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The service error code, e.g. `UpdateConditionNotSatisfied`.
+    pub fn code(&self) -> Option<&str> {
+        self.code.as_deref()
+    }
+
+    /// The service's message (first line only).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The service's `x-ms-request-id`, to quote in a support request.
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+}
+
+impl fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.status)?;
+        if let Some(code) = &self.code {
+            write!(f, " {code}")?;
+        }
+        if !self.message.is_empty() {
+            write!(f, ": {}", self.message)?;
+        }
+        if let Some(id) = &self.request_id {
+            write!(f, " (request id {id})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ServiceError {}
+
+/// The code and message from a JSON `odata.error` or an XML `<Error>` body.
+fn parse_body(body: &[u8]) -> (Option<String>, Option<String>) {
+    if let Ok(json) = serde_json::from_slice::<serde_json::Value>(body) {
+        let error = &json["odata.error"];
+        let code = error["code"].as_str().map(str::to_owned);
+        let message = error["message"]["value"]
+            .as_str()
+            .or_else(|| error["message"].as_str())
+            .map(str::to_owned);
+        return (code, message);
+    }
+    let text = String::from_utf8_lossy(body);
+    (xml_element(&text, "Code"), xml_element(&text, "Message"))
+}
+
+fn xml_element(text: &str, name: &str) -> Option<String> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text.get(start..)?.find(&format!("</{name}>"))? + start;
+    text.get(start..end).map(|s| s.trim().to_owned())
+}
+
+fn first_line(message: String) -> String {
+    match message.lines().next() {
+        Some(line) => line.trim_end().to_owned(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefers_the_header_code_and_reads_azurite_xml() {
+        // captures/raw_auth.txt: Azurite answers auth failures in XML.
+        let body = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>\n  <Code>AuthorizationFailure</Code>\n  <Message>Server failed to authenticate the request.\nRequestId:1\nTime:2</Message>\n</Error>";
+        let err = ServiceError::from_response(403, None, None, body);
+        assert_eq!(err.code(), Some("AuthorizationFailure"));
+        assert_eq!(err.message(), "Server failed to authenticate the request.");
+        let err = ServiceError::from_response(403, Some("AuthenticationFailed".into()), None, body);
+        assert_eq!(err.code(), Some("AuthenticationFailed"));
+    }
+
+    #[test]
+    fn tolerates_empty_and_garbage_bodies() {
+        let err = ServiceError::from_response(500, None, None, b"");
+        assert_eq!(err.code(), None);
+        assert_eq!(err.to_string(), "500");
+        let err = ServiceError::from_response(400, Some(String::new()), None, b"<Code>");
+        assert_eq!(err.code(), None);
+        let err = ServiceError::from_response(400, None, None, b"{\"odata.error\":5}");
+        assert_eq!(err.code(), None);
+    }
+}

@@ -1,0 +1,315 @@
+//! [`Table<M>`]: the typed handle application repositories are built on.
+//!
+//! Every operation validates before sending (table name, keys, property names and values,
+//! entity size), so a write the service would refuse fails with
+//! [`Error::InvalidInput`] and nothing is sent. Writes record the new ETag on the entity they
+//! were given, so the next conditional write of the same value just works.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use percent_encoding::utf8_percent_encode;
+use reqwest::Method;
+
+use super::batch::Batch;
+use super::pages::EntityQuery;
+use super::service::TableServiceClient;
+use super::transport::{Call, Gone, Reply, KEY_IN_PATH};
+use crate::codec;
+use crate::entity::DynamicEntity;
+use crate::error::{Error, Result};
+use crate::etag::ETag;
+use crate::limits::{self, InvalidInput, KeyKind};
+use crate::model::{TableEntity, TableModel};
+use crate::query::Query;
+
+/// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
+/// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
+///
+/// ```no_run
+/// use tablekit::client::{Table, TableServiceClient};
+/// use tablekit::DynamicEntity;
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let table: Table = client.table_named("Players");
+/// table.create_if_not_exists().await?;
+/// let mut player = DynamicEntity::new("eu", "dragon");
+/// player.set("Score", 10);
+/// table.insert(&mut player).await?;          // records the ETag on `player`
+/// player.set("Score", 20);
+/// table.replace(&mut player).await?;         // If-Match: the recorded ETag
+/// let read = table.get("eu", "dragon").await?;
+/// assert_eq!(read.and_then(|p| p.get::<i32>("Score")), Some(20));
+/// # Ok(()) }
+/// ```
+pub struct Table<M: TableModel = DynamicEntity> {
+    client: TableServiceClient,
+    name: Arc<str>,
+    model: PhantomData<fn() -> M>,
+}
+
+impl<M: TableModel> Clone for Table<M> {
+    fn clone(&self) -> Self {
+        Table {
+            client: self.client.clone(),
+            name: self.name.clone(),
+            model: PhantomData,
+        }
+    }
+}
+
+impl<M: TableModel> fmt::Debug for Table<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Table")
+            .field("name", &self.name)
+            .field("model", &std::any::type_name::<M>())
+            .finish()
+    }
+}
+
+/// How a write treats the entity's ETag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Condition {
+    /// No `If-Match`: an upsert.
+    None,
+    /// `If-Match` with the entity's ETag (`*` if the caller set [`ETag::any`]).
+    EntityETag,
+}
+
+impl<M: TableModel> Table<M> {
+    pub(crate) fn new(client: TableServiceClient, name: &str) -> Self {
+        Table {
+            client,
+            name: Arc::from(name),
+            model: PhantomData,
+        }
+    }
+
+    /// The table's name, as given.
+    ///
+    /// ```
+    /// # use tablekit::client::{Table, TableServiceClient};
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table: Table = client.table_named("Players");
+    /// assert_eq!(table.name(), "Players");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The client this handle sends through.
+    pub fn client(&self) -> &TableServiceClient {
+        &self.client
+    }
+
+    /// The name, checked: a model without `#[tablekit(table = ...)]` has none.
+    pub(crate) fn checked_name(&self) -> Result<&str> {
+        if self.name.is_empty() {
+            return Err(Error::Configuration(format!(
+                "`{}` has no #[tablekit(table = \"...\")]: use `client.table_named::<M>(\"Name\")`",
+                std::any::type_name::<M>()
+            )));
+        }
+        limits::validate_table_name(&self.name)?;
+        Ok(&self.name)
+    }
+
+    /// Creates the table; a 409 error if it exists.
+    pub async fn create(&self) -> Result<()> {
+        self.client.create_table(self.checked_name()?).await
+    }
+
+    /// Creates the table unless it exists; `true` when this call created it.
+    pub async fn create_if_not_exists(&self) -> Result<bool> {
+        self.client
+            .create_table_if_not_exists(self.checked_name()?)
+            .await
+    }
+
+    /// Deletes the table and everything in it; a 404 error if it does not exist.
+    pub async fn delete_table(&self) -> Result<()> {
+        self.client.delete_table(self.checked_name()?).await
+    }
+
+    /// Deletes the table if it exists; `true` when this call deleted it.
+    pub async fn delete_table_if_exists(&self) -> Result<bool> {
+        self.client
+            .delete_table_if_exists(self.checked_name()?)
+            .await
+    }
+
+    /// Whether the table exists.
+    pub async fn exists(&self) -> Result<bool> {
+        self.client.table_exists(self.checked_name()?).await
+    }
+
+    /// Inserts a new entity (409 `EntityAlreadyExists` if the keys are taken) and records
+    /// the new ETag on it.
+    pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
+        let name = self.checked_name()?;
+        let dynamic = entity.as_dynamic();
+        limits::validate_entity(dynamic)?;
+        let mut call =
+            Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
+        call.prefer_no_content = true;
+        let reply = self.client.transport().send(&call).await?;
+        record_etag(entity, &reply);
+        Ok(())
+    }
+
+    /// Inserts the entity, or merges its properties into the stored one (no ETag check).
+    pub async fn upsert_merge(&self, entity: &mut M::Entity) -> Result<()> {
+        self.write(Method::PATCH, entity, Condition::None).await
+    }
+
+    /// Inserts the entity, or replaces the stored one entirely (no ETag check).
+    pub async fn upsert_replace(&self, entity: &mut M::Entity) -> Result<()> {
+        self.write(Method::PUT, entity, Condition::None).await
+    }
+
+    /// Merges the entity's properties into the stored one if its ETag still matches (412
+    /// otherwise; 404 if it is gone). Set [`ETag::any`] on the entity for an unconditional
+    /// merge. An entity without an ETag is refused before sending.
+    pub async fn merge(&self, entity: &mut M::Entity) -> Result<()> {
+        self.write(Method::PATCH, entity, Condition::EntityETag)
+            .await
+    }
+
+    /// Replaces the stored entity if its ETag still matches (412 otherwise; 404 if it is
+    /// gone). Set [`ETag::any`] on the entity for an unconditional replace. An entity without
+    /// an ETag is refused before sending.
+    pub async fn replace(&self, entity: &mut M::Entity) -> Result<()> {
+        self.write(Method::PUT, entity, Condition::EntityETag).await
+    }
+
+    /// Deletes the stored entity if its ETag still matches (412 otherwise; 404 if it is
+    /// gone). Set [`ETag::any`] on the entity for an unconditional delete. The ETag is cleared.
+    pub async fn delete(&self, entity: &mut M::Entity) -> Result<()> {
+        let etag = required_etag(entity.as_dynamic())?;
+        self.delete_by_key(entity.partition_key(), entity.row_key(), &etag)
+            .await?;
+        entity.as_dynamic_mut().set_etag(None);
+        Ok(())
+    }
+
+    /// Deletes an entity by its keys if `etag` matches ([`ETag::any`] for unconditional).
+    ///
+    /// A retried delete that answers 404 because an earlier attempt already deleted the
+    /// entity counts as success.
+    pub async fn delete_by_key(
+        &self,
+        partition_key: &str,
+        row_key: &str,
+        etag: &ETag,
+    ) -> Result<()> {
+        let path = self.entity_path(partition_key, row_key)?;
+        let mut call = Call::new(Method::DELETE, path);
+        call.if_match = Some(etag.as_str().to_owned());
+        call.gone = Gone::Entity;
+        self.client.transport().send(&call).await?;
+        Ok(())
+    }
+
+    /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing
+    /// table is still an error, `TableNotFound`).
+    pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
+        let path = self.entity_path(partition_key, row_key)?;
+        let call = Call::new(Method::GET, path);
+        match self.client.transport().send(&call).await {
+            Ok(reply) => {
+                let mut entity = codec::decode_entity(&reply.body)?;
+                if entity.etag().is_none() {
+                    entity.set_etag(reply.header("etag").map(ETag::new));
+                }
+                Ok(Some(M::Entity::wrap(entity)))
+            }
+            Err(e) if e.is_not_found() && e.code() != Some("TableNotFound") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
+    /// continuation tokens.
+    pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
+        EntityQuery::new(self.clone(), query)
+    }
+
+    /// Every entity of the table (a query without a filter).
+    pub fn query_all(&self) -> EntityQuery<M> {
+        self.query(Query::new())
+    }
+
+    /// An empty entity group transaction on this table.
+    pub fn batch(&self) -> Batch<M> {
+        Batch::new(self.clone())
+    }
+
+    async fn write(
+        &self,
+        method: Method,
+        entity: &mut M::Entity,
+        condition: Condition,
+    ) -> Result<()> {
+        let dynamic = entity.as_dynamic();
+        let if_match = match condition {
+            Condition::None => None,
+            Condition::EntityETag => Some(required_etag(dynamic)?.as_str().to_owned()),
+        };
+        limits::validate_entity(dynamic)?;
+        let path = self.entity_path(dynamic.partition_key(), dynamic.row_key())?;
+        let mut call = Call::new(method, path).json(codec::encode_entity(dynamic));
+        call.if_match = if_match;
+        let reply = self.client.transport().send(&call).await?;
+        record_etag(entity, &reply);
+        Ok(())
+    }
+
+    /// `/Table(PartitionKey='..',RowKey='..')`, keys validated, quotes doubled, then
+    /// percent-encoded.
+    pub(crate) fn entity_path(&self, partition_key: &str, row_key: &str) -> Result<String> {
+        let name = self.checked_name()?;
+        limits::validate_key(KeyKind::PartitionKey, partition_key)?;
+        limits::validate_key(KeyKind::RowKey, row_key)?;
+        Ok(format!(
+            "/{name}(PartitionKey='{}',RowKey='{}')",
+            encode_key(partition_key),
+            encode_key(row_key)
+        ))
+    }
+}
+
+/// A key inside the entity path: `'` doubled, then percent-encoded.
+pub(crate) fn encode_key(key: &str) -> String {
+    utf8_percent_encode(&key.replace('\'', "''"), KEY_IN_PATH).to_string()
+}
+
+pub(crate) fn required_etag(entity: &DynamicEntity) -> Result<ETag> {
+    entity.etag().cloned().ok_or_else(|| {
+        Error::InvalidInput(InvalidInput::Other(format!(
+            "entity ({}, {}) has no ETag: read it first, or set `ETag::any()` for an unconditional write",
+            entity.partition_key(),
+            entity.row_key()
+        )))
+    })
+}
+
+fn record_etag<E: TableEntity>(entity: &mut E, reply: &Reply) {
+    if let Some(etag) = reply.header("etag") {
+        entity.as_dynamic_mut().set_etag(Some(ETag::new(etag)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_keys_like_the_captures() {
+        // captures/raw_keys.txt
+        assert_eq!(encode_key("a b'c ü ☃"), "a%20b''c%20%C3%BC%20%E2%98%83");
+        assert_eq!(encode_key("100%"), "100%25");
+        assert_eq!(encode_key("a+b&c=d"), "a%2Bb%26c%3Dd");
+    }
+}

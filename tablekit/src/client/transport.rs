@@ -1,0 +1,423 @@
+//! Sending one signed request: URL and headers, signature, timeout, retries, tracing.
+//!
+//! Every request carries the protocol headers the service expects (`x-ms-version`,
+//! `DataServiceVersion`, `MaxDataServiceVersion`, `x-ms-date`, `Accept`,
+//! `x-ms-client-request-id`), is signed again on every attempt (the date changes), and runs in
+//! a `tracing` span that names the client request id and the service's request id. Only
+//! `x-ms-date` is sent, never `Date`: Azurite signs with `Date` when both are present.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::Method;
+use tracing::Instrument;
+use url::Url;
+
+use super::credential::{Credential, SignedParts};
+use super::endpoint::Endpoint;
+use super::retry::{parse_retry_after, RetryPolicy};
+use super::service_error::ServiceError;
+use crate::error::{Error, Result};
+
+/// The protocol version tablekit speaks.
+pub(crate) const API_VERSION: &str = "2019-02-02";
+/// What every response should be: JSON with type annotations only where JSON is ambiguous.
+pub(crate) const ACCEPT: &str = "application/json;odata=minimalmetadata";
+/// The body type of entity and table writes.
+pub(crate) const JSON: &str = "application/json";
+
+/// Characters left as they are in query values: the unreserved set (so `'` and spaces are
+/// escaped, as the SDKs do).
+pub(crate) const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Characters left as they are in a key inside `(PartitionKey='..',RowKey='..')`: the
+/// unreserved set plus the (already doubled) single quote, as the captures show.
+pub(crate) const KEY_IN_PATH: &AsciiSet = &QUERY_VALUE.remove(b'\'');
+
+/// What a 404 on a retried attempt means (see the retry module's idempotency notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Gone {
+    /// A 404 is an error whatever happened before.
+    Error,
+    /// An entity delete: a 404 (other than `TableNotFound`) after an attempt that may have
+    /// been applied means that attempt deleted it.
+    Entity,
+    /// A table delete: a 404 after an attempt that may have been applied means it was.
+    Table,
+}
+
+/// One request to send.
+pub(crate) struct Call {
+    pub(crate) method: Method,
+    /// Path under the endpoint, percent-encoded, starting with `/`.
+    pub(crate) path: String,
+    /// Query parameters, not yet encoded.
+    pub(crate) query: Vec<(&'static str, String)>,
+    pub(crate) content_type: Option<String>,
+    pub(crate) body: Bytes,
+    pub(crate) if_match: Option<String>,
+    pub(crate) prefer_no_content: bool,
+    pub(crate) gone: Gone,
+}
+
+impl Call {
+    /// A request without a body.
+    pub(crate) fn new(method: Method, path: String) -> Self {
+        Call {
+            method,
+            path,
+            query: Vec::new(),
+            content_type: None,
+            body: Bytes::new(),
+            if_match: None,
+            prefer_no_content: false,
+            gone: Gone::Error,
+        }
+    }
+
+    /// Adds a JSON body.
+    pub(crate) fn json(mut self, body: Vec<u8>) -> Self {
+        self.content_type = Some(JSON.to_owned());
+        self.body = Bytes::from(body);
+        self
+    }
+}
+
+/// A successful answer.
+pub(crate) struct Reply {
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+impl Reply {
+    /// A header's value as text (names compare case-insensitively).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// The shared connection pool, endpoint, credential and policies.
+pub(crate) struct Transport {
+    pub(crate) http: reqwest::Client,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) credential: Credential,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) timeout: Duration,
+}
+
+/// The outcome of one attempt.
+enum Attempt {
+    Done(Reply),
+    Failed {
+        error: Error,
+        retry_after: Option<Duration>,
+        /// Whether the request may have been applied although it failed.
+        maybe_applied: bool,
+    },
+}
+
+impl Transport {
+    /// Sends `call`, retrying transient failures; a non-2xx answer becomes
+    /// [`Error::Service`].
+    pub(crate) async fn send(&self, call: &Call) -> Result<Reply> {
+        let mut maybe_applied = false;
+        let mut attempt = 1;
+        loop {
+            let client_request_id = uuid::Uuid::new_v4().to_string();
+            let span = tracing::debug_span!(
+                "tablekit.request",
+                method = %call.method,
+                path = %call.path,
+                client_request_id = %client_request_id,
+                attempt,
+                status = tracing::field::Empty,
+                request_id = tracing::field::Empty,
+            );
+            let outcome = self
+                .attempt(call, &client_request_id)
+                .instrument(span)
+                .await?;
+            let (error, retry_after, applied) = match outcome {
+                Attempt::Done(reply) => return Ok(reply),
+                Attempt::Failed {
+                    error,
+                    retry_after,
+                    maybe_applied,
+                } => (error, retry_after, maybe_applied),
+            };
+            if maybe_applied && already_gone(call.gone, &error) {
+                tracing::debug!("404 after a possibly applied delete: the delete took effect");
+                return Ok(Reply {
+                    headers: HeaderMap::new(),
+                    body: Bytes::new(),
+                });
+            }
+            if !error.is_transient() || attempt >= self.retry.attempts() {
+                return Err(error);
+            }
+            maybe_applied |= applied;
+            let delay = self.retry.delay(attempt, retry_after);
+            tracing::warn!(attempt, ?delay, error = %error, "retrying a transient failure");
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    /// One attempt: `Err` only for failures that must not be retried before sending.
+    async fn attempt(&self, call: &Call, client_request_id: &str) -> Result<Attempt> {
+        let date = http_date(chrono::Utc::now());
+        let request = self.build(call, &date, client_request_id).await?;
+        let response = match self.http.execute(request).await {
+            Ok(response) => response,
+            Err(e) => return Ok(self.transport_failure(e)),
+        };
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let request_id = header_text(&headers, "x-ms-request-id");
+        let span = tracing::Span::current();
+        span.record("status", status);
+        if let Some(id) = &request_id {
+            span.record("request_id", id.as_str());
+        }
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(e) => return Ok(self.transport_failure(e)),
+        };
+        if (200..300).contains(&status) {
+            tracing::debug!("done");
+            return Ok(Attempt::Done(Reply { headers, body }));
+        }
+        let error = ServiceError::from_response(
+            status,
+            header_text(&headers, "x-ms-error-code"),
+            request_id,
+            &body,
+        );
+        tracing::debug!(error = %error, "service refused the request");
+        Ok(Attempt::Failed {
+            error: Error::Service(Box::new(error)),
+            retry_after: header_text(&headers, "retry-after")
+                .as_deref()
+                .and_then(parse_retry_after),
+            // 500/502/504 may come after the write was applied; 408/429/503 mean "not done".
+            maybe_applied: matches!(status, 500 | 502 | 504),
+        })
+    }
+
+    fn transport_failure(&self, e: reqwest::Error) -> Attempt {
+        let error = if e.is_timeout() {
+            Error::Timeout(self.timeout)
+        } else {
+            // Without the URL: it may carry a SAS signature.
+            Error::Transport(Box::new(e.without_url()))
+        };
+        tracing::debug!(error = %error, "request failed");
+        Attempt::Failed {
+            error,
+            retry_after: None,
+            maybe_applied: true,
+        }
+    }
+
+    /// The full HTTP request for one attempt, signed for `date`.
+    pub(crate) async fn build(
+        &self,
+        call: &Call,
+        date: &str,
+        client_request_id: &str,
+    ) -> Result<reqwest::Request> {
+        let url = self.url(call);
+        let content_type = call.content_type.as_deref().unwrap_or("");
+        let authorization = self
+            .credential
+            .authorization(
+                self.endpoint.account(),
+                &SignedParts {
+                    method: call.method.as_str(),
+                    path: url.path(),
+                    comp: comp_parameter(&call.query),
+                    content_type,
+                    date,
+                },
+            )
+            .await?;
+        let mut headers = HeaderMap::new();
+        let mut put = |name: &'static str, value: &str| -> Result<()> {
+            let value = HeaderValue::from_str(value).map_err(|_| {
+                Error::InvalidInput(crate::InvalidInput::Other(format!(
+                    "the `{name}` header value cannot be sent in HTTP"
+                )))
+            })?;
+            headers.insert(HeaderName::from_static(name), value);
+            Ok(())
+        };
+        put("x-ms-version", API_VERSION)?;
+        put("dataserviceversion", "3.0")?;
+        put("maxdataserviceversion", "3.0;NetFx")?;
+        put("x-ms-date", date)?;
+        put("accept", ACCEPT)?;
+        put("x-ms-client-request-id", client_request_id)?;
+        put(
+            "user-agent",
+            concat!("tablekit/", env!("CARGO_PKG_VERSION")),
+        )?;
+        if call.content_type.is_some() {
+            put("content-type", content_type)?;
+        }
+        if let Some(etag) = &call.if_match {
+            put("if-match", etag)?;
+        }
+        if call.prefer_no_content {
+            put("prefer", "return-no-content")?;
+        }
+        if let Some(mut value) = authorization.and_then(|a| HeaderValue::from_str(&a).ok()) {
+            value.set_sensitive(true);
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        let mut request = reqwest::Request::new(call.method.clone(), url);
+        *request.headers_mut() = headers;
+        *request.timeout_mut() = Some(self.timeout);
+        if !call.body.is_empty() || call.content_type.is_some() {
+            *request.body_mut() = Some(reqwest::Body::from(call.body.clone()));
+        }
+        Ok(request)
+    }
+
+    /// The request URL: endpoint + path + encoded query + the SAS token, if any.
+    fn url(&self, call: &Call) -> Url {
+        let mut url = self.endpoint.url(&call.path);
+        let mut query: Vec<String> = call
+            .query
+            .iter()
+            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, QUERY_VALUE)))
+            .collect();
+        if let Some(sas) = self.credential.sas_query() {
+            query.push(sas.to_owned());
+        }
+        if !query.is_empty() {
+            url.set_query(Some(&query.join("&")));
+        }
+        url
+    }
+}
+
+fn already_gone(gone: Gone, error: &Error) -> bool {
+    match gone {
+        Gone::Error => false,
+        Gone::Entity => error.is_not_found() && error.code() != Some("TableNotFound"),
+        Gone::Table => error.is_not_found(),
+    }
+}
+
+fn comp_parameter<'a>(query: &'a [(&'static str, String)]) -> Option<&'a str> {
+    query
+        .iter()
+        .find(|(name, _)| *name == "comp")
+        .map(|(_, value)| value.as_str())
+}
+
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// RFC 1123 date, as `x-ms-date` wants it.
+pub(crate) fn http_date(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::{TableServiceClient, DEVELOPMENT_KEY};
+    use crate::DynamicEntity;
+
+    const CAPTURE_ENDPOINT: &str = "http://127.0.0.1:10003/devstoreaccount1";
+
+    fn client(credential: Credential) -> TableServiceClient {
+        TableServiceClient::builder()
+            .endpoint(CAPTURE_ENDPOINT)
+            .credential(credential)
+            .build()
+            .unwrap()
+    }
+
+    async fn authorization(client: &TableServiceClient, call: &Call, date: &str) -> String {
+        let request = client.transport().build(call, date, "id").await.unwrap();
+        request.headers()["authorization"]
+            .to_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[tokio::test]
+    async fn signs_like_the_captured_requests() {
+        let key = client(Credential::shared_key(DEVELOPMENT_KEY).unwrap());
+        let lite = client(Credential::shared_key_lite(DEVELOPMENT_KEY).unwrap());
+        let tables = Call::new(Method::GET, "/Tables".into());
+        // captures/raw_auth.txt
+        assert_eq!(
+            authorization(&key, &tables, "Sun, 22 Nov 2026 11:42:25 GMT").await,
+            "SharedKey devstoreaccount1:u2a79CmWgyM3UhGEEKXyIDtvo6rdIye8+v08hCCkYkU="
+        );
+        assert_eq!(
+            authorization(&lite, &tables, "Sun, 22 Nov 2026 11:42:25 GMT").await,
+            "SharedKeyLite devstoreaccount1:njzPq9J637cRkqPVqKp9Y0GIAW+B4w1zAI9sK9mL2Xw="
+        );
+        // captures/raw_keys.txt: quotes doubled, non-ASCII percent-encoded
+        let table = key.table_named::<DynamicEntity>("rawtest");
+        let path = table.entity_path("keys", "a b'c ü ☃").unwrap();
+        let get = Call::new(Method::GET, path);
+        assert_eq!(
+            authorization(&key, &get, "Sun, 22 Nov 2026 11:42:25 GMT").await,
+            "SharedKey devstoreaccount1:be51DqL0SFIrEH9fFHpoTdzwMg+chqbHG1ElqYQk558="
+        );
+        // captures/01_create_table.txt: the body's content type is signed
+        let mut create = Call::new(Method::POST, "/Tables".into());
+        create.content_type = Some("application/json;odata=nometadata".into());
+        assert_eq!(
+            authorization(&key, &create, "Sun, 22 Nov 2026 11:42:23 GMT").await,
+            "SharedKey devstoreaccount1:k+ZQfjLCnhmMMaCHdwNwRhkH9RPMvwZTX1fiW0p4u2k="
+        );
+    }
+
+    #[tokio::test]
+    async fn sends_the_protocol_headers_and_keeps_secrets_out_of_sight() {
+        let key = client(Credential::shared_key(DEVELOPMENT_KEY).unwrap());
+        let mut call = Call::new(Method::GET, "/T()".into());
+        call.query.push(("$filter", "PartitionKey eq 'a b'".into()));
+        let request = key.transport().build(&call, "d", "rid").await.unwrap();
+        let h = request.headers();
+        assert_eq!(h["x-ms-version"], "2019-02-02");
+        assert_eq!(h["dataserviceversion"], "3.0");
+        assert_eq!(h["maxdataserviceversion"], "3.0;NetFx");
+        assert_eq!(h["accept"], "application/json;odata=minimalmetadata");
+        assert_eq!(h["x-ms-client-request-id"], "rid");
+        assert_eq!(h["x-ms-date"], "d");
+        assert!(h.get("date").is_none());
+        assert!(h["authorization"].is_sensitive());
+        assert_eq!(
+            request.url().query(),
+            Some("$filter=PartitionKey%20eq%20%27a%20b%27")
+        );
+
+        let sas = client(Credential::sas("?sv=2019-02-02&sig=SECRETSIG").unwrap());
+        let request = sas.transport().build(&call, "d", "rid").await.unwrap();
+        assert!(request.headers().get("authorization").is_none());
+        assert!(request
+            .url()
+            .query()
+            .unwrap()
+            .ends_with("&sv=2019-02-02&sig=SECRETSIG"));
+        assert!(!format!("{sas:?}").contains("SECRETSIG"));
+        assert!(!format!("{key:?}").contains(&DEVELOPMENT_KEY[..12]));
+    }
+}

@@ -1,0 +1,389 @@
+//! [`RecordReader`]: reads fields back, checking every length against the bytes left.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::field::RecordField;
+use super::{varint, Record, RecordError};
+use crate::value::from_ticks;
+
+/// Reads record fields from a byte slice. Each read checks the bytes left first and returns a
+/// [`RecordError`] with the offset instead of panicking; nothing is read past the end.
+///
+/// ```
+/// use tablekit::record::RecordReader;
+/// let mut r = RecordReader::new(&[1, 0, 0, 0, 2, 0xc3, 0xa9, 1]);
+/// assert_eq!(r.read_i32()?, 1);
+/// assert_eq!(r.read_str()?, "é");
+/// assert!(r.read_bool()?);
+/// r.finish()?;
+/// # Ok::<(), tablekit::RecordError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct RecordReader<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+}
+
+macro_rules! read_le {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self) -> Result<$ty, RecordError> {
+            Ok(<$ty>::from_le_bytes(self.take_array()?))
+        }
+    )*};
+}
+
+impl<'a> RecordReader<'a> {
+    /// A reader at the start of `bytes`.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::record::RecordReader::new(&[1, 2]).remaining(), 2);
+    /// ```
+    pub fn new(bytes: &'a [u8]) -> Self {
+        RecordReader { bytes, offset: 0 }
+    }
+
+    /// How many bytes are left.
+    ///
+    /// ```
+    /// let mut r = tablekit::record::RecordReader::new(&[1, 2]);
+    /// r.read_u8()?;
+    /// assert_eq!(r.remaining(), 1);
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn remaining(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// How many bytes have been read: the offset errors report.
+    ///
+    /// ```
+    /// let mut r = tablekit::record::RecordReader::new(&[1, 2]);
+    /// r.read_u8()?;
+    /// assert_eq!(r.position(), 1);
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn position(&self) -> usize {
+        self.offset
+    }
+
+    /// Succeeds only when every byte has been read: leftovers mean the data is not what the
+    /// reader thinks it is.
+    ///
+    /// ```
+    /// use tablekit::record::RecordReader;
+    /// let r = RecordReader::new(&[1]);
+    /// assert!(r.finish().is_err());
+    /// ```
+    pub fn finish(self) -> Result<(), RecordError> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(RecordError::TrailingBytes {
+                offset: self.offset,
+                count: self.bytes.len(),
+            })
+        }
+    }
+
+    /// Takes the next `len` bytes.
+    fn take(&mut self, len: usize) -> Result<&'a [u8], RecordError> {
+        if len > self.bytes.len() {
+            return Err(RecordError::Truncated {
+                offset: self.offset,
+                needed: len,
+                remaining: self.bytes.len(),
+            });
+        }
+        let (head, tail) = self.bytes.split_at(len);
+        self.bytes = tail;
+        self.offset += len;
+        Ok(head)
+    }
+
+    fn take_array<const N: usize>(&mut self) -> Result<[u8; N], RecordError> {
+        let offset = self.offset;
+        let remaining = self.bytes.len();
+        self.take(N)?
+            .try_into()
+            .map_err(|_| RecordError::Truncated {
+                offset,
+                needed: N,
+                remaining,
+            })
+    }
+
+    read_le! {
+        /// Reads one byte.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[7]).read_u8()?, 7);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_u8: u8;
+        /// Reads 2 bytes, little-endian.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[1, 0]).read_u16()?, 1);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_u16: u16;
+        /// Reads 4 bytes, little-endian.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[1, 0, 0, 0]).read_u32()?, 1);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_u32: u32;
+        /// Reads 8 bytes, little-endian.
+        ///
+        /// ```
+        /// assert!(tablekit::record::RecordReader::new(&[1, 0, 0, 0]).read_u64().is_err());
+        /// ```
+        read_u64: u64;
+        /// Reads one byte, two's complement.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[0xff]).read_i8()?, -1);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_i8: i8;
+        /// Reads 2 bytes, little-endian two's complement.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[0xfe, 0xff]).read_i16()?, -2);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_i16: i16;
+        /// Reads 4 bytes, little-endian two's complement.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[0xff; 4]).read_i32()?, -1);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_i32: i32;
+        /// Reads 8 bytes, little-endian two's complement.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[0xff; 8]).read_i64()?, -1);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_i64: i64;
+        /// Reads a 4-byte IEEE 754 value, little-endian.
+        ///
+        /// ```
+        /// assert_eq!(tablekit::record::RecordReader::new(&[0, 0, 0x80, 0x3f]).read_f32()?, 1.0);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_f32: f32;
+        /// Reads an 8-byte IEEE 754 value, little-endian.
+        ///
+        /// ```
+        /// let bytes = 2.5f64.to_le_bytes();
+        /// assert_eq!(tablekit::record::RecordReader::new(&bytes).read_f64()?, 2.5);
+        /// # Ok::<(), tablekit::RecordError>(())
+        /// ```
+        read_f64: f64;
+    }
+
+    /// Reads a `bool`: `0` or `1`, anything else is an error.
+    ///
+    /// ```
+    /// use tablekit::record::RecordReader;
+    /// assert!(RecordReader::new(&[1]).read_bool()?);
+    /// assert!(RecordReader::new(&[2]).read_bool().is_err());
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_bool(&mut self) -> Result<bool, RecordError> {
+        self.read_tag("bool")
+    }
+
+    /// Reads a 0/1 byte, naming `what` in the error for anything else.
+    fn read_tag(&mut self, what: &'static str) -> Result<bool, RecordError> {
+        let offset = self.offset;
+        match self.read_u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            value => Err(RecordError::InvalidTag {
+                what,
+                value,
+                offset,
+            }),
+        }
+    }
+
+    /// Reads a time written by [`write_datetime`](super::RecordWriter::write_datetime).
+    ///
+    /// ```
+    /// let ticks = 621_355_968_000_000_000i64.to_le_bytes();
+    /// let t = tablekit::record::RecordReader::new(&ticks).read_datetime()?;
+    /// assert_eq!(t, chrono::DateTime::UNIX_EPOCH);
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_datetime(&mut self) -> Result<DateTime<Utc>, RecordError> {
+        let offset = self.offset;
+        let ticks = self.read_i64()?;
+        from_ticks(ticks).ok_or(RecordError::InvalidDateTime { ticks, offset })
+    }
+
+    /// Reads 16 bytes as a UUID.
+    ///
+    /// ```
+    /// let u = tablekit::record::RecordReader::new(&[0; 16]).read_uuid()?;
+    /// assert!(u.is_nil());
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_uuid(&mut self) -> Result<Uuid, RecordError> {
+        Ok(Uuid::from_bytes(self.take_array()?))
+    }
+
+    /// Reads a varint length or count and checks that at least that many bytes are left, so a
+    /// corrupt prefix can never cause a huge allocation or a read past the end.
+    ///
+    /// ```
+    /// use tablekit::record::RecordReader;
+    /// assert_eq!(RecordReader::new(&[2, 0, 0]).read_len()?, 2);
+    /// assert!(RecordReader::new(&[3, 0, 0]).read_len().is_err());
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_len(&mut self) -> Result<usize, RecordError> {
+        let offset = self.offset;
+        let (length, used) =
+            varint::read(self.bytes).ok_or(RecordError::InvalidVarint { offset })?;
+        self.take(used)?;
+        let remaining = self.bytes.len();
+        match usize::try_from(length) {
+            Ok(len) if len <= remaining => Ok(len),
+            _ => Err(RecordError::LengthPastEnd {
+                offset,
+                length,
+                remaining,
+            }),
+        }
+    }
+
+    /// Reads length-prefixed bytes without copying.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::record::RecordReader::new(&[2, 9, 8]).read_bytes()?, [9, 8]);
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_bytes(&mut self) -> Result<&'a [u8], RecordError> {
+        let len = self.read_len()?;
+        self.take(len)
+    }
+
+    /// Reads a length-prefixed UTF-8 string without copying.
+    ///
+    /// ```
+    /// use tablekit::record::RecordReader;
+    /// assert_eq!(RecordReader::new(&[2, b'h', b'i']).read_str()?, "hi");
+    /// assert!(RecordReader::new(&[1, 0xff]).read_str().is_err());
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_str(&mut self) -> Result<&'a str, RecordError> {
+        let len = self.read_len()?;
+        let offset = self.offset;
+        std::str::from_utf8(self.take(len)?).map_err(|_| RecordError::InvalidUtf8 { offset })
+    }
+
+    /// Reads a length-prefixed UTF-8 string into a `String`.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::record::RecordReader::new(&[1, b'x']).read_string()?, "x");
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_string(&mut self) -> Result<String, RecordError> {
+        self.read_str().map(str::to_owned)
+    }
+
+    /// Reads a value in its [`RecordField`] format.
+    ///
+    /// ```
+    /// let mut r = tablekit::record::RecordReader::new(&[7, 0, 1, b'x']);
+    /// assert_eq!(r.read::<u16>()?, 7);
+    /// assert_eq!(r.read::<String>()?, "x");
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read<T: RecordField>(&mut self) -> Result<T, RecordError> {
+        T::read_field(self)
+    }
+
+    /// Reads what [`write_option`](super::RecordWriter::write_option) wrote.
+    ///
+    /// ```
+    /// let mut r = tablekit::record::RecordReader::new(&[1, 5, 0]);
+    /// assert_eq!(r.read_option::<u8>()?, Some(5));
+    /// assert_eq!(r.read_option::<u8>()?, None);
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_option<T: RecordField>(&mut self) -> Result<Option<T>, RecordError> {
+        if self.read_tag("Option tag")? {
+            T::read_field(self).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Reads the 2-byte version of `R` and refuses one newer than `R::VERSION`.
+    fn read_version<R: Record>(&mut self) -> Result<u16, RecordError> {
+        let found = self.read_u16()?;
+        if found > R::VERSION {
+            return Err(RecordError::UnknownVersion {
+                record: std::any::type_name::<R>(),
+                found,
+                supported: R::VERSION,
+            });
+        }
+        Ok(found)
+    }
+
+    /// Reads a nested record written by [`write_record`](super::RecordWriter::write_record):
+    /// its version, then its fields as that version wrote them.
+    ///
+    /// ```
+    /// # use tablekit::record::{RecordReader, RecordWriter, RecordError};
+    /// # #[derive(Debug, PartialEq)] struct Point(i8);
+    /// # impl tablekit::Record for Point {
+    /// #     const VERSION: u16 = 3;
+    /// #     fn write(&self, w: &mut RecordWriter) { w.write_i8(self.0); }
+    /// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Point(r.read_i8()?)) }
+    /// # }
+    /// let mut r = RecordReader::new(&[3, 0, 0xff]);
+    /// assert_eq!(r.read_record::<Point>()?, Point(-1));
+    /// # Ok::<(), RecordError>(())
+    /// ```
+    pub fn read_record<R: Record>(&mut self) -> Result<R, RecordError> {
+        let version = self.read_version::<R>()?;
+        R::read(self, version)
+    }
+
+    /// Reads records written by [`write_records`](super::RecordWriter::write_records).
+    ///
+    /// The count is checked against the bytes left (every record takes at least one byte), so
+    /// a corrupt count fails at once instead of allocating or looping; the loop runs exactly
+    /// `count` times, whatever the record's `read` does.
+    ///
+    /// ```
+    /// # use tablekit::record::{RecordReader, RecordWriter, RecordError};
+    /// # #[derive(Debug, PartialEq)] struct Point(i8);
+    /// # impl tablekit::Record for Point {
+    /// #     const VERSION: u16 = 3;
+    /// #     fn write(&self, w: &mut RecordWriter) { w.write_i8(self.0); }
+    /// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Point(r.read_i8()?)) }
+    /// # }
+    /// let mut r = RecordReader::new(&[3, 0, 2, 1, 2]);
+    /// assert_eq!(r.read_records::<Point>()?, [Point(1), Point(2)]);
+    /// # Ok::<(), RecordError>(())
+    /// ```
+    pub fn read_records<R: Record>(&mut self) -> Result<Vec<R>, RecordError> {
+        let version = self.read_version::<R>()?;
+        let count = self.read_len()?;
+        let mut records = Vec::with_capacity(count);
+        for _ in 0..count {
+            records.push(R::read(self, version)?);
+        }
+        Ok(records)
+    }
+}

@@ -22,7 +22,9 @@ pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::{self, InvalidInput, KeyKind};
 pub use crate::model::{TableEntity, TableModel};
-pub use crate::record::{decode_records, encode_records, Record};
+pub use crate::record::{
+    decode_records, encode_records, Record, RecordError, RecordField, RecordReader, RecordWriter,
+};
 pub use crate::split;
 pub use crate::value::Value;
 

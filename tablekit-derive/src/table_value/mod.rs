@@ -109,7 +109,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 match text.as_str() {
                     #(#names => #p::Ok(#ident::#idents),)*
                     other => #p::Err(#p::RecordError::invalid(
-                        format!("`{}` is not a `{}` variant", other, #type_name),
+                        ::std::format!("`{}` is not a `{}` variant", other, #type_name),
                     )),
                 }
             },
@@ -121,7 +121,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 let n: i32 = reader.read()?;
                 #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
                 #p::Err(#p::RecordError::invalid(
-                    format!("{} is not a `{}` discriminant", n, #type_name),
+                    ::std::format!("{} is not a `{}` discriminant", n, #type_name),
                 ))
             },
         )
@@ -134,7 +134,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 match text.as_str() {
                     #(#names => #p::Ok(#ident::#idents),)*
                     other => #p::Err(#p::ValueError::Invalid(
-                        format!("`{}` is not a `{}` variant", other, #type_name),
+                        ::std::format!("`{}` is not a `{}` variant", other, #type_name),
                     )),
                 }
             },
@@ -146,7 +146,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 let n = <i32 as #p::FromValue>::from_value(value)?;
                 #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
                 #p::Err(#p::ValueError::Invalid(
-                    format!("{} is not a `{}` discriminant", n, #type_name),
+                    ::std::format!("{} is not a `{}` discriminant", n, #type_name),
                 ))
             },
         )

@@ -131,3 +131,19 @@ pub mod record {
     pub use core::default::Default;
     pub use core::result::Result::{self, Ok};
 }
+
+/// Refuses a part of a composite key that holds the separator: the key could not be split
+/// back, and a prefix query on an earlier part would match other entities.
+pub fn check_key_part(
+    kind: KeyKind,
+    field: &str,
+    part: &str,
+    separator: &str,
+) -> Result<(), Error> {
+    if !separator.is_empty() && part.contains(separator) {
+        return Err(Error::InvalidInput(InvalidInput::Other(format!(
+            "the `{field}` part of the {kind} (`{part}`) holds the key separator `{separator}`"
+        ))));
+    }
+    Ok(())
+}

@@ -378,6 +378,7 @@ fn constructors(c: &Container<'_>) -> TokenStream {
             let d = default_expr(f);
             quote!(dynamic.set(#name, #d);)
         });
+    let part_checks = separator_checks(c);
     let new_doc = format!(
         "A new `{model}` entity from its key fields; other fields hold their defaults. The keys are checked when the entity is sent (or now, with `try_new`)."
     );
@@ -397,6 +398,7 @@ fn constructors(c: &Container<'_>) -> TokenStream {
         /// Like `new`, but refuses keys the service would reject (forbidden characters, over
         /// 1 KiB) with a typed error.
         pub fn try_new(#(#params),*) -> #p::Result<Self, #p::Error> {
+            #part_checks
             let entity = Self::new(#(#args),*);
             #p::validate_keys(&entity.0)?;
             #p::Ok(entity)
@@ -447,6 +449,48 @@ fn constructors(c: &Container<'_>) -> TokenStream {
             #p::validate_keys(&self.0)
         }
     }
+}
+
+/// For `try_new`: string parts of a composite key must not hold the separator. The values are
+/// `impl Into<T>` parameters, so each is converted once into a local first.
+fn separator_checks(c: &Container<'_>) -> TokenStream {
+    let p = p();
+    let sep = c.separator();
+    let mut out = TokenStream::new();
+    let mut converted: Vec<usize> = Vec::new();
+    for (row, parts) in [(false, &c.partition_key), (true, &c.row_key)] {
+        if parts.len() < 2 {
+            continue;
+        }
+        let kind = if row {
+            quote!(#p::KeyKind::RowKey)
+        } else {
+            quote!(#p::KeyKind::PartitionKey)
+        };
+        for part in parts {
+            let PartSource::Field(i) = part.source else {
+                continue;
+            };
+            if !matches!(part.format, KeyFormat::Plain | KeyFormat::Lowercase) {
+                continue;
+            }
+            let Some(f) = c.fields.get(i) else { continue };
+            if f.kind != super::ast::TypeKind::Known("String")
+                && f.kind != super::ast::TypeKind::User
+            {
+                continue;
+            }
+            let (ident, ty) = (f.ident, f.ty);
+            if !converted.contains(&i) {
+                converted.push(i);
+                out.extend(quote!(let #ident: #ty = #p::Into::into(#ident);));
+            }
+            let text = part_expr(part, Some(ty), quote!(&#ident));
+            let name = ident.to_string();
+            out.extend(quote!(#p::check_key_part(#kind, #name, &#text, #sep)?;));
+        }
+    }
+    out
 }
 
 /// The element type of `Vec<R>`.

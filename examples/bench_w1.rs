@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example bench_w1 -- "<connection string>"
+//! cargo run --release --example bench_w1 -- emulator     # the in-process emulator
 //! ```
 //!
 //! Phases: 2000 single inserts (8 in flight, 10 partitions), 10000 inserts in 100-operation
@@ -198,9 +199,20 @@ fn print(reports: &[PhaseReport]) {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let Some(connection_string) = std::env::args().nth(1) else {
-        eprintln!("usage: cargo run --release --example bench_w1 -- \"<connection string>\"");
+    let Some(target) = std::env::args().nth(1) else {
+        eprintln!(
+            "usage: cargo run --release --example bench_w1 -- \"<connection string>\" | emulator"
+        );
         std::process::exit(2);
+    };
+    // The emulator lives in this process, so its CPU time is included in the figures.
+    let emulator = match target.as_str() {
+        "emulator" => Some(tablekit_testing::Emulator::start().await?),
+        _ => None,
+    };
+    let connection_string = match &emulator {
+        Some(emulator) => emulator.connection_string(),
+        None => target,
     };
     let client = TableServiceClient::from_connection_string(&connection_string)?;
     println!("endpoint: {}", client.endpoint().base_url());

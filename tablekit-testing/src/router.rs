@@ -558,7 +558,7 @@ impl Ctx<'_> {
         rk: &str,
         body: &[u8],
     ) -> Result<EntityOp, ServiceError> {
-        let if_match = self.header("if-match").map(str::to_owned);
+        let if_match = operations::parse_if_match(self.header("if-match"))?;
         if method == "DELETE" {
             return Ok(EntityOp::Delete {
                 partition_key: pk.to_owned(),

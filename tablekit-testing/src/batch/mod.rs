@@ -326,7 +326,7 @@ fn parse_operation(ctx: &Ctx<'_>, part: &Part<'_>) -> Result<Operation, ServiceE
             "An operation addresses another account.",
         ));
     }
-    let if_match = request.header("if-match").map(str::to_owned);
+    let if_match = operations::parse_if_match(request.header("if-match"))?;
     let (op, table) = match (request.method.as_str(), route) {
         ("POST", Route::Entities(table)) => (
             EntityOp::Insert(operations::parse_entity(&request.body, None)?),

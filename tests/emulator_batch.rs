@@ -287,3 +287,29 @@ async fn malformed_batches_are_400() {
         .await;
     assert_eq!(truncated.status, 400);
 }
+
+#[tokio::test]
+async fn a_batch_can_hold_one_query() {
+    let (emulator, raw) = setup().await;
+    let mut e = tablekit::DynamicEntity::new("bat", "a1");
+    e.set("Z", 1);
+    emulator.seed("batch", [e]).unwrap();
+    let body = format!(
+        "--batch_q1\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nGET {}/batch(PartitionKey='bat',RowKey='a1') HTTP/1.1\r\nAccept: application/json;odata=minimalmetadata\r\n\r\n\r\n--batch_q1--\r\n",
+        raw.endpoint
+    );
+    let answer = raw
+        .send_bytes(
+            "POST",
+            "/$batch",
+            &[("Content-Type", "multipart/mixed; boundary=batch_q1")],
+            Some(body.into_bytes()),
+        )
+        .await;
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    assert!(answer.body.contains("HTTP/1.1 200 OK"), "{}", answer.body);
+    assert!(answer.body.contains("etag: W/\"datetime'"));
+    assert!(answer
+        .body
+        .contains(r#""PartitionKey":"bat","RowKey":"a1","Z":1"#));
+}

@@ -50,11 +50,31 @@ macro_rules! patterns_suite {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                let client = $client;
-                $crate::patterns_cases::$case(&client).await;
+                let backend = $client;
+                $crate::patterns_cases::$case($crate::patterns_cases::Backend::client(&backend))
+                    .await;
             }
         )*
     };
+}
+
+/// What a backend gives the cases: a client (and whatever must live as long, e.g. an
+/// in-process emulator).
+pub trait Backend {
+    /// The client the cases use.
+    fn client(&self) -> &TableServiceClient;
+}
+
+impl Backend for TableServiceClient {
+    fn client(&self) -> &TableServiceClient {
+        self
+    }
+}
+
+impl<T> Backend for (T, TableServiceClient) {
+    fn client(&self) -> &TableServiceClient {
+        &self.1
+    }
 }
 
 /// A table name no other case uses.

@@ -7,6 +7,16 @@
 //! attempts, how long to wait between them); a small jittered backoff keeps many contending
 //! writers from retrying in lockstep.
 //!
+//! [`Table::update_with_retry`] is the whole cycle for one entity; [`retry_on_conflict`] runs
+//! any read-modify-write closure the same way.
+//!
+//! A 412 can also follow a transport retry of our own write: the first attempt was applied
+//! but its answer lost, so the client's retry carries a stale ETag. The loop then re-reads
+//! and the fresh entity decides: the change is applied to what is stored now. For a change
+//! that is not idempotent (an increment), that case applies it twice; the client does not yet
+//! report whether a failed write may have been applied, which is what telling the two 412s
+//! apart needs.
+//!
 //! ```
 //! use std::time::Duration;
 //! use tablekit::patterns::conflict_retry::ConflictRetry;

@@ -42,6 +42,12 @@ use crate::limits::InvalidInput;
 use crate::model::TableModel;
 
 /// How often and how patiently to retry a write that lost an optimistic-concurrency race.
+///
+/// ```
+/// use tablekit::patterns::conflict_retry::ConflictRetry;
+/// assert_eq!(ConflictRetry::new().attempts(), 25);
+/// assert!(ConflictRetry::new().max_attempts(0).is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConflictRetry {
     max_attempts: u32,
@@ -230,6 +236,20 @@ impl<M: TableModel> Table<M> {
     }
 
     /// [`update_with_retry`](Self::update_with_retry) with a chosen policy.
+    ///
+    /// ```no_run
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// use tablekit::DynamicEntity;
+    /// # async fn run() -> tablekit::Result<()> {
+    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table_named::<DynamicEntity>("Counters");
+    /// let policy = ConflictRetry::new().max_attempts(100)?;
+    /// table
+    ///     .update_with_retry_policy(("hits", ""), &policy, |c| c.set("N", c.get_or("N", 0i64) + 1))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn update_with_retry_policy(
         &self,
         (partition_key, row_key): (&str, &str),

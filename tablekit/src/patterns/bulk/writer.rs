@@ -121,7 +121,9 @@ impl BulkWriter {
     {
         let counter = ProgressCounter::new(SharedSink(Arc::clone(&self.progress)));
         let mut report = BulkReport::default();
-        let mut ops = std::pin::pin!(ops.ready_chunks(self.window));
+        // `chunks`, not `ready_chunks`: a file or network source is often momentarily pending,
+        // and planning whatever happened to be buffered would make small transactions.
+        let mut ops = std::pin::pin!(ops.chunks(self.window));
         'windows: while let Some(chunk) = ops.next().await {
             let mut window = Vec::with_capacity(chunk.len());
             let mut input_error = None;

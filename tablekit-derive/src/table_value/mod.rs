@@ -2,6 +2,9 @@
 //! discriminant (the default: compact, and renaming a variant keeps data readable) or as its
 //! name (`#[tablekit(as_name)]`: readable in storage explorers). An unknown stored value is a
 //! `ValueError`, so a getter reads the field's default and its `try_` form says why.
+//!
+//! The same enum is also a `RecordField` in the same form (an `i32`, or its name), so it can
+//! be a field of a `#[derive(Record)]` struct: seed 001's `CompletedLevel { level, .. }`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -101,6 +104,32 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
     let type_name = ident.to_string();
     let idents: Vec<_> = variants.iter().map(|(i, _)| *i).collect();
     let names: Vec<_> = variants.iter().map(|(_, n)| n).collect();
+    let (write, read) = if as_name {
+        (
+            quote!(__writer.write_str(match self { #(#ident::#idents => #names),* });),
+            quote! {
+                let text = __reader.read_str()?;
+                match text {
+                    #(#names => #p::Ok(#ident::#idents),)*
+                    other => #p::Err(#p::record::RecordError::invalid(
+                        format!("`{}` is not a `{}` variant", other, #type_name),
+                    )),
+                }
+            },
+        )
+    } else {
+        (
+            // A match rather than `*self as i32`: the enum need not be `Copy`.
+            quote!(__writer.write_i32(match self { #(#ident::#idents => #ident::#idents as i32),* });),
+            quote! {
+                let n = __reader.read_i32()?;
+                #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
+                #p::Err(#p::record::RecordError::invalid(
+                    format!("{} is not a `{}` discriminant", n, #type_name),
+                ))
+            },
+        )
+    };
     let (into, from) = if as_name {
         (
             quote!(#p::Some(#p::Value::String(#p::String::from(match self { #(#ident::#idents => #names),* })))),
@@ -143,6 +172,19 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
             impl #p::FromValue for #ident {
                 fn from_value(value: &#p::Value) -> #p::Result<Self, #p::ValueError> {
                     #from
+                }
+            }
+
+            #[automatically_derived]
+            impl #p::record::RecordField for #ident {
+                fn write_field(&self, __writer: &mut #p::record::RecordWriter) {
+                    #write
+                }
+
+                fn read_field(
+                    __reader: &mut #p::record::RecordReader<'_>,
+                ) -> #p::Result<Self, #p::record::RecordError> {
+                    #read
                 }
             }
         };

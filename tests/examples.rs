@@ -6,9 +6,13 @@
 // The examples' `main` functions are not called from here, and their public items (public for
 // this test to use) are private modules of this crate.
 #![allow(dead_code, unreachable_pub)]
+// Each example includes the shared `support` module itself, as a standalone example must.
+#![allow(clippy::duplicate_mod)]
 
 #[path = "../examples/gamers.rs"]
 mod gamers;
+#[path = "../examples/microblog.rs"]
+mod microblog;
 
 use tablekit::client::TableServiceClient;
 
@@ -58,4 +62,58 @@ async fn gamers_follows_the_seed_demo() {
         outcome.final_dragon_score, 131,
         "30 + 1 + 100: no update lost"
     );
+}
+
+#[tokio::test]
+async fn microblog_queries_transactions_and_upgrade() {
+    use chrono::{Datelike, TimeZone, Utc};
+    use microblog::Kind;
+
+    let outcome = microblog::run(&client())
+        .await
+        .expect("the microblog example runs");
+
+    // The 10 newest football blogs: two a month, October 2009 back to June 2009.
+    let expected: Vec<_> = [10, 9, 8, 7, 6]
+        .into_iter()
+        .flat_map(|m| [17, 3].map(|d| Utc.with_ymd_and_hms(2009, m, d, 12, 0, 0).unwrap()))
+        .collect();
+    assert_eq!(outcome.most_recent, expected);
+
+    // A year by PartitionKey range: all of 2009's, none of 2008's, none of the other channel.
+    assert_eq!(outcome.year_2009.len(), 20);
+    assert!(outcome.year_2009.iter().all(|t| t.year() == 2009));
+    assert!(
+        outcome.year_2009.windows(2).all(|w| w[0] > w[1]),
+        "newest first: {:?}",
+        outcome.year_2009
+    );
+
+    // Kinds come back as their own types, in key order: blog, its comment, photo, ...
+    assert_eq!(
+        outcome.home_page,
+        [
+            Kind::Blog,
+            Kind::Comment,
+            Kind::Photo,
+            Kind::Blog,
+            Kind::Comment
+        ]
+    );
+
+    assert_eq!(outcome.after_transaction, 14 * 5 + 14 + 3);
+    assert_eq!(outcome.failed_operation, Some(1));
+    assert_eq!(
+        outcome.after_failed_transaction, outcome.after_transaction,
+        "a failed transaction applies nothing"
+    );
+
+    assert_eq!(outcome.old_blog_category, "general");
+    assert!(outcome.upgraded_properties.contains(&"Category".to_owned()));
+    assert!(
+        !outcome.upgraded_properties.contains(&"Rating".to_owned()),
+        "Replace dropped the removed property: {:?}",
+        outcome.upgraded_properties
+    );
+    assert!(outcome.upgraded_properties.contains(&"Text".to_owned()));
 }

@@ -9,10 +9,14 @@
 // Each example includes the shared `support` module itself, as a standalone example must.
 #![allow(clippy::duplicate_mod)]
 
+#[path = "../examples/expenses.rs"]
+mod expenses;
 #[path = "../examples/gamers.rs"]
 mod gamers;
 #[path = "../examples/microblog.rs"]
 mod microblog;
+#[path = "../examples/titles.rs"]
+mod titles;
 
 use tablekit::client::TableServiceClient;
 
@@ -116,4 +120,50 @@ async fn microblog_queries_transactions_and_upgrade() {
         outcome.upgraded_properties
     );
     assert!(outcome.upgraded_properties.contains(&"Text".to_owned()));
+}
+
+#[tokio::test]
+async fn expenses_read_by_prefix_and_delete_atomically() {
+    let outcome = expenses::run(&client())
+        .await
+        .expect("the expenses example runs");
+    let mut items = outcome.travel_items.clone();
+    items.sort();
+    assert_eq!(
+        items,
+        ["Flight", "Hotel", "Taxi"],
+        "the lunch's items are not in range"
+    );
+    assert!((outcome.travel_total - 846.7).abs() < 1e-9);
+    assert!(outcome.stale_delete_refused);
+    assert_eq!(
+        outcome.after_refused_delete, 7,
+        "2 expenses + 5 items: the refused transaction deleted nothing"
+    );
+    assert_eq!(outcome.after_delete, 3, "the lunch and its 2 items remain");
+    assert!(!outcome.travel_expense_exists);
+    assert_eq!(outcome.other_items_left, 2);
+}
+
+#[tokio::test]
+async fn titles_starts_with_is_a_case_insensitive_range() {
+    let outcome = titles::run(&client())
+        .await
+        .expect("the titles example runs");
+    let found: Vec<(&str, Vec<&str>)> = outcome
+        .searches
+        .iter()
+        .map(|(prefix, _, titles)| (prefix.as_str(), titles.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("Metabolis", vec!["Metabolise", "Metabolised"]),
+            ("metabolis", vec!["Metabolise", "Metabolised", "Metabolism"]),
+            ("Meta", vec!["Meta", "metabolic rate", "Metabolife"]),
+            ("Mex", vec!["Mexico"]),
+        ]
+    );
+    let refused = outcome.refused.expect("AC/DC is refused");
+    assert!(refused.contains("forbidden character '/'"), "{refused}");
 }

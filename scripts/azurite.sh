@@ -19,8 +19,9 @@ install() {
   (cd "$home" && npm install --no-audit --no-fund --loglevel=error "azurite@$AZURITE_VERSION" >&2)
 }
 
+# Node is already required for Azurite, so it also finds the free port (no python needed).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+  node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
 }
 
 start() {
@@ -34,6 +35,7 @@ start() {
     --inMemoryPersistence --disableTelemetry --skipApiVersionCheck --disableProductStyleUrl \
     --loose --silent >"$work/azurite.log" 2>&1) &
   echo $! >"$pidfile"
+  echo "$work" >"$home/azurite.workdir"
   for _ in $(seq 1 600); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "export TABLEKIT_AZURITE_URL=http://127.0.0.1:$port/devstoreaccount1"
@@ -59,6 +61,10 @@ stop() {
   done
   kill -KILL "$pid" 2>/dev/null || true
   rm -f "$pidfile"
+  if [ -f "$home/azurite.workdir" ]; then
+    rm -rf "$(cat "$home/azurite.workdir")"
+    rm -f "$home/azurite.workdir"
+  fi
 }
 
 case "${1:-}" in

@@ -461,3 +461,111 @@ async fn traces_name_requests_but_never_secrets() {
     );
     assert!(!text.contains("SharedKey devstoreaccount1:"), "{text}");
 }
+
+fn request_line(seen: &Seen) -> String {
+    seen.head.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn empty_pages_with_a_continuation_are_followed_and_empty_row_keys_never_sent() {
+    let entity = |rk: &'static str| -> &'static str {
+        match rk {
+            "1" => r#"{"value":[{"PartitionKey":"a","RowKey":"1"}]}"#,
+            _ => r#"{"value":[{"PartitionKey":"b","RowKey":"2"}]}"#,
+        }
+    };
+    let server = ScriptedServer::start(vec![
+        Step::Reply(
+            200,
+            vec![
+                ("x-ms-continuation-NextPartitionKey", "1!4!YQ--"),
+                ("x-ms-continuation-NextRowKey", ""),
+            ],
+            r#"{"value":[]}"#,
+        ),
+        Step::Reply(
+            200,
+            vec![
+                ("x-ms-continuation-NextPartitionKey", "1!4!Yg--"),
+                ("x-ms-continuation-NextRowKey", "1!4!Mg--"),
+            ],
+            entity("1"),
+        ),
+        Step::Reply(200, Vec::new(), entity("2")),
+    ])
+    .await;
+    let client = server.client(key(), RetryPolicy::none());
+    let table = client.table_named::<DynamicEntity>("alpha");
+    let all = table.query_all().collect_all().await.unwrap();
+    let keys: Vec<_> = all.iter().map(|e| e.row_key().to_owned()).collect();
+    assert_eq!(
+        keys,
+        ["1", "2"],
+        "the empty first page did not end the query"
+    );
+    let lines: Vec<String> = server.seen().iter().map(request_line).collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines[0].starts_with("GET /devstoreaccount1/alpha() "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("?NextPartitionKey=1%214%21YQ-- "),
+        "no empty NextRowKey: {}",
+        lines[1]
+    );
+    assert!(
+        lines[2].contains("?NextPartitionKey=1%214%21Yg--&NextRowKey=1%214%21Mg-- "),
+        "{}",
+        lines[2]
+    );
+}
+
+#[tokio::test]
+async fn table_listings_follow_next_table_name() {
+    let server = ScriptedServer::start(vec![
+        Step::Reply(
+            200,
+            vec![("x-ms-continuation-NextTableName", "beta")],
+            TABLES,
+        ),
+        Step::Reply(200, Vec::new(), r#"{"value":[{"TableName":"beta"}]}"#),
+    ])
+    .await;
+    let client = server.client(key(), RetryPolicy::none());
+    assert_eq!(
+        client.list_table_names(None).await.unwrap(),
+        ["alpha", "beta"]
+    );
+    let lines: Vec<String> = server.seen().iter().map(request_line).collect();
+    assert!(
+        lines[1].contains("/Tables?NextTableName=beta "),
+        "{}",
+        lines[1]
+    );
+}
+
+#[tokio::test]
+async fn malformed_answers_are_decode_errors_not_panics() {
+    let server = ScriptedServer::start(vec![
+        Step::Reply(200, Vec::new(), "{not json"),
+        Step::Reply(200, Vec::new(), r#"{"PartitionKey":5}"#),
+        Step::Reply(
+            202,
+            vec![("content-type", "multipart/mixed; boundary=batchresponse_x")],
+            "--batchresponse_x\r\ngarbage",
+        ),
+    ])
+    .await;
+    let client = server.client(key(), RetryPolicy::none());
+    let table = client.table_named::<DynamicEntity>("alpha");
+    let err = table.query_all().first_page().await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err}");
+    let err = table.get("p", "r").await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err}");
+    let mut batch = table.batch();
+    batch.insert(&DynamicEntity::new("p", "r")).unwrap();
+    let err = batch.submit().await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err}");
+}

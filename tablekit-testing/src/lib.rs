@@ -1,1 +1,24 @@
 #![doc = include_str!("../README.md")]
+
+mod auth;
+mod batch;
+mod continuation;
+mod counter;
+mod error;
+mod faults;
+pub mod filter;
+mod fixtures;
+mod operations;
+mod response;
+mod route;
+mod router;
+mod server;
+mod service_error;
+mod store;
+
+pub use auth::TableSas;
+pub use counter::{Operation, RequestCounts};
+pub use error::{Error, Result};
+pub use faults::{Fault, Faults};
+pub use fixtures::TestTable;
+pub use server::{Emulator, EmulatorBuilder, DEV_ACCOUNT, DEV_KEY};

@@ -42,6 +42,13 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Record bytes (see [`record`](crate::record)) could not be read.
+    #[error("cannot read records: {0}")]
+    Record(#[from] RecordError),
+    /// A value split across properties (see [`split`](crate::split)) is too large to write or
+    /// could not be read back intact.
+    #[error(transparent)]
+    Split(#[from] SplitError),
     /// The service answered with an error status (see [`ServiceError`] for the code).
     #[error(transparent)]
     Service(Box<ServiceError>),
@@ -66,13 +73,6 @@ pub enum Error {
     /// A connection string, endpoint, credential or handle that cannot work.
     #[error("invalid configuration: {0}")]
     Configuration(String),
-    /// Record bytes (see [`record`](crate::record)) could not be read.
-    #[error("cannot read records: {0}")]
-    Record(#[from] RecordError),
-    /// A value split across properties (see [`split`](crate::split)) is too large to write or
-    /// could not be read back intact.
-    #[error(transparent)]
-    Split(#[from] SplitError),
 }
 
 fn batch_message(index: Option<usize>, source: &ServiceError) -> String {

@@ -1,2 +1,60 @@
-//! The standalone emulator.
-fn main() {}
+//! The standalone emulator: `tablekit-emulator [--port 10002] [--data DIR] [--account NAME:KEY]`.
+//!
+//! Serves the development account (and any `--account`) on 127.0.0.1 until Ctrl-C. With
+//! `--data`, acknowledged writes are kept in DIR and survive a restart.
+
+use std::process::ExitCode;
+
+use tablekit_testing::Emulator;
+
+const USAGE: &str =
+    "usage: tablekit-emulator [--port PORT] [--data DIR] [--account NAME:BASE64KEY]...";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("tablekit-emulator: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let mut builder = Emulator::builder().port(10002);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--port" => {
+                let port = value()?;
+                builder = builder.port(port.parse().map_err(|_| format!("bad port `{port}`"))?);
+            }
+            "--data" => builder = builder.persist_to(value()?),
+            "--account" => {
+                let spec = value()?;
+                let (name, key) = spec
+                    .split_once(':')
+                    .ok_or_else(|| format!("--account takes NAME:KEY\n{USAGE}"))?;
+                builder = builder.account(name, key);
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    let emulator = builder.start().await.map_err(|e| e.to_string())?;
+    println!("tablekit-emulator listening on {}", emulator.endpoint());
+    println!("UseDevelopmentStorage=true works when the port is 10002");
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|e| format!("cannot wait for Ctrl-C: {e}"))?;
+    emulator.shutdown().await;
+    Ok(())
+}

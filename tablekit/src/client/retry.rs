@@ -14,6 +14,9 @@
 //! - a retried conditional **merge/replace** can answer 412 because the first attempt changed
 //!   the ETag; this is returned as a precondition failure, and an optimistic-concurrency loop
 //!   re-reads and retries as it would for any other writer;
+//! - a retried **transaction** is applied at most once (it is atomic), but if the first
+//!   attempt was applied the retry fails like any conflicting transaction (e.g. 409 on its
+//!   first insert); the client returns that error, since another writer could cause the same;
 //! - upserts and reads are idempotent.
 
 use std::time::Duration;

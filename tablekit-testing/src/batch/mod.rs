@@ -1,0 +1,545 @@
+//! `$batch` (entity group transactions): the multipart request parser, the all-or-nothing
+//! execution and the multipart response writer.
+//!
+//! As on the service (and unlike Azurite): one changeset, 1 to 100 operations, one table,
+//! one PartitionKey (400 CommandsInBatchActOnDifferentPartitions), each entity once
+//! (400 InvalidDuplicateRow), nothing applied when any operation fails, and the failure
+//! answered with the failing operation's index as the message's `N:` prefix.
+
+use std::collections::HashMap;
+
+use http::StatusCode;
+use tablekit::limits::MAX_BATCH_OPERATIONS;
+use tablekit::DynamicEntity;
+
+use crate::auth::Caller;
+use crate::operations::{self, EntityOp, Planned};
+use crate::response::{self, EntityWriter, Metadata};
+use crate::route::{self, Route};
+use crate::router::{Ctx, Reply};
+use crate::service_error::ServiceError;
+use crate::store::entity_key;
+
+/// Header lines in order, as (name, value).
+type Headers = Vec<(String, String)>;
+
+/// One part of a multipart body: its MIME headers and its content.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Part<'a> {
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: &'a [u8],
+}
+
+impl Part<'_> {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One operation of a changeset, as sent.
+#[derive(Debug)]
+pub(crate) struct SubRequest {
+    pub(crate) method: String,
+    /// The path of the (usually absolute) URL.
+    pub(crate) path: String,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl SubRequest {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The `boundary` parameter of a `multipart/mixed` Content-Type.
+pub(crate) fn boundary(content_type: &str) -> Option<&str> {
+    let (kind, params) = content_type.split_once(';')?;
+    if !kind.trim().eq_ignore_ascii_case("multipart/mixed") {
+        return None;
+    }
+    params.split(';').find_map(|p| {
+        let (name, value) = p.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("boundary")
+            .then(|| value.trim().trim_matches('"'))
+            .filter(|b| !b.is_empty())
+    })
+}
+
+/// Splits a multipart body on `--boundary` lines (CRLF or LF), up to `--boundary--`.
+pub(crate) fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part<'a>>, String> {
+    let delimiter = format!("--{boundary}");
+    let delimiter = delimiter.as_bytes();
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while let Some(found) = find(body.get(i..).unwrap_or_default(), delimiter) {
+        let at = i + found;
+        let line_start = at == 0 || body.get(at - 1) == Some(&b'\n');
+        if line_start {
+            starts.push(at);
+        }
+        i = at + delimiter.len();
+    }
+    let mut parts = Vec::new();
+    let mut closed = false;
+    for (n, &start) in starts.iter().enumerate() {
+        let after = start + delimiter.len();
+        if body.get(after..after + 2) == Some(b"--") {
+            closed = true;
+            break;
+        }
+        let content_start = line_end(body, after).ok_or("a delimiter line does not end")?;
+        let end = *starts
+            .get(n + 1)
+            .ok_or("the multipart body is not closed")?;
+        let content = trim_line_break(body.get(content_start..end).unwrap_or_default());
+        let (headers, part_body) = split_head(content)?;
+        parts.push(Part {
+            headers,
+            body: part_body,
+        });
+    }
+    if !closed {
+        return Err("the multipart body is not closed".to_owned());
+    }
+    Ok(parts)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The index just past the end of the line that contains `from`.
+fn line_end(body: &[u8], from: usize) -> Option<usize> {
+    let rest = body.get(from..)?;
+    rest.iter().position(|b| *b == b'\n').map(|p| from + p + 1)
+}
+
+/// Drops the line break that belongs to the next delimiter.
+fn trim_line_break(content: &[u8]) -> &[u8] {
+    let content = content.strip_suffix(b"\n").unwrap_or(content);
+    content.strip_suffix(b"\r").unwrap_or(content)
+}
+
+/// Splits header lines from the body at the first empty line.
+fn split_head(content: &[u8]) -> Result<(Headers, &[u8]), String> {
+    let mut headers = Vec::new();
+    let mut pos = 0;
+    loop {
+        let Some(end) = line_end(content, pos) else {
+            // Headers only, no empty line: an empty body.
+            let line = String::from_utf8_lossy(content.get(pos..).unwrap_or_default());
+            push_header(&mut headers, line.trim_end())?;
+            return Ok((headers, &[]));
+        };
+        let line = String::from_utf8_lossy(content.get(pos..end).unwrap_or_default());
+        let line = line.trim_end_matches(['\r', '\n']);
+        pos = end;
+        if line.is_empty() {
+            return Ok((headers, content.get(pos..).unwrap_or_default()));
+        }
+        push_header(&mut headers, line)?;
+    }
+}
+
+fn push_header(headers: &mut Vec<(String, String)>, line: &str) -> Result<(), String> {
+    if line.is_empty() {
+        return Ok(());
+    }
+    let (name, value) = line
+        .split_once(':')
+        .ok_or_else(|| format!("`{line}` is not a header"))?;
+    headers.push((name.trim().to_owned(), value.trim().to_owned()));
+    Ok(())
+}
+
+/// Parses a changeset part's content: `METHOD URL HTTP/1.1`, headers, body.
+pub(crate) fn parse_sub_request(content: &[u8]) -> Result<SubRequest, String> {
+    let first_end = line_end(content, 0).ok_or("an operation has no request line")?;
+    let request_line = String::from_utf8_lossy(content.get(..first_end).unwrap_or_default());
+    let mut words = request_line.split_whitespace();
+    let (Some(method), Some(url)) = (words.next(), words.next()) else {
+        return Err(format!("`{}` is not a request line", request_line.trim()));
+    };
+    let (headers, body) = split_head(content.get(first_end..).unwrap_or_default())?;
+    Ok(SubRequest {
+        method: method.to_owned(),
+        path: url_path(url).to_owned(),
+        headers,
+        body: body.to_vec(),
+    })
+}
+
+/// The path of an absolute or relative URL, without its query.
+fn url_path(url: &str) -> &str {
+    let without_scheme = match url.find("://") {
+        Some(i) => {
+            let rest = url.get(i + 3..).unwrap_or_default();
+            rest.find('/').and_then(|j| rest.get(j..)).unwrap_or("/")
+        }
+        None => url,
+    };
+    without_scheme
+        .split_once('?')
+        .map_or(without_scheme, |(p, _)| p)
+}
+
+/// A parsed operation and what its response needs.
+struct Operation {
+    op: EntityOp,
+    table: String,
+    content_id: Option<String>,
+    no_content: bool,
+    level: Metadata,
+}
+
+/// Runs a `$batch` request.
+pub(crate) fn execute(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Reply, ServiceError> {
+    let content_type = ctx
+        .parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let outer = boundary(content_type)
+        .ok_or_else(|| ServiceError::invalid_input("A batch needs a multipart/mixed boundary."))?;
+    let parts = split_parts(body, outer).map_err(ServiceError::invalid_input)?;
+    let [changeset] = parts.as_slice() else {
+        return Err(ServiceError::invalid_input(
+            "A batch holds exactly one changeset.",
+        ));
+    };
+    let inner = changeset
+        .header("content-type")
+        .and_then(boundary)
+        .ok_or_else(|| ServiceError::invalid_input("The batch part is not a changeset."))?;
+    let requests = split_parts(changeset.body, inner).map_err(ServiceError::invalid_input)?;
+    let response = BatchResponse::new();
+    match plan_and_apply(ctx, caller, &requests) {
+        Ok(done) => Ok(response.success(ctx, &done)),
+        Err(failure) => Ok(response.failure(ctx, &failure)),
+    }
+}
+
+/// Why a batch failed: the operation's index (and Content-ID) and the error.
+struct Failure {
+    index: usize,
+    content_id: Option<String>,
+    error: ServiceError,
+}
+
+fn fail(index: usize, content_id: Option<String>, error: ServiceError) -> Failure {
+    Failure {
+        index,
+        content_id,
+        error,
+    }
+}
+
+/// Parses and checks every operation, then applies all of them or none.
+fn plan_and_apply(
+    ctx: &Ctx<'_>,
+    caller: &Caller,
+    parts: &[Part<'_>],
+) -> Result<Vec<(Operation, Planned)>, Failure> {
+    if parts.is_empty() {
+        return Err(fail(
+            0,
+            None,
+            ServiceError::invalid_input("The batch holds no operations."),
+        ));
+    }
+    if parts.len() > MAX_BATCH_OPERATIONS {
+        return Err(fail(
+            0,
+            None,
+            ServiceError::invalid_input(
+                "The batch request operation exceeds the maximum 100 changes per change set.",
+            ),
+        ));
+    }
+    let mut operations = Vec::with_capacity(parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        let content_id = part.header("content-id").map(str::to_owned);
+        let operation = parse_operation(ctx, part).map_err(|e| fail(index, content_id, e))?;
+        operations.push(operation);
+    }
+    check_scope(&operations)?;
+    if let Caller::Sas(grant) = caller {
+        for (index, o) in operations.iter().enumerate() {
+            let (pk, rk) = o.op.keys();
+            grant
+                .check_table(&o.table)
+                .and_then(|_| grant.check_permissions(o.op.permissions()))
+                .and_then(|_| grant.check_keys(pk, rk))
+                .map_err(|e| fail(index, o.content_id.clone(), e))?;
+        }
+    }
+    let first = operations
+        .first()
+        .map(|o| o.table.clone())
+        .unwrap_or_default();
+    let table = ctx
+        .state
+        .store
+        .table(&ctx.account, &first)
+        .map_err(|e| fail(0, operations.first().and_then(|o| o.content_id.clone()), e))?;
+    let mut table = table.write().unwrap_or_else(|e| e.into_inner());
+    if table.deleted {
+        return Err(fail(0, None, ServiceError::table_not_found()));
+    }
+    // Plan every operation against the table as the earlier ones leave it, apply at the end.
+    let mut overlay: HashMap<(String, String), Option<DynamicEntity>> = HashMap::new();
+    let mut planned = Vec::with_capacity(operations.len());
+    for (index, operation) in operations.into_iter().enumerate() {
+        let (pk, rk) = operation.op.keys();
+        let key = (pk.to_owned(), rk.to_owned());
+        let current = match overlay.get(&key) {
+            Some(seen) => seen.as_ref(),
+            None => table.entities.get(&entity_key(pk, rk)),
+        };
+        let result = operations::plan(&operation.op, current, ctx.state.store.next_timestamp())
+            .map_err(|e| fail(index, operation.content_id.clone(), e))?;
+        overlay.insert(key, result.stored.clone());
+        planned.push((operation, result));
+    }
+    let changes = planned.iter().map(|(_, p)| p.change.clone()).collect();
+    ctx.state.store.commit(&ctx.account, &mut table, changes);
+    Ok(planned)
+}
+
+fn parse_operation(ctx: &Ctx<'_>, part: &Part<'_>) -> Result<Operation, ServiceError> {
+    let request = parse_sub_request(part.body).map_err(ServiceError::invalid_input)?;
+    let (account, route) = route::parse(&request.path)?;
+    if account != ctx.account {
+        return Err(ServiceError::invalid_input(
+            "An operation addresses another account.",
+        ));
+    }
+    let if_match = request.header("if-match").map(str::to_owned);
+    let (op, table) = match (request.method.as_str(), route) {
+        ("POST", Route::Entities(table)) => (
+            EntityOp::Insert(operations::parse_entity(&request.body, None)?),
+            table,
+        ),
+        (
+            method @ ("PUT" | "MERGE" | "PATCH"),
+            Route::Entity {
+                table,
+                partition_key,
+                row_key,
+            },
+        ) => {
+            let entity = operations::parse_entity(&request.body, Some((&partition_key, &row_key)))?;
+            (
+                EntityOp::Update {
+                    entity,
+                    if_match,
+                    merge: method != "PUT",
+                },
+                table,
+            )
+        }
+        (
+            "DELETE",
+            Route::Entity {
+                table,
+                partition_key,
+                row_key,
+            },
+        ) => (
+            EntityOp::Delete {
+                partition_key,
+                row_key,
+                if_match: if_match.ok_or_else(|| ServiceError::missing_header("If-Match"))?,
+            },
+            table,
+        ),
+        _ => {
+            return Err(ServiceError::invalid_input(
+                "A changeset holds only inserts, updates, merges and deletes of entities.",
+            ))
+        }
+    };
+    let content_id = part
+        .header("content-id")
+        .or_else(|| request.header("content-id"))
+        .map(str::to_owned);
+    let no_content = request
+        .header("prefer")
+        .is_some_and(|p| p.contains("return-no-content"));
+    let level = Metadata::from_accept(request.header("accept")).unwrap_or(Metadata::Minimal);
+    Ok(Operation {
+        op,
+        table,
+        content_id,
+        no_content,
+        level,
+    })
+}
+
+/// One table, one PartitionKey, each row once.
+fn check_scope(operations: &[Operation]) -> Result<(), Failure> {
+    let Some(first) = operations.first() else {
+        return Ok(());
+    };
+    let (first_pk, _) = first.op.keys();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (index, o) in operations.iter().enumerate() {
+        let (pk, rk) = o.op.keys();
+        if !o.table.eq_ignore_ascii_case(&first.table) {
+            return Err(fail(
+                index,
+                o.content_id.clone(),
+                ServiceError::invalid_input("All operations of a batch must address one table."),
+            ));
+        }
+        if pk != first_pk {
+            return Err(fail(
+                index,
+                o.content_id.clone(),
+                ServiceError::new(
+                    StatusCode::BAD_REQUEST,
+                    "CommandsInBatchActOnDifferentPartitions",
+                    "All commands in a batch must operate on same entity group.",
+                ),
+            ));
+        }
+        if seen.insert(rk, index).is_some() {
+            return Err(fail(
+                index,
+                o.content_id.clone(),
+                ServiceError::new(
+                    StatusCode::BAD_REQUEST,
+                    "InvalidDuplicateRow",
+                    format!(
+                        "A command with RowKey '{rk}' is already present in the batch. An entity can appear only once in a batch."
+                    ),
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the multipart answer.
+struct BatchResponse {
+    batch: String,
+    changeset: String,
+}
+
+impl BatchResponse {
+    fn new() -> Self {
+        BatchResponse {
+            batch: format!("batchresponse_{}", uuid::Uuid::new_v4()),
+            changeset: format!("changesetresponse_{}", uuid::Uuid::new_v4()),
+        }
+    }
+
+    fn open(&self) -> String {
+        format!(
+            "--{}\r\nContent-Type: multipart/mixed; boundary={}\r\n\r\n",
+            self.batch, self.changeset
+        )
+    }
+
+    fn part_head(&self) -> String {
+        format!(
+            "--{}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n",
+            self.changeset
+        )
+    }
+
+    fn close(&self) -> String {
+        format!("--{}--\r\n--{}--\r\n", self.changeset, self.batch)
+    }
+
+    fn finish(&self, ctx: &Ctx<'_>, body: String) -> Reply {
+        let content_type = format!("multipart/mixed; boundary={}", self.batch);
+        ctx.reply(StatusCode::ACCEPTED, Some(&content_type), body.into_bytes())
+    }
+
+    fn success(&self, ctx: &Ctx<'_>, done: &[(Operation, Planned)]) -> Reply {
+        let base = ctx.base();
+        let mut out = self.open();
+        for (operation, planned) in done {
+            out.push_str(&self.part_head());
+            out.push_str(&format!(
+                "HTTP/1.1 {} {}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n",
+                planned.status.as_u16(),
+                planned.status.canonical_reason().unwrap_or_default()
+            ));
+            if let Some(id) = &operation.content_id {
+                out.push_str(&format!("Content-ID: {id}\r\n"));
+            }
+            let mut body = None;
+            if let Some(stored) = &planned.stored {
+                if planned.status == StatusCode::CREATED {
+                    let location =
+                        format!("{base}/{}", response::entity_path(&operation.table, stored));
+                    out.push_str(&format!(
+                        "Location: {location}\r\nDataServiceId: {location}\r\n"
+                    ));
+                    if operation.no_content {
+                        out.push_str("Preference-Applied: return-no-content\r\n");
+                    } else {
+                        let writer = EntityWriter {
+                            base: &base,
+                            account: &ctx.account,
+                            table: &operation.table,
+                            level: operation.level,
+                            select: None,
+                        };
+                        out.push_str(&format!(
+                            "Content-Type: {}\r\n",
+                            operation.level.content_type()
+                        ));
+                        body = Some(writer.single(stored));
+                    }
+                }
+                out.push_str(&format!("ETag: {}\r\n", response::entity_etag(stored)));
+            }
+            out.push_str("\r\n");
+            if let Some(body) = body {
+                out.push_str(&String::from_utf8_lossy(&body));
+            }
+            out.push_str("\r\n");
+        }
+        out.push_str(&self.close());
+        self.finish(ctx, out)
+    }
+
+    fn failure(&self, ctx: &Ctx<'_>, failure: &Failure) -> Reply {
+        let err = &failure.error;
+        let prefix = format!("{}:", failure.index);
+        let (content_type, body) = response::error_body(err, ctx.request_id, ctx.level, &prefix);
+        let mut out = self.open();
+        out.push_str(&self.part_head());
+        out.push_str(&format!(
+            "HTTP/1.1 {} {}\r\nX-Content-Type-Options: nosniff\r\nDataServiceVersion: 3.0;\r\nContent-Type: {content_type}\r\n",
+            err.status.as_u16(),
+            err.status.canonical_reason().unwrap_or_default()
+        ));
+        if let Some(id) = &failure.content_id {
+            out.push_str(&format!("Content-ID: {id}\r\n"));
+        }
+        out.push_str("\r\n");
+        out.push_str(&String::from_utf8_lossy(&body));
+        out.push_str("\r\n");
+        out.push_str(&self.close());
+        self.finish(ctx, out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+//! Counts requests by operation kind, so a test can prove that input a client rejects
+//! never reached the server.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The kind of a request the emulator received.
+///
+/// ```
+/// use tablekit_testing::Operation;
+/// assert_eq!(Operation::Insert.to_string(), "Insert");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Operation {
+    /// `POST /Tables`.
+    CreateTable,
+    /// `DELETE /Tables('T')`.
+    DeleteTable,
+    /// `GET /Tables` or `GET /Tables('T')`.
+    QueryTables,
+    /// `POST /T`.
+    Insert,
+    /// `PUT /T(...)` with `If-Match`.
+    Replace,
+    /// `MERGE` or `PATCH /T(...)` with `If-Match`.
+    Merge,
+    /// `PUT /T(...)` without `If-Match`.
+    InsertOrReplace,
+    /// `MERGE` or `PATCH /T(...)` without `If-Match`.
+    InsertOrMerge,
+    /// `DELETE /T(...)`.
+    Delete,
+    /// `GET /T(PartitionKey='..',RowKey='..')`.
+    Get,
+    /// `GET /T()` with `$filter` / `$top` / `$select`.
+    Query,
+    /// `POST /$batch`.
+    Batch,
+    /// Anything else (service properties, ACLs, unknown paths).
+    Other,
+}
+
+impl Operation {
+    /// Every kind, in declaration order.
+    pub const ALL: [Operation; 13] = [
+        Operation::CreateTable,
+        Operation::DeleteTable,
+        Operation::QueryTables,
+        Operation::Insert,
+        Operation::Replace,
+        Operation::Merge,
+        Operation::InsertOrReplace,
+        Operation::InsertOrMerge,
+        Operation::Delete,
+        Operation::Get,
+        Operation::Query,
+        Operation::Batch,
+        Operation::Other,
+    ];
+
+    fn index(self) -> usize {
+        Operation::ALL
+            .iter()
+            .position(|op| *op == self)
+            .unwrap_or(Operation::ALL.len() - 1)
+    }
+
+    /// Whether the operation changes data.
+    pub fn is_write(self) -> bool {
+        !matches!(
+            self,
+            Operation::QueryTables | Operation::Get | Operation::Query | Operation::Other
+        )
+    }
+}
+
+impl std::fmt::Display for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Live counters, shared by the server's tasks.
+#[derive(Debug, Default)]
+pub(crate) struct RequestCounter {
+    counts: [AtomicU64; Operation::ALL.len()],
+}
+
+impl RequestCounter {
+    pub(crate) fn record(&self, op: Operation) {
+        if let Some(count) = self.counts.get(op.index()) {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> RequestCounts {
+        let mut counts = [0; Operation::ALL.len()];
+        for (slot, count) in counts.iter_mut().zip(&self.counts) {
+            *slot = count.load(Ordering::Relaxed);
+        }
+        RequestCounts { counts }
+    }
+
+    pub(crate) fn reset(&self) {
+        for count in &self.counts {
+            count.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// How many requests of each kind the emulator has received (a snapshot).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), tablekit_testing::Error> {
+/// use tablekit_testing::{Emulator, Operation};
+/// let emulator = Emulator::start().await?;
+/// let requests = emulator.requests();
+/// assert_eq!(requests.total(), 0);
+/// assert_eq!(requests.count(Operation::Insert), 0);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestCounts {
+    counts: [u64; Operation::ALL.len()],
+}
+
+impl RequestCounts {
+    /// Requests of one kind.
+    pub fn count(&self, op: Operation) -> u64 {
+        self.counts.get(op.index()).copied().unwrap_or(0)
+    }
+
+    /// All requests.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Requests that change data.
+    pub fn writes(&self) -> u64 {
+        Operation::ALL
+            .iter()
+            .filter(|op| op.is_write())
+            .map(|op| self.count(*op))
+            .sum()
+    }
+}

@@ -1,0 +1,62 @@
+//! [`Error`]: why an emulator could not start or a fixture could not act.
+
+use std::path::PathBuf;
+
+/// A `Result` whose error is this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong starting an emulator or using its fixtures.
+///
+/// ```
+/// use tablekit_testing::Error;
+/// let err = Error::InvalidKey { account: "acct".into() };
+/// assert_eq!(err.to_string(), "the key of account `acct` is not valid base64");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The listening socket could not be bound.
+    #[error("cannot bind 127.0.0.1: {0}")]
+    Bind(#[source] std::io::Error),
+    /// An account key is not base64 (the key itself is never shown).
+    #[error("the key of account `{account}` is not valid base64")]
+    InvalidKey {
+        /// The account.
+        account: String,
+    },
+    /// The primary account was never added.
+    #[error("account `{account}` is not configured")]
+    UnknownAccount {
+        /// The account.
+        account: String,
+    },
+    /// The persistence directory could not be read or written.
+    #[error("cannot use the data directory {}: {source}", path.display())]
+    Persistence {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Input the service would reject.
+    #[error(transparent)]
+    InvalidInput(#[from] tablekit::InvalidInput),
+    /// The emulator refused a fixture's operation as the service would.
+    #[error("{code}: {message}")]
+    Service {
+        /// The service's error code, e.g. `TableAlreadyExists`.
+        code: String,
+        /// Its message.
+        message: String,
+    },
+}
+
+impl From<crate::service_error::ServiceError> for Error {
+    fn from(err: crate::service_error::ServiceError) -> Self {
+        Error::Service {
+            code: err.code.to_owned(),
+            message: err.message,
+        }
+    }
+}

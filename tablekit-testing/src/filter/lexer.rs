@@ -1,0 +1,254 @@
+//! Splits a `$filter` string into tokens: names, typed literals, parentheses.
+
+use base64::Engine as _;
+use tablekit::codec::parse_datetime;
+use tablekit::Value;
+
+use super::FilterError;
+
+/// One lexical element of a filter.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Token {
+    /// A property name or a keyword (`and`, `eq`, ...): the parser tells them apart.
+    Name(String),
+    /// A typed literal.
+    Literal(Value),
+    /// `(`.
+    Open,
+    /// `)`.
+    Close,
+}
+
+/// Tokenizes the whole filter, or names the first thing that is not a token.
+pub(crate) fn tokenize(text: &str) -> Result<Vec<Token>, FilterError> {
+    let mut lexer = Lexer { text, pos: 0 };
+    let mut tokens = Vec::new();
+    while let Some(token) = lexer.next_token()? {
+        tokens.push(token);
+    }
+    Ok(tokens)
+}
+
+struct Lexer<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Lexer<'_> {
+    fn rest(&self) -> &str {
+        self.text.get(self.pos..).unwrap_or_default()
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn error(&self, message: impl Into<String>) -> FilterError {
+        FilterError::new(self.pos, message)
+    }
+
+    fn next_token(&mut self) -> Result<Option<Token>, FilterError> {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.bump();
+        }
+        let Some(c) = self.peek() else {
+            return Ok(None);
+        };
+        let token = match c {
+            '(' => {
+                self.bump();
+                Token::Open
+            }
+            ')' => {
+                self.bump();
+                Token::Close
+            }
+            '\'' | '"' => Token::Literal(Value::String(self.quoted(c)?)),
+            '-' | '0'..='9' => Token::Literal(self.number()?),
+            c if c.is_alphabetic() || c == '_' => self.word()?,
+            other => return Err(self.error(format!("unexpected character {other:?}"))),
+        };
+        Ok(Some(token))
+    }
+
+    fn bump(&mut self) {
+        if let Some(c) = self.peek() {
+            self.pos += c.len_utf8();
+        }
+    }
+
+    /// A quoted text; the quote character is escaped by doubling it (`'it''s'`).
+    fn quoted(&mut self, quote: char) -> Result<String, FilterError> {
+        let start = self.pos;
+        self.bump();
+        let mut out = String::new();
+        loop {
+            match self.peek() {
+                None => return Err(FilterError::new(start, "unterminated string literal")),
+                Some(c) if c == quote => {
+                    self.bump();
+                    if self.peek() == Some(quote) {
+                        self.bump();
+                        out.push(quote);
+                    } else {
+                        return Ok(out);
+                    }
+                }
+                Some(c) => {
+                    self.bump();
+                    out.push(c);
+                }
+            }
+        }
+    }
+
+    /// `123` (Int32, or Int64 when it does not fit), `123L` (Int64), `1.5`, `1e3`, `2.0d`.
+    fn number(&mut self) -> Result<Value, FilterError> {
+        let start = self.pos;
+        if self.peek() == Some('-') {
+            self.bump();
+        }
+        let mut is_double = false;
+        while let Some(c) = self.peek() {
+            match c {
+                '0'..='9' => {}
+                '.' => is_double = true,
+                'e' | 'E' => {
+                    is_double = true;
+                    let after = self.rest().get(1..).unwrap_or_default();
+                    if after.starts_with(['+', '-']) {
+                        self.bump();
+                    }
+                }
+                _ => break,
+            }
+            self.bump();
+        }
+        let digits = self.text.get(start..self.pos).unwrap_or_default();
+        let suffix = self.peek();
+        let bad =
+            |what: &str| FilterError::new(start, format!("invalid {what} literal `{digits}`"));
+        let value = match suffix {
+            Some('L' | 'l') if !is_double => {
+                self.bump();
+                Value::Int64(digits.parse().map_err(|_| bad("Int64"))?)
+            }
+            Some('d' | 'D' | 'm' | 'M' | 'f' | 'F') => {
+                self.bump();
+                Value::Double(digits.parse().map_err(|_| bad("Double"))?)
+            }
+            _ if is_double => Value::Double(digits.parse().map_err(|_| bad("Double"))?),
+            _ => match digits.parse::<i64>() {
+                Ok(n) => i32::try_from(n).map_or(Value::Int64(n), Value::Int32),
+                Err(_) => return Err(bad("integer")),
+            },
+        };
+        if self.peek().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return Err(self.error("a number runs into a name"));
+        }
+        Ok(value)
+    }
+
+    /// A name, a keyword, `true`/`false`, or a prefixed literal such as `datetime'...'`.
+    fn word(&mut self) -> Result<Token, FilterError> {
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            self.bump();
+        }
+        let word = self
+            .text
+            .get(start..self.pos)
+            .unwrap_or_default()
+            .to_owned();
+        if self.peek() == Some('\'') {
+            let body = self.quoted('\'')?;
+            return typed_literal(&word, &body)
+                .map(Token::Literal)
+                .ok_or_else(|| {
+                    FilterError::new(start, format!("invalid {word} literal `{body}`"))
+                });
+        }
+        Ok(match word.as_str() {
+            "true" => Token::Literal(Value::Bool(true)),
+            "false" => Token::Literal(Value::Bool(false)),
+            _ => Token::Name(word),
+        })
+    }
+}
+
+/// `datetime'..'`, `guid'..'`, `X'..'` / `binary'..'`; `None` for an unknown prefix or bad text.
+fn typed_literal(prefix: &str, body: &str) -> Option<Value> {
+    match prefix {
+        "datetime" => parse_datetime(body).map(Value::DateTime),
+        "guid" => body.parse().ok().map(Value::Guid),
+        "X" | "binary" => decode_hex(body).map(Value::Binary),
+        // Not an OData literal, but a convenient way to write base64 in tests.
+        "base64" => base64::engine::general_purpose::STANDARD
+            .decode(body)
+            .ok()
+            .map(Value::Binary),
+        _ => None,
+    }
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| {
+            let pair = std::str::from_utf8(pair).ok()?;
+            u8::from_str_radix(pair, 16).ok()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(text: &str) -> Value {
+        match tokenize(text).unwrap().as_slice() {
+            [Token::Literal(v)] => v.clone(),
+            other => panic!("not one literal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_take_their_edm_type_from_the_text() {
+        assert_eq!(lit("5"), Value::Int32(5));
+        assert_eq!(lit("5L"), Value::Int64(5));
+        assert_eq!(lit("-5"), Value::Int32(-5));
+        assert_eq!(lit("5000000000"), Value::Int64(5_000_000_000));
+        assert_eq!(lit("1.5"), Value::Double(1.5));
+        assert_eq!(lit("2.0"), Value::Double(2.0));
+        assert_eq!(lit("1e3"), Value::Double(1000.0));
+        assert!(tokenize("5x").is_err());
+        assert!(tokenize("1.5L").is_err());
+    }
+
+    #[test]
+    fn strings_unescape_doubled_quotes() {
+        assert_eq!(lit("'it''s'"), Value::String("it's".into()));
+        assert_eq!(lit("''"), Value::String(String::new()));
+        assert!(tokenize("'open").is_err());
+    }
+
+    #[test]
+    fn prefixed_literals() {
+        assert_eq!(lit("X'0102ff'"), Value::Binary(vec![1, 2, 255]));
+        assert_eq!(lit("binary'0102'"), Value::Binary(vec![1, 2]));
+        assert!(matches!(
+            lit("datetime'2020-01-01T00:00:00Z'"),
+            Value::DateTime(_)
+        ));
+        assert!(matches!(
+            lit("guid'c9da6455-213d-42c9-9a79-3e9149a57833'"),
+            Value::Guid(_)
+        ));
+        assert!(tokenize("X'0'").is_err());
+        assert!(tokenize("datetime'yesterday'").is_err());
+        assert!(tokenize("nope'x'").is_err());
+    }
+}

@@ -1,0 +1,132 @@
+//! The OData `$filter` language of the Table service: a lexer, a parser and an evaluator.
+//!
+//! The emulator answers queries with it, so it follows the service rather than OData in
+//! general: the operators `eq ne gt ge lt le and or not`, parentheses, literals `'text'` (with
+//! `''` for a quote), `123` (Int32), `123L` (Int64), `1.5` (Double), `true`/`false`,
+//! `datetime'...'`, `guid'...'`, `X'hex'` / `binary'hex'`. A comparison holds only between
+//! values of the same EDM type, and a missing property never matches; there are no functions
+//! (`startswith` is an error, as on the service), and at most 15 comparisons.
+//!
+//! ```
+//! use tablekit::DynamicEntity;
+//! use tablekit_testing::filter::Filter;
+//!
+//! let mut e = DynamicEntity::new("p", "r");
+//! e.set("Score", 30);
+//! let f = Filter::parse("PartitionKey eq 'p' and Score ge 20 and Score le 40")?;
+//! assert!(f.matches(&e));
+//! assert!(!Filter::parse("Score eq 30L")?.matches(&e)); // Int64 literal, Int32 property
+//! # Ok::<(), tablekit_testing::filter::FilterError>(())
+//! ```
+
+mod eval;
+mod lexer;
+mod parser;
+
+use std::fmt;
+
+use tablekit::DynamicEntity;
+
+pub use eval::{utf16_cmp, Field, Subject};
+
+/// A parsed `$filter`.
+///
+/// ```
+/// use tablekit_testing::filter::Filter;
+/// assert!(Filter::parse("(A eq 1) or not B").is_ok());
+/// assert!(Filter::parse("A eq").is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filter {
+    expr: parser::Expr,
+}
+
+impl Filter {
+    /// Parses filter text (already URL-decoded).
+    pub fn parse(text: &str) -> Result<Filter, FilterError> {
+        let tokens = lexer::tokenize(text)?;
+        let expr = parser::parse(&tokens)?;
+        Ok(Filter { expr })
+    }
+
+    /// Whether the filter holds for `subject`.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::filter::Filter;
+    /// let e = DynamicEntity::new("a", "1");
+    /// assert!(Filter::parse("'a' eq PartitionKey")?.matches(&e));
+    /// assert!(!Filter::parse("RowKey eq 1")?.matches(&e));
+    /// # Ok::<(), tablekit_testing::filter::FilterError>(())
+    /// ```
+    pub fn matches(&self, subject: &dyn Subject) -> bool {
+        eval::eval(&self.expr, subject)
+    }
+
+    /// The PartitionKey every match must have, when the filter's top-level `and` chain says
+    /// `PartitionKey eq '...'`: lets a query scan one partition instead of the table.
+    pub(crate) fn partition_key(&self) -> Option<&str> {
+        fn find(expr: &parser::Expr) -> Option<&str> {
+            use parser::{Expr, Op, Operand};
+            match expr {
+                Expr::And(a, b) => find(a).or_else(|| find(b)),
+                Expr::Compare(
+                    Operand::Property(p),
+                    Op::Eq,
+                    Operand::Literal(tablekit::Value::String(v)),
+                )
+                | Expr::Compare(
+                    Operand::Literal(tablekit::Value::String(v)),
+                    Op::Eq,
+                    Operand::Property(p),
+                ) if p == "PartitionKey" => Some(v),
+                _ => None,
+            }
+        }
+        find(&self.expr)
+    }
+}
+
+/// A filter the service would reject with 400 InvalidInput.
+///
+/// ```
+/// use tablekit_testing::filter::Filter;
+/// let err = Filter::parse("A eq 'open").unwrap_err();
+/// assert!(err.to_string().contains("unterminated"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilterError {
+    position: usize,
+    message: String,
+}
+
+impl FilterError {
+    pub(crate) fn new(position: usize, message: impl Into<String>) -> Self {
+        FilterError {
+            position,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid $filter at {}: {}", self.position, self.message)
+    }
+}
+
+impl std::error::Error for FilterError {}
+
+impl Subject for DynamicEntity {
+    fn field(&self, name: &str) -> Option<Field<'_>> {
+        match name {
+            "PartitionKey" => Some(Field::Text(self.partition_key())),
+            "RowKey" => Some(Field::Text(self.row_key())),
+            "Timestamp" => self.timestamp().map(Field::Time),
+            _ => self.value(name).map(Field::Value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,199 @@
+use chrono::{TimeZone, Utc};
+use proptest::prelude::*;
+use tablekit::{DynamicEntity, Value};
+
+use super::*;
+
+fn entity() -> DynamicEntity {
+    let mut e = DynamicEntity::new("a", "1");
+    e.set("N", 5);
+    e.set("Big", 5_000_000_000_000i64);
+    e.set("D", 2.5);
+    e.set("Flag", true);
+    e.set("Name", "it's");
+    e.set("B", vec![1u8, 2, 3]);
+    e.set(
+        "G",
+        uuid::Uuid::parse_str("c9da6455-213d-42c9-9a79-3e9149a57833").unwrap(),
+    );
+    e.set("T", Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap());
+    e.set_timestamp(Some(Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap()));
+    e
+}
+
+fn matches(text: &str) -> bool {
+    Filter::parse(text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .matches(&entity())
+}
+
+#[test]
+fn the_captured_probe_filters_match_as_on_azure() {
+    for text in [
+        "'a' eq PartitionKey",
+        "N eq 5",
+        "G eq guid'c9da6455-213d-42c9-9a79-3e9149a57833'",
+        "B eq X'010203'",
+        "B eq binary'010203'",
+        "T eq datetime'2020-01-01T00:00:00Z'",
+        "T ge datetime'2020-01-01T00:00:00.0000000Z'",
+        "Flag eq true",
+        "Flag",
+        "D eq 2.5",
+        "not (Missing eq 1)",
+        "PartitionKey eq 'a' or RowKey eq 'zz'",
+        "(PartitionKey eq 'a') and (N lt 10)",
+        "Timestamp ge datetime'2000-01-01T00:00:00Z'",
+        "Big gt 4999999999999L",
+        "Name eq 'it''s'",
+        "N ne 6",
+    ] {
+        assert!(matches(text), "{text} should match");
+    }
+}
+
+#[test]
+fn type_mismatches_and_missing_properties_never_match() {
+    for text in [
+        "Missing eq 1",
+        "Missing ne 1",
+        "RowKey eq 1",
+        "N eq 5L",
+        "N gt 4.5",
+        "Big gt 5",
+        "D eq 2",
+        "Flag eq 1",
+        "Name",
+        "T eq '2020-01-01T00:00:00Z'",
+        "not Flag",
+    ] {
+        assert!(!matches(text), "{text} should not match");
+    }
+}
+
+#[test]
+fn strings_order_by_utf16_code_units() {
+    // U+FF61 is one unit above the surrogates that encode U+1F600.
+    assert_eq!(
+        utf16_cmp("\u{FF61}", "\u{1F600}"),
+        std::cmp::Ordering::Greater
+    );
+    assert!("\u{FF61}" < "\u{1F600}"); // Rust's byte order disagrees
+    let mut e = DynamicEntity::new("\u{1F600}", "");
+    e.set("X", 1);
+    assert!(Filter::parse("PartitionKey lt '\u{FF61}'")
+        .unwrap()
+        .matches(&e));
+}
+
+#[test]
+fn partition_key_is_found_in_the_top_level_and_chain() {
+    let f = Filter::parse("N gt 1 and ('p' eq PartitionKey and RowKey ge 'a')").unwrap();
+    assert_eq!(f.partition_key(), Some("p"));
+    assert_eq!(
+        Filter::parse("PartitionKey eq 'p' or N eq 1")
+            .unwrap()
+            .partition_key(),
+        None
+    );
+    assert_eq!(
+        Filter::parse("not (PartitionKey eq 'p')")
+            .unwrap()
+            .partition_key(),
+        None
+    );
+}
+
+fn int_entity(n: i32) -> DynamicEntity {
+    let mut e = DynamicEntity::new("p", "r");
+    e.set("N", n);
+    e
+}
+
+fn op_holds(op: &str, a: i32, b: i32) -> bool {
+    match op {
+        "eq" => a == b,
+        "ne" => a != b,
+        "gt" => a > b,
+        "ge" => a >= b,
+        "lt" => a < b,
+        _ => a <= b,
+    }
+}
+
+proptest! {
+    #[test]
+    fn parsing_arbitrary_text_never_panics(text in ".{0,200}") {
+        let _ = Filter::parse(&text);
+    }
+
+    #[test]
+    fn parsing_filter_like_text_never_panics(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                Just("("), Just(")"), Just(" and "), Just(" or "), Just("not "), Just(" eq "),
+                Just(" lt "), Just("N"), Just("'x'"), Just("''"), Just("5"), Just("5L"),
+                Just("-"), Just("1.5"), Just("X'01'"), Just("datetime'"), Just("true"), Just("'"),
+            ],
+            0..40,
+        )
+    ) {
+        let text: String = parts.concat();
+        if let Ok(f) = Filter::parse(&text) {
+            let _ = f.matches(&int_entity(1));
+        }
+    }
+
+    #[test]
+    fn int32_comparisons_agree_with_rust(
+        a in any::<i32>(),
+        b in any::<i32>(),
+        op in prop_oneof![Just("eq"), Just("ne"), Just("gt"), Just("ge"), Just("lt"), Just("le")],
+    ) {
+        let f = Filter::parse(&format!("N {op} {b}")).unwrap();
+        prop_assert_eq!(f.matches(&int_entity(a)), op_holds(op, a, b));
+        let negated = Filter::parse(&format!("not (N {op} {b})")).unwrap();
+        prop_assert_eq!(negated.matches(&int_entity(a)), !op_holds(op, a, b));
+    }
+
+    #[test]
+    fn boolean_connectives_follow_logic(a in any::<i32>(), x in any::<i32>(), y in any::<i32>()) {
+        let e = int_entity(a);
+        let left = format!("N lt {x}");
+        let right = format!("N ge {y}");
+        let l = a < x;
+        let r = a >= y;
+        prop_assert_eq!(Filter::parse(&format!("{left} and {right}")).unwrap().matches(&e), l && r);
+        prop_assert_eq!(Filter::parse(&format!("{left} or {right}")).unwrap().matches(&e), l || r);
+        prop_assert_eq!(
+            Filter::parse(&format!("not ({left} or {right})")).unwrap().matches(&e),
+            !l && !r
+        );
+    }
+
+    #[test]
+    fn quoted_strings_round_trip(s in "\\PC{0,40}") {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("S", s.as_str());
+        let literal = s.replace('\'', "''");
+        let text = format!("S eq '{literal}'");
+        prop_assert!(Filter::parse(&text).unwrap().matches(&e));
+    }
+
+    #[test]
+    fn utf16_order_matches_encoding_order(a in "\\PC{0,8}", b in "\\PC{0,8}") {
+        prop_assert_eq!(utf16_cmp(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+    }
+
+    #[test]
+    fn int64_and_double_literals_match_their_own_types(n in any::<i64>(), d in -1e12f64..1e12) {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("L", n);
+        e.set("D", d);
+        let int64 = format!("L eq {n}L");
+        let double = format!("D eq {d:?}");
+        prop_assert!(Filter::parse(&int64).unwrap().matches(&e));
+        prop_assert!(Filter::parse(&double).unwrap().matches(&e));
+        prop_assert!(matches!(e.value("L"), Some(Value::Int64(_))));
+    }
+}

@@ -1,0 +1,185 @@
+//! Test fixtures: a unique table per test, dropped when the test ends, and seeding and
+//! inspection helpers that work on the emulator's store directly (no HTTP, no client).
+//!
+//! Because the emulator runs in the test's process, dropping a [`TestTable`] deletes the
+//! table synchronously: there is no async drop to wait for, and a panicking test still
+//! cleans up. (A fixture for a remote server could only start a deletion from `Drop`.)
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use tablekit::{limits, DynamicEntity};
+
+use crate::error::Result;
+use crate::server::{Emulator, State};
+use crate::store::Change;
+
+static NEXT_TABLE: AtomicU64 = AtomicU64::new(0);
+
+impl Emulator {
+    /// Creates a table in the primary account, as `POST /Tables` would.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// emulator.create_table("Gamers")?;
+    /// assert!(emulator.create_table("gamers").is_err()); // names are case-insensitive
+    /// # Ok(()) }
+    /// ```
+    pub fn create_table(&self, name: &str) -> Result<()> {
+        limits::validate_table_name(name)?;
+        self.state.store.create_table(self.account(), name)?;
+        Ok(())
+    }
+
+    /// Deletes a table of the primary account and its entities.
+    pub fn delete_table(&self, name: &str) -> Result<()> {
+        self.state.store.delete_table(self.account(), name)?;
+        Ok(())
+    }
+
+    /// The primary account's table names, in listing order.
+    pub fn table_names(&self) -> Vec<String> {
+        self.state.store.table_names(self.account())
+    }
+
+    /// Stores entities as inserts would (validated, stamped with a Timestamp; an existing
+    /// entity is an error), all or none.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit::DynamicEntity;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// emulator.create_table("Gamers")?;
+    /// let mut e = DynamicEntity::new("dragon", "");
+    /// e.set("Score", 10);
+    /// emulator.seed("Gamers", [e])?;
+    /// assert_eq!(emulator.entities("Gamers")?[0].get::<i32>("Score"), Some(10));
+    /// # Ok(()) }
+    /// ```
+    pub fn seed(
+        &self,
+        table: &str,
+        entities: impl IntoIterator<Item = DynamicEntity>,
+    ) -> Result<usize> {
+        seed(&self.state, self.account(), table, entities)
+    }
+
+    /// Every entity of a table in key order (with Timestamps), for assertions.
+    pub fn entities(&self, table: &str) -> Result<Vec<DynamicEntity>> {
+        entities(&self.state, self.account(), table)
+    }
+
+    /// A new table named `prefix` plus a unique suffix, deleted when the returned fixture
+    /// drops.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let name = {
+    ///     let table = emulator.unique_table("Orders")?;
+    ///     assert!(table.name().starts_with("Orders"));
+    ///     assert_eq!(emulator.table_names(), vec![table.name().to_owned()]);
+    ///     table.name().to_owned()
+    /// };
+    /// assert!(emulator.table_names().is_empty(), "{name} was dropped");
+    /// # Ok(()) }
+    /// ```
+    pub fn unique_table(&self, prefix: &str) -> Result<TestTable> {
+        let prefix: String = prefix
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(40)
+            .collect();
+        let prefix = if prefix.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            prefix
+        } else {
+            format!("t{prefix}")
+        };
+        let n = NEXT_TABLE.fetch_add(1, Ordering::Relaxed);
+        let salt = uuid::Uuid::new_v4().simple().to_string();
+        let name = format!("{prefix}{n}x{}", salt.get(..8).unwrap_or_default());
+        self.create_table(&name)?;
+        Ok(TestTable {
+            name,
+            account: self.account().to_owned(),
+            state: self.state.clone(),
+        })
+    }
+}
+
+/// A table that exists for one test: deleted (with its entities) on drop.
+pub struct TestTable {
+    name: String,
+    account: String,
+    state: Arc<State>,
+}
+
+impl std::fmt::Debug for TestTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestTable")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl TestTable {
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Stores entities (see [`Emulator::seed`]).
+    pub fn seed(&self, entities: impl IntoIterator<Item = DynamicEntity>) -> Result<usize> {
+        seed(&self.state, &self.account, &self.name, entities)
+    }
+
+    /// Every entity in key order (see [`Emulator::entities`]).
+    pub fn entities(&self) -> Result<Vec<DynamicEntity>> {
+        entities(&self.state, &self.account, &self.name)
+    }
+}
+
+impl Drop for TestTable {
+    fn drop(&mut self) {
+        // The test may already have deleted it.
+        let _ = self.state.store.delete_table(&self.account, &self.name);
+    }
+}
+
+fn seed(
+    state: &State,
+    account: &str,
+    table: &str,
+    entities: impl IntoIterator<Item = DynamicEntity>,
+) -> Result<usize> {
+    let table = state.store.table(account, table)?;
+    let mut table = table.write().unwrap_or_else(|e| e.into_inner());
+    let mut changes = Vec::new();
+    for mut entity in entities {
+        limits::validate_entity(&entity)?;
+        let key = crate::store::entity_key(entity.partition_key(), entity.row_key());
+        let duplicate = changes.iter().any(|c| match c {
+            Change::Put(e) => crate::store::entity_key(e.partition_key(), e.row_key()) == key,
+            Change::Delete(..) => false,
+        });
+        if table.entities.contains_key(&key) || duplicate {
+            return Err(crate::service_error::ServiceError::entity_exists().into());
+        }
+        entity.set_etag(None);
+        entity.set_timestamp(Some(state.store.next_timestamp()));
+        changes.push(Change::Put(entity));
+    }
+    let count = changes.len();
+    state.store.commit(account, &mut table, changes);
+    Ok(count)
+}
+
+fn entities(state: &State, account: &str, table: &str) -> Result<Vec<DynamicEntity>> {
+    let table = state.store.table(account, table)?;
+    let table = table.read().unwrap_or_else(|e| e.into_inner());
+    Ok(table.entities.values().cloned().collect())
+}

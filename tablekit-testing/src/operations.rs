@@ -1,0 +1,271 @@
+//! The entity operations' semantics, shared by single requests and `$batch`: what a write
+//! does to the stored entity, and which error it gets (409 on an existing insert, 404 and 412
+//! on a conditional write, upsert without `If-Match`).
+
+use chrono::{DateTime, Utc};
+use http::StatusCode;
+use tablekit::{codec, limits, DynamicEntity};
+
+use crate::response::entity_etag;
+use crate::service_error::ServiceError;
+use crate::store::Change;
+
+/// One entity operation, parsed from a request.
+#[derive(Clone, Debug)]
+pub(crate) enum EntityOp {
+    /// `POST /T`: 409 when the entity exists.
+    Insert(DynamicEntity),
+    /// `PUT` (replace) or `MERGE`/`PATCH` (merge); without `If-Match` an upsert.
+    Update {
+        entity: DynamicEntity,
+        if_match: Option<String>,
+        merge: bool,
+    },
+    /// `DELETE`, with its required `If-Match`.
+    Delete {
+        partition_key: String,
+        row_key: String,
+        if_match: String,
+    },
+}
+
+impl EntityOp {
+    /// The keys the operation touches.
+    pub(crate) fn keys(&self) -> (&str, &str) {
+        match self {
+            EntityOp::Insert(e) | EntityOp::Update { entity: e, .. } => {
+                (e.partition_key(), e.row_key())
+            }
+            EntityOp::Delete {
+                partition_key,
+                row_key,
+                ..
+            } => (partition_key, row_key),
+        }
+    }
+
+    /// The SAS permission letters the operation needs.
+    pub(crate) fn permissions(&self) -> &'static str {
+        match self {
+            EntityOp::Insert(_) => "a",
+            EntityOp::Update { if_match: None, .. } => "au",
+            EntityOp::Update { .. } => "u",
+            EntityOp::Delete { .. } => "d",
+        }
+    }
+}
+
+/// What an operation will do once committed.
+#[derive(Debug)]
+pub(crate) struct Planned {
+    pub(crate) change: Change,
+    /// The entity as stored afterwards (`None` after a delete).
+    pub(crate) stored: Option<DynamicEntity>,
+    /// 201 for an insert, 204 otherwise.
+    pub(crate) status: StatusCode,
+}
+
+/// Decides what `op` does given the `current` entity, stamping writes with `now`.
+pub(crate) fn plan(
+    op: &EntityOp,
+    current: Option<&DynamicEntity>,
+    now: DateTime<Utc>,
+) -> Result<Planned, ServiceError> {
+    match op {
+        EntityOp::Insert(entity) => {
+            if current.is_some() {
+                return Err(ServiceError::entity_exists());
+            }
+            Ok(put(entity.clone(), now, StatusCode::CREATED))
+        }
+        EntityOp::Update {
+            entity,
+            if_match,
+            merge,
+        } => {
+            if let Some(tag) = if_match {
+                let current = current.ok_or_else(ServiceError::resource_not_found)?;
+                check_etag(tag, current)?;
+            }
+            let mut next = entity.clone();
+            if *merge {
+                if let Some(current) = current {
+                    next = merged(current, entity)?;
+                }
+            }
+            Ok(put(next, now, StatusCode::NO_CONTENT))
+        }
+        EntityOp::Delete {
+            partition_key,
+            row_key,
+            if_match,
+        } => {
+            let current = current.ok_or_else(ServiceError::resource_not_found)?;
+            check_etag(if_match, current)?;
+            Ok(Planned {
+                change: Change::Delete(partition_key.clone(), row_key.clone()),
+                stored: None,
+                status: StatusCode::NO_CONTENT,
+            })
+        }
+    }
+}
+
+fn put(mut entity: DynamicEntity, now: DateTime<Utc>, status: StatusCode) -> Planned {
+    entity.set_timestamp(Some(now));
+    entity.set_etag(None);
+    Planned {
+        change: Change::Put(entity.clone()),
+        stored: Some(entity),
+        status,
+    }
+}
+
+fn check_etag(if_match: &str, current: &DynamicEntity) -> Result<(), ServiceError> {
+    if if_match.trim() == "*" || if_match.trim() == entity_etag(current) {
+        Ok(())
+    } else {
+        Err(ServiceError::condition_not_met())
+    }
+}
+
+/// The current entity with the update's properties laid over it; the result must still fit
+/// the limits (a merge can push an entity over 255 properties or 1 MiB).
+fn merged(current: &DynamicEntity, update: &DynamicEntity) -> Result<DynamicEntity, ServiceError> {
+    let mut next = current.clone();
+    for (name, value) in update.properties() {
+        next.set(name, value.clone());
+    }
+    limits::validate_entity(&next)?;
+    Ok(next)
+}
+
+/// Reads a request body as an entity, with the URL's keys when the URL names them, and checks
+/// every limit the service checks.
+pub(crate) fn parse_entity(
+    body: &[u8],
+    url_keys: Option<(&str, &str)>,
+) -> Result<DynamicEntity, ServiceError> {
+    let mut entity =
+        codec::decode_entity(body).map_err(|err| ServiceError::invalid_input(format!("{err}")))?;
+    entity.set_etag(None);
+    entity.set_timestamp(None);
+    match url_keys {
+        Some((pk, rk)) => {
+            entity.set_partition_key(pk);
+            entity.set_row_key(rk);
+        }
+        None => require_keys(body, &entity)?,
+    }
+    limits::validate_entity(&entity)?;
+    Ok(entity)
+}
+
+/// An insert body must name both keys (an empty key is allowed, a missing one is not).
+fn require_keys(body: &[u8], entity: &DynamicEntity) -> Result<(), ServiceError> {
+    if !entity.partition_key().is_empty() && !entity.row_key().is_empty() {
+        return Ok(());
+    }
+    let json: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(body).map_err(|e| ServiceError::invalid_input(e.to_string()))?;
+    if json.contains_key("PartitionKey") && json.contains_key("RowKey") {
+        Ok(())
+    } else {
+        Err(ServiceError::new(
+            StatusCode::BAD_REQUEST,
+            "PropertiesNeedValue",
+            "The values are not specified for all properties in the entity.",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(pk: &str, rk: &str) -> DynamicEntity {
+        let mut e = DynamicEntity::new(pk, rk);
+        e.set("A", 1);
+        e.set_timestamp(codec::parse_datetime("2026-01-01T00:00:00.0000001Z"));
+        e
+    }
+
+    #[test]
+    fn conditional_writes_need_a_matching_etag() {
+        let current = stored("p", "r");
+        let tag = entity_etag(&current);
+        let update = |if_match: Option<&str>| EntityOp::Update {
+            entity: DynamicEntity::new("p", "r"),
+            if_match: if_match.map(str::to_owned),
+            merge: false,
+        };
+        let now = Utc::now();
+        assert!(plan(&update(Some(&tag)), Some(&current), now).is_ok());
+        assert!(plan(&update(Some("*")), Some(&current), now).is_ok());
+        assert_eq!(
+            plan(&update(Some("W/\"stale\"")), Some(&current), now)
+                .unwrap_err()
+                .code,
+            "UpdateConditionNotSatisfied"
+        );
+        assert_eq!(
+            plan(&update(Some("*")), None, now).unwrap_err().code,
+            "ResourceNotFound"
+        );
+        assert!(plan(&update(None), None, now).is_ok(), "upsert");
+    }
+
+    #[test]
+    fn merge_keeps_unmentioned_properties() {
+        let current = stored("p", "r");
+        let mut patch = DynamicEntity::new("p", "r");
+        patch.set("B", 2);
+        let op = EntityOp::Update {
+            entity: patch,
+            if_match: None,
+            merge: true,
+        };
+        let planned = plan(&op, Some(&current), Utc::now()).unwrap();
+        let e = planned.stored.unwrap();
+        assert_eq!(e.get::<i32>("A"), Some(1));
+        assert_eq!(e.get::<i32>("B"), Some(2));
+    }
+
+    #[test]
+    fn bodies_are_checked_like_the_service() {
+        let bad_int64 =
+            br#"{"PartitionKey":"p","RowKey":"r","X":"abc","X@odata.type":"Edm.Int64"}"#;
+        assert_eq!(
+            parse_entity(bad_int64, None).unwrap_err().code,
+            "InvalidInput"
+        );
+        let no_keys = br#"{"X":1}"#;
+        assert_eq!(
+            parse_entity(no_keys, None).unwrap_err().code,
+            "PropertiesNeedValue"
+        );
+        let empty_rk = br#"{"PartitionKey":"p","RowKey":""}"#;
+        assert!(parse_entity(empty_rk, None).is_ok());
+        let bad_name = br#"{"PartitionKey":"p","RowKey":"r","a-b":1}"#;
+        assert_eq!(
+            parse_entity(bad_name, None).unwrap_err().code,
+            "PropertyNameInvalid"
+        );
+        let big = format!(
+            r#"{{"PartitionKey":"p","RowKey":"r","S":"{}"}}"#,
+            "x".repeat(32_768)
+        );
+        assert_eq!(
+            parse_entity(big.as_bytes(), None).unwrap_err().code,
+            "PropertyValueTooLarge"
+        );
+        let many: String = (0..253).map(|i| format!(r#","P{i}":1"#)).collect();
+        let many = format!(r#"{{"PartitionKey":"p","RowKey":"r"{many}}}"#);
+        assert_eq!(
+            parse_entity(many.as_bytes(), None).unwrap_err().code,
+            "TooManyProperties"
+        );
+        let slash = br#"{"PartitionKey":"a/b","RowKey":"r"}"#;
+        assert_eq!(parse_entity(slash, None).unwrap_err().code, "InvalidInput");
+    }
+}

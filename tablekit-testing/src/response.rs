@@ -1,0 +1,479 @@
+//! The JSON the emulator answers with: entities, pages, tables and errors, in the three
+//! OData metadata levels, byte for byte like the service (see the protocol captures).
+//!
+//! `nometadata` sends bare values; `minimalmetadata` adds `odata.metadata`, `odata.etag` and an
+//! `@odata.type` for every value JSON cannot type by itself (Int64, DateTime, Guid, Binary and
+//! the non-finite Doubles); `fullmetadata` adds `odata.type`, `odata.id`, `odata.editLink` and
+//! the Timestamp's annotation.
+
+use base64::Engine as _;
+use chrono::{DateTime, Utc};
+use tablekit::{codec, DynamicEntity, Value};
+
+use crate::service_error::ServiceError;
+
+/// The `odata=` level a client asked for in `Accept`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Metadata {
+    /// `application/json;odata=nometadata`.
+    None,
+    /// `application/json;odata=minimalmetadata` (also plain `application/json`).
+    Minimal,
+    /// `application/json;odata=fullmetadata`.
+    Full,
+}
+
+impl Metadata {
+    /// The level named by an `Accept` header; `None` when it asks for no JSON (Atom, or no
+    /// header), which the service answers with 415 AtomFormatNotSupported.
+    pub(crate) fn from_accept(accept: Option<&str>) -> Option<Metadata> {
+        let accept = accept?;
+        if accept.contains("odata=nometadata") {
+            Some(Metadata::None)
+        } else if accept.contains("odata=fullmetadata") {
+            Some(Metadata::Full)
+        } else if accept.contains("application/json") {
+            Some(Metadata::Minimal)
+        } else {
+            None
+        }
+    }
+
+    /// The `Content-Type` of a JSON answer at this level.
+    pub(crate) fn content_type(self) -> &'static str {
+        match self {
+            Metadata::None => "application/json;odata=nometadata;streaming=true;charset=utf-8",
+            Metadata::Minimal => {
+                "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"
+            }
+            Metadata::Full => "application/json;odata=fullmetadata;streaming=true;charset=utf-8",
+        }
+    }
+}
+
+/// The weak ETag of an entity written at `timestamp`:
+/// `W/"datetime'2026-11-22T11%3A38%3A42.0854950Z'"`.
+pub(crate) fn etag(timestamp: &DateTime<Utc>) -> String {
+    format!(
+        "W/\"datetime'{}'\"",
+        codec::format_datetime(timestamp).replace(':', "%3A")
+    )
+}
+
+/// The ETag of a stored entity (every stored entity has a Timestamp).
+pub(crate) fn entity_etag(entity: &DynamicEntity) -> String {
+    etag(&entity.timestamp().unwrap_or_default())
+}
+
+/// The address of an entity inside its account: `T(PartitionKey='p',RowKey='r')`.
+pub(crate) fn entity_path(table: &str, entity: &DynamicEntity) -> String {
+    format!(
+        "{table}(PartitionKey='{}',RowKey='{}')",
+        entity.partition_key().replace('\'', "''"),
+        entity.row_key().replace('\'', "''")
+    )
+}
+
+/// Writes entities of one table at one metadata level.
+pub(crate) struct EntityWriter<'a> {
+    /// `http://host/account`.
+    pub(crate) base: &'a str,
+    pub(crate) account: &'a str,
+    pub(crate) table: &'a str,
+    pub(crate) level: Metadata,
+    /// `$select`: only these names, missing ones as `null`.
+    pub(crate) select: Option<&'a [String]>,
+}
+
+impl EntityWriter<'_> {
+    /// A point query's or an insert's body.
+    pub(crate) fn single(&self, entity: &DynamicEntity) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256);
+        out.push(b'{');
+        if self.level != Metadata::None {
+            out.extend_from_slice(b"\"odata.metadata\":");
+            json_str(
+                &mut out,
+                &format!("{}/$metadata#{}/@Element", self.base, self.table),
+            );
+            out.push(b',');
+        }
+        self.members(&mut out, entity, false);
+        out.push(b'}');
+        out
+    }
+
+    /// A query page's body.
+    pub(crate) fn page<'e>(
+        &self,
+        entities: impl IntoIterator<Item = &'e DynamicEntity>,
+    ) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4096);
+        out.push(b'{');
+        if self.level != Metadata::None {
+            out.extend_from_slice(b"\"odata.metadata\":");
+            json_str(&mut out, &format!("{}/$metadata#{}", self.base, self.table));
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"value\":[");
+        for (i, entity) in entities.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'{');
+            self.members(&mut out, entity, true);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}");
+        out
+    }
+
+    fn members(&self, out: &mut Vec<u8>, entity: &DynamicEntity, in_page: bool) {
+        let etag = entity_etag(entity);
+        match self.level {
+            Metadata::None => {}
+            Metadata::Minimal => {
+                member(out, "odata.etag", &etag);
+            }
+            Metadata::Full => {
+                let path = entity_path(self.table, entity);
+                if in_page {
+                    member(out, "odata.etag", &etag);
+                }
+                member(
+                    out,
+                    "odata.type",
+                    &format!("{}.{}", self.account, self.table),
+                );
+                member(out, "odata.id", &format!("{}/{path}", self.base));
+                if !in_page {
+                    member(out, "odata.etag", &etag);
+                }
+                member(out, "odata.editLink", &path);
+            }
+        }
+        let mut first = true;
+        let mut sep = |out: &mut Vec<u8>| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+        };
+        match self.select {
+            None => {
+                sep(out);
+                member_end(out, "PartitionKey", entity.partition_key());
+                sep(out);
+                member_end(out, "RowKey", entity.row_key());
+                for (name, value) in entity.properties() {
+                    sep(out);
+                    self.property(out, name, value);
+                }
+                sep(out);
+                self.timestamp(out, entity);
+            }
+            Some(names) => {
+                for name in names {
+                    sep(out);
+                    match name.as_str() {
+                        "PartitionKey" => member_end(out, name, entity.partition_key()),
+                        "RowKey" => member_end(out, name, entity.row_key()),
+                        "Timestamp" => self.timestamp(out, entity),
+                        _ => match entity.value(name) {
+                            Some(value) => self.property(out, name, value),
+                            None => {
+                                json_str(out, name);
+                                out.extend_from_slice(b":null");
+                            }
+                        },
+                    }
+                }
+            }
+        }
+        // An empty `$select` still needs valid JSON after the metadata members.
+        if first && self.level != Metadata::None {
+            out.pop();
+        }
+    }
+
+    fn timestamp(&self, out: &mut Vec<u8>, entity: &DynamicEntity) {
+        let text = codec::format_datetime(&entity.timestamp().unwrap_or_default());
+        if self.level == Metadata::Full {
+            member(out, "Timestamp@odata.type", "Edm.DateTime");
+        }
+        member_end(out, "Timestamp", &text);
+    }
+
+    fn property(&self, out: &mut Vec<u8>, name: &str, value: &Value) {
+        if self.level != Metadata::None {
+            if let Some(edm) = annotation(value) {
+                json_str(out, &format!("{name}@odata.type"));
+                out.push(b':');
+                json_str(out, edm);
+                out.push(b',');
+            }
+        }
+        json_str(out, name);
+        out.push(b':');
+        write_value(out, value);
+    }
+}
+
+/// The annotation a value needs in minimal and full metadata.
+fn annotation(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::Int64(_) => Some("Edm.Int64"),
+        Value::DateTime(_) => Some("Edm.DateTime"),
+        Value::Guid(_) => Some("Edm.Guid"),
+        Value::Binary(_) => Some("Edm.Binary"),
+        Value::Double(d) if !d.is_finite() => Some("Edm.Double"),
+        _ => None,
+    }
+}
+
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Int32(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::Int64(n) => json_str(out, &n.to_string()),
+        Value::Double(d) if d.is_nan() => json_str(out, "NaN"),
+        Value::Double(d) if d.is_infinite() => {
+            json_str(out, if *d > 0.0 { "Infinity" } else { "-Infinity" })
+        }
+        // serde_json writes the shortest text that reads back exactly, keeping `.0` on
+        // whole numbers so they stay Doubles.
+        Value::Double(d) => {
+            let _ = serde_json::to_writer(&mut *out, d);
+        }
+        Value::DateTime(t) => json_str(out, &datetime_text(t)),
+        Value::Guid(g) => json_str(out, &g.hyphenated().to_string()),
+        Value::String(s) => json_str(out, s),
+        Value::Binary(b) => json_str(out, &base64::engine::general_purpose::STANDARD.encode(b)),
+    }
+}
+
+/// A DateTime property as the service returns it: up to 7 fractional digits, trailing zeros
+/// dropped (`2020-01-01T00:00:00Z`, `2024-01-02T03:04:05.123456Z`).
+pub(crate) fn datetime_text(time: &DateTime<Utc>) -> String {
+    let full = codec::format_datetime(time);
+    let Some(body) = full.strip_suffix('Z') else {
+        return full;
+    };
+    let trimmed = body.trim_end_matches('0').trim_end_matches('.');
+    format!("{trimmed}Z")
+}
+
+/// A created table's body.
+pub(crate) fn table_single(base: &str, account: &str, name: &str, level: Metadata) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    out.push(b'{');
+    if level != Metadata::None {
+        member(
+            &mut out,
+            "odata.metadata",
+            &format!("{base}/$metadata#Tables/@Element"),
+        );
+    }
+    table_members(&mut out, base, account, name, level);
+    out.push(b'}');
+    out
+}
+
+/// A table listing page's body.
+pub(crate) fn table_page(base: &str, account: &str, names: &[String], level: Metadata) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + names.len() * 32);
+    out.push(b'{');
+    if level != Metadata::None {
+        member(
+            &mut out,
+            "odata.metadata",
+            &format!("{base}/$metadata#Tables"),
+        );
+    }
+    out.extend_from_slice(b"\"value\":[");
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        table_members(&mut out, base, account, name, level);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+fn table_members(out: &mut Vec<u8>, base: &str, account: &str, name: &str, level: Metadata) {
+    if level == Metadata::Full {
+        member(out, "TableName", name);
+        member(out, "odata.type", &format!("{account}.Tables"));
+        member(out, "odata.id", &format!("{base}/Tables('{name}')"));
+        member_end(out, "odata.editLink", &format!("Tables('{name}')"));
+    } else {
+        member_end(out, "TableName", name);
+    }
+}
+
+/// An error's body and Content-Type: `odata.error` JSON, or XML for failures the service
+/// reports before OData processing (authentication, Atom).
+pub(crate) fn error_body(
+    err: &ServiceError,
+    request_id: &str,
+    level: Option<Metadata>,
+    message_prefix: &str,
+) -> (&'static str, Vec<u8>) {
+    let time = codec::format_datetime(&Utc::now());
+    let message = format!(
+        "{message_prefix}{}\nRequestId:{request_id}\nTime:{time}",
+        err.message
+    );
+    if err.is_xml() {
+        let body = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Error>\n  <Code>{}</Code>\n  <Message>{}</Message>\n</Error>",
+            err.code,
+            xml_escape(&message)
+        );
+        return ("application/xml", body.into_bytes());
+    }
+    let mut out = Vec::with_capacity(160 + message.len());
+    out.extend_from_slice(b"{\"odata.error\":{\"code\":");
+    json_str(&mut out, err.code);
+    out.extend_from_slice(b",\"message\":{\"lang\":\"en-US\",\"value\":");
+    json_str(&mut out, &message);
+    out.extend_from_slice(b"}}}");
+    let content_type = level.unwrap_or(Metadata::Minimal).content_type();
+    (content_type, out)
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// `"name":"value",`.
+fn member(out: &mut Vec<u8>, name: &str, value: &str) {
+    member_end(out, name, value);
+    out.push(b',');
+}
+
+/// `"name":"value"`.
+fn member_end(out: &mut Vec<u8>, name: &str, value: &str) {
+    json_str(out, name);
+    out.push(b':');
+    json_str(out, value);
+}
+
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    // Writing a &str into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured_entity() -> DynamicEntity {
+        // captures/raw_metadata_levels.txt, entity p/r1, properties in the captured order.
+        let mut e = DynamicEntity::new("p", "r1");
+        e.set("I32", 42);
+        e.set("I64", 1_234_567_890_123i64);
+        e.set("D", 1.5);
+        e.set("DWhole", 3.0);
+        e.set("S", "x");
+        e.set("B", true);
+        e.set("G", uuid::Uuid::from_u128(1));
+        e.set("T", codec::parse_datetime("2020-01-01T00:00:00Z").unwrap());
+        e.set("Bin", vec![1u8, 2, 3]);
+        e.set_timestamp(codec::parse_datetime("2026-11-22T11:42:25.2261896Z"));
+        e
+    }
+
+    fn writer(level: Metadata) -> EntityWriter<'static> {
+        EntityWriter {
+            base: "http://127.0.0.1:10003/devstoreaccount1",
+            account: "devstoreaccount1",
+            table: "rawtest",
+            level,
+            select: None,
+        }
+    }
+
+    #[test]
+    fn the_three_levels_match_the_captures_byte_for_byte() {
+        let e = captured_entity();
+        assert_eq!(
+            String::from_utf8(writer(Metadata::None).single(&e)).unwrap(),
+            r#"{"PartitionKey":"p","RowKey":"r1","I32":42,"I64":"1234567890123","D":1.5,"DWhole":3.0,"S":"x","B":true,"G":"00000000-0000-0000-0000-000000000001","T":"2020-01-01T00:00:00Z","Bin":"AQID","Timestamp":"2026-11-22T11:42:25.2261896Z"}"#
+        );
+        assert_eq!(
+            String::from_utf8(writer(Metadata::Minimal).single(&e)).unwrap(),
+            r#"{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#rawtest/@Element","odata.etag":"W/\"datetime'2026-11-22T11%3A42%3A25.2261896Z'\"","PartitionKey":"p","RowKey":"r1","I32":42,"I64@odata.type":"Edm.Int64","I64":"1234567890123","D":1.5,"DWhole":3.0,"S":"x","B":true,"G@odata.type":"Edm.Guid","G":"00000000-0000-0000-0000-000000000001","T@odata.type":"Edm.DateTime","T":"2020-01-01T00:00:00Z","Bin@odata.type":"Edm.Binary","Bin":"AQID","Timestamp":"2026-11-22T11:42:25.2261896Z"}"#
+        );
+        assert_eq!(
+            String::from_utf8(writer(Metadata::Full).single(&e)).unwrap(),
+            r#"{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#rawtest/@Element","odata.type":"devstoreaccount1.rawtest","odata.id":"http://127.0.0.1:10003/devstoreaccount1/rawtest(PartitionKey='p',RowKey='r1')","odata.etag":"W/\"datetime'2026-11-22T11%3A42%3A25.2261896Z'\"","odata.editLink":"rawtest(PartitionKey='p',RowKey='r1')","PartitionKey":"p","RowKey":"r1","I32":42,"I64@odata.type":"Edm.Int64","I64":"1234567890123","D":1.5,"DWhole":3.0,"S":"x","B":true,"G@odata.type":"Edm.Guid","G":"00000000-0000-0000-0000-000000000001","T@odata.type":"Edm.DateTime","T":"2020-01-01T00:00:00Z","Bin@odata.type":"Edm.Binary","Bin":"AQID","Timestamp@odata.type":"Edm.DateTime","Timestamp":"2026-11-22T11:42:25.2261896Z"}"#
+        );
+    }
+
+    #[test]
+    fn full_metadata_pages_put_the_etag_first_like_the_captures() {
+        let e = captured_entity();
+        let page = String::from_utf8(writer(Metadata::Full).page([&e])).unwrap();
+        assert!(page.starts_with(r#"{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#rawtest","value":[{"odata.etag":"W/\"datetime'2026-11-22T11%3A42%3A25.2261896Z'\"","odata.type":"devstoreaccount1.rawtest","odata.id""#), "{page}");
+    }
+
+    #[test]
+    fn only_non_finite_doubles_are_annotated() {
+        let mut e = DynamicEntity::new("types", "nan1");
+        e.set("X", f64::NAN);
+        e.set("Y", f64::NEG_INFINITY);
+        e.set("Z", 2.0);
+        e.set_timestamp(codec::parse_datetime("2026-11-22T11:42:25.2572205Z"));
+        let body = String::from_utf8(writer(Metadata::Minimal).single(&e)).unwrap();
+        assert!(body.contains(r#""X@odata.type":"Edm.Double","X":"NaN","Y@odata.type":"Edm.Double","Y":"-Infinity","Z":2.0,"#), "{body}");
+    }
+
+    #[test]
+    fn select_answers_missing_properties_with_null() {
+        let e = captured_entity();
+        let names = vec!["I32".to_owned(), "Nope".to_owned()];
+        let w = EntityWriter {
+            select: Some(&names),
+            ..writer(Metadata::None)
+        };
+        assert_eq!(
+            String::from_utf8(w.page([&e])).unwrap(),
+            r#"{"value":[{"I32":42,"Nope":null}]}"#
+        );
+    }
+
+    #[test]
+    fn tables_match_the_captures() {
+        let base = "http://127.0.0.1:10003/devstoreaccount1";
+        let names = vec!["edmtest".to_owned()];
+        assert_eq!(
+            String::from_utf8(table_page(base, "devstoreaccount1", &names, Metadata::Full))
+                .unwrap(),
+            r#"{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#Tables","value":[{"TableName":"edmtest","odata.type":"devstoreaccount1.Tables","odata.id":"http://127.0.0.1:10003/devstoreaccount1/Tables('edmtest')","odata.editLink":"Tables('edmtest')"}]}"#
+        );
+        assert_eq!(
+            String::from_utf8(table_single(
+                base,
+                "devstoreaccount1",
+                "edmtest",
+                Metadata::Minimal
+            ))
+            .unwrap(),
+            r#"{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#Tables/@Element","TableName":"edmtest"}"#
+        );
+    }
+
+    #[test]
+    fn datetimes_drop_trailing_zeros() {
+        let t = codec::parse_datetime("2024-01-02T03:04:05.1234560Z").unwrap();
+        assert_eq!(datetime_text(&t), "2024-01-02T03:04:05.123456Z");
+        let t = codec::parse_datetime("2020-01-01T00:00:00Z").unwrap();
+        assert_eq!(datetime_text(&t), "2020-01-01T00:00:00Z");
+    }
+}

@@ -1,0 +1,174 @@
+//! [`ServiceError`]: a failure as the service reports it (status, `x-ms-error-code`, message).
+
+use http::StatusCode;
+use tablekit::InvalidInput;
+
+/// One error response: the HTTP status, the service's error code and its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ServiceError {
+    pub(crate) status: StatusCode,
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+}
+
+impl ServiceError {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ServiceError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "InvalidInput", message)
+    }
+
+    pub(crate) fn table_not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "TableNotFound",
+            "The table specified does not exist.",
+        )
+    }
+
+    pub(crate) fn resource_not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "ResourceNotFound",
+            "The specified resource does not exist.",
+        )
+    }
+
+    pub(crate) fn table_exists() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "TableAlreadyExists",
+            "The table specified already exists.",
+        )
+    }
+
+    pub(crate) fn entity_exists() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "EntityAlreadyExists",
+            "The specified entity already exists.",
+        )
+    }
+
+    pub(crate) fn condition_not_met() -> Self {
+        Self::new(
+            StatusCode::PRECONDITION_FAILED,
+            "UpdateConditionNotSatisfied",
+            "The update condition specified in the request was not satisfied.",
+        )
+    }
+
+    pub(crate) fn authentication_failed(detail: &str) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "AuthenticationFailed",
+            format!(
+                "Server failed to authenticate the request. Make sure the value of the \
+                 Authorization header is formed correctly including the signature. {detail}"
+            ),
+        )
+    }
+
+    pub(crate) fn authorization_mismatch(detail: &str) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "AuthorizationPermissionMismatch",
+            format!("This request is not authorized to perform this operation using this permission. {detail}"),
+        )
+    }
+
+    pub(crate) fn atom_not_supported() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "AtomFormatNotSupported",
+            "Atom format is not supported.",
+        )
+    }
+
+    pub(crate) fn body_too_large() -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "RequestBodyTooLarge",
+            "The request body is too large and exceeds the maximum permissible limit.",
+        )
+    }
+
+    pub(crate) fn missing_header(name: &str) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "MissingRequiredHeader",
+            format!("An HTTP header that's mandatory for this request is not specified: {name}."),
+        )
+    }
+
+    pub(crate) fn not_implemented(what: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "NotImplemented",
+            format!("The emulator does not implement {what}."),
+        )
+    }
+
+    pub(crate) fn injected(status: StatusCode) -> Self {
+        let (code, message) = if status == StatusCode::SERVICE_UNAVAILABLE {
+            (
+                "ServerBusy",
+                "The server is currently unable to receive requests. Please retry your request.",
+            )
+        } else {
+            (
+                "InternalError",
+                "The server encountered an internal error. Please retry the request.",
+            )
+        };
+        Self::new(status, code, message)
+    }
+
+    /// Whether the body must be XML, as the service sends for failures before OData
+    /// processing (authentication, media type).
+    pub(crate) fn is_xml(&self) -> bool {
+        matches!(
+            self.code,
+            "AuthenticationFailed" | "AuthorizationPermissionMismatch" | "AtomFormatNotSupported"
+        )
+    }
+}
+
+/// Maps a limit violation to the service's error code for it.
+impl From<InvalidInput> for ServiceError {
+    fn from(err: InvalidInput) -> Self {
+        let code = match &err {
+            InvalidInput::PropertyName { name, .. } if name.chars().count() > 255 => {
+                "PropertyNameTooLong"
+            }
+            InvalidInput::PropertyName { .. } => "PropertyNameInvalid",
+            InvalidInput::StringTooLong { .. } | InvalidInput::BinaryTooLarge { .. } => {
+                "PropertyValueTooLarge"
+            }
+            InvalidInput::TooManyProperties { .. } => "TooManyProperties",
+            InvalidInput::EntityTooLarge { .. } => "EntityTooLarge",
+            InvalidInput::DateTimeOutOfRange { .. } => "OutOfRangeInput",
+            InvalidInput::TableName { name, .. } if !(3..=63).contains(&name.len()) => {
+                "OutOfRangeInput"
+            }
+            InvalidInput::TableName { .. } => "InvalidResourceName",
+            InvalidInput::TooManyOperations { .. } => "InvalidInput",
+            InvalidInput::MixedPartitions { .. } => "CommandsInBatchActOnDifferentPartitions",
+            InvalidInput::DuplicateRow { .. } => "InvalidDuplicateRow",
+            InvalidInput::BatchTooLarge { .. } => "RequestBodyTooLarge",
+            _ => "InvalidInput",
+        };
+        let status = if code == "RequestBodyTooLarge" {
+            StatusCode::PAYLOAD_TOO_LARGE
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        ServiceError::new(status, code, err.to_string())
+    }
+}

@@ -1,5 +1,5 @@
-//! Runs each example's logic against a real server over HTTP and checks what it observed.
-//!
+//! Runs each example's logic on the in-process emulator and on Azurite (real HTTP both) and
+//! checks what it observed.
 //! The example files are compiled in as modules (`#[path]`), so the test calls the same `run`
 //! their `main` calls and asserts on the outcome it returns, not on printed text.
 
@@ -19,9 +19,45 @@ mod microblog;
 mod titles;
 
 use tablekit::client::TableServiceClient;
+use tablekit_testing::Emulator;
 
-/// The server the examples run against: Azurite, started by `scripts/test.sh`.
-fn client() -> TableServiceClient {
+/// Runs a check against the in-process emulator and against Azurite, as two tests.
+macro_rules! on_both_servers {
+    ($($check:ident),* $(,)?) => {
+        mod on_emulator {
+            $(
+                #[tokio::test]
+                async fn $check() {
+                    let emulator = tablekit_testing::Emulator::start().await.expect("start the emulator");
+                    super::$check(&super::client_for(&emulator)).await;
+                }
+            )*
+        }
+        mod on_azurite {
+            $(
+                #[tokio::test]
+                async fn $check() {
+                    super::$check(&super::azurite()).await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_servers!(
+    gamers_follows_the_seed_demo,
+    microblog_queries_transactions_and_upgrade,
+    expenses_read_by_prefix_and_delete_atomically,
+    titles_starts_with_is_a_case_insensitive_range,
+);
+
+fn client_for(emulator: &Emulator) -> TableServiceClient {
+    TableServiceClient::from_connection_string(&emulator.connection_string())
+        .expect("the emulator's connection string")
+}
+
+/// Azurite, started by `scripts/test.sh`; without it these tests fail (never skip silently).
+fn azurite() -> TableServiceClient {
     let Ok(connection_string) = std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING") else {
         panic!(
             "TABLEKIT_AZURITE_CONNECTION_STRING is not set: run the tests with scripts/test.sh \
@@ -36,11 +72,8 @@ fn tags(shown: &[gamers::Shown]) -> Vec<&str> {
     shown.iter().map(|g| g.tag.as_str()).collect()
 }
 
-#[tokio::test]
-async fn gamers_follows_the_seed_demo() {
-    let outcome = gamers::run(&client())
-        .await
-        .expect("the gamers example runs");
+async fn gamers_follows_the_seed_demo(client: &TableServiceClient) {
+    let outcome = gamers::run(client).await.expect("the gamers example runs");
     assert_eq!(outcome.shown.len(), 3);
     assert!(
         outcome.shown[0].is_empty(),
@@ -68,12 +101,11 @@ async fn gamers_follows_the_seed_demo() {
     );
 }
 
-#[tokio::test]
-async fn microblog_queries_transactions_and_upgrade() {
+async fn microblog_queries_transactions_and_upgrade(client: &TableServiceClient) {
     use chrono::{Datelike, TimeZone, Utc};
     use microblog::Kind;
 
-    let outcome = microblog::run(&client())
+    let outcome = microblog::run(client)
         .await
         .expect("the microblog example runs");
 
@@ -122,9 +154,8 @@ async fn microblog_queries_transactions_and_upgrade() {
     assert!(outcome.upgraded_properties.contains(&"Text".to_owned()));
 }
 
-#[tokio::test]
-async fn expenses_read_by_prefix_and_delete_atomically() {
-    let outcome = expenses::run(&client())
+async fn expenses_read_by_prefix_and_delete_atomically(client: &TableServiceClient) {
+    let outcome = expenses::run(client)
         .await
         .expect("the expenses example runs");
     let mut items = outcome.travel_items.clone();
@@ -145,11 +176,8 @@ async fn expenses_read_by_prefix_and_delete_atomically() {
     assert_eq!(outcome.other_items_left, 2);
 }
 
-#[tokio::test]
-async fn titles_starts_with_is_a_case_insensitive_range() {
-    let outcome = titles::run(&client())
-        .await
-        .expect("the titles example runs");
+async fn titles_starts_with_is_a_case_insensitive_range(client: &TableServiceClient) {
+    let outcome = titles::run(client).await.expect("the titles example runs");
     let found: Vec<(&str, Vec<&str>)> = outcome
         .searches
         .iter()

@@ -13,6 +13,7 @@ use std::error::Error;
 
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::TableModel;
+use tablekit_testing::Emulator;
 
 /// The error type of the examples' `main`: any error, printed with its message.
 pub(crate) type BoxError = Box<dyn Error + Send + Sync + 'static>;
@@ -26,24 +27,39 @@ pub(crate) struct Service {
     pub(crate) client: TableServiceClient,
     /// Where the client points, for the first line the example prints.
     pub(crate) description: String,
+    /// The embedded emulator, when no service was named: it serves until dropped.
+    _emulator: Option<Emulator>,
 }
 
-/// Connects to the service named by `TABLEKIT_CONNECTION_STRING`, or explains how to name one.
+/// Connects to the service named by `TABLEKIT_CONNECTION_STRING`, or starts the embedded
+/// emulator (on 127.0.0.1, in memory) and connects to that.
 pub(crate) async fn connect() -> Result<Service, BoxError> {
     match std::env::var(CONNECTION_STRING_VAR) {
         Ok(connection_string) => {
-            let client = TableServiceClient::from_connection_string(&connection_string)?;
-            let description = format!("the service in {CONNECTION_STRING_VAR}");
+            let client = TableServiceClient::from_connection_string(&connection_string)
+                .map_err(|e| format!("{CONNECTION_STRING_VAR}: {e}"))?;
+            // The connection string holds the account key: print only the endpoint.
+            let endpoint = client.endpoint().base_url();
+            let description = format!("{endpoint} (from {CONNECTION_STRING_VAR})");
             Ok(Service {
                 client,
                 description,
+                _emulator: None,
             })
         }
-        Err(_) => Err(format!(
-            "set {CONNECTION_STRING_VAR} to a connection string (`eval \"$(scripts/azurite.sh \
-             start)\"` then `export {CONNECTION_STRING_VAR}=\"$TABLEKIT_AZURITE_CONNECTION_STRING\"`)"
-        )
-        .into()),
+        Err(_) => {
+            let emulator = Emulator::start().await?;
+            let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+            let description = format!(
+                "the embedded emulator at {} (set {CONNECTION_STRING_VAR} to use another service)",
+                emulator.endpoint()
+            );
+            Ok(Service {
+                client,
+                description,
+                _emulator: Some(emulator),
+            })
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Runs each example's logic on the in-process emulator and on Azurite (real HTTP both) and
 //! checks what it observed.
+//!
 //! The example files are compiled in as modules (`#[path]`), so the test calls the same `run`
 //! their `main` calls and asserts on the outcome it returns, not on printed text.
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::client::ServiceError;
 use crate::convert::ValueError;
 use crate::limits::InvalidInput;
+use crate::patterns::backup::BackupError;
 use crate::record::RecordError;
 use crate::split::SplitError;
 
@@ -73,6 +74,18 @@ pub enum Error {
     /// A connection string, endpoint, credential or handle that cannot work.
     #[error("invalid configuration: {0}")]
     Configuration(String),
+    /// An optimistic-concurrency update still lost to other writers (412) after every
+    /// attempt its [`ConflictRetry`](crate::patterns::conflict_retry::ConflictRetry) allowed.
+    #[error("still conflicting after {attempts} attempts: {source}")]
+    ConflictRetriesExhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// The last 412.
+        source: Box<Error>,
+    },
+    /// A backup file could not be written or read (the error names the byte offset).
+    #[error(transparent)]
+    Backup(#[from] BackupError),
 }
 
 fn batch_message(index: Option<usize>, source: &ServiceError) -> String {

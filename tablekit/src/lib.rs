@@ -12,6 +12,7 @@ pub mod filter;
 pub mod keys;
 pub mod limits;
 mod model;
+pub mod patterns;
 mod query;
 pub mod record;
 pub mod select;

@@ -1,0 +1,503 @@
+//! The bulk writer: planned transactions sent with bounded concurrency.
+
+use std::sync::Arc;
+
+use futures::{stream, Stream, StreamExt};
+
+use super::plan::{BatchPlanner, Plan, WriteOp};
+use crate::client::{Batch, BatchOutcome, OperationKind, TableServiceClient};
+use crate::entity::DynamicEntity;
+use crate::error::{Error, Result};
+use crate::etag::ETag;
+use crate::limits::InvalidInput;
+use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
+
+/// Writes any number of operations as entity group transactions: grouped by table and
+/// PartitionKey, at most 100 operations and 4 MiB each (measured on the encoded body by the
+/// client's batch encoder), several in flight at once, and every input's outcome reported.
+///
+/// Transactions are atomic one by one, never together: [`BulkReport::transactions`] says
+/// which inputs were committed together, and a failed transaction leaves the others applied.
+/// Operations on one entity are applied in input order.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+/// use tablekit::DynamicEntity;
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let ops = (0..5_000).map(|i| {
+///     let mut e = DynamicEntity::new(format!("p{}", i % 10), format!("{i:06}"));
+///     e.set("N", i);
+///     WriteOp::upsert("Readings", e)
+/// });
+/// let report = BulkWriter::new(&client).concurrency(8)?.write_iter(ops).await;
+/// assert!(report.is_complete());
+/// println!("{} committed in {} transactions", report.committed(), report.transactions().len());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct BulkWriter {
+    client: TableServiceClient,
+    planner: BatchPlanner,
+    concurrency: usize,
+    window: usize,
+    progress: Arc<dyn ProgressSink>,
+}
+
+impl std::fmt::Debug for BulkWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkWriter")
+            .field("planner", &self.planner)
+            .field("concurrency", &self.concurrency)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Default number of transactions in flight.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+/// Default number of input operations planned together.
+pub const DEFAULT_WINDOW: usize = 10_000;
+
+impl BulkWriter {
+    /// A writer sending through `client`, with the service's limits, 8 transactions in flight
+    /// and operations planned 10,000 at a time.
+    pub fn new(client: &TableServiceClient) -> Self {
+        BulkWriter {
+            client: client.clone(),
+            planner: BatchPlanner::new(),
+            concurrency: DEFAULT_CONCURRENCY,
+            window: DEFAULT_WINDOW,
+            progress: Arc::new(NoProgress),
+        }
+    }
+
+    /// How many transactions may be in flight at once (at least 1).
+    pub fn concurrency(mut self, n: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(InvalidInput::Other("bulk concurrency must be at least 1".into()).into());
+        }
+        self.concurrency = n;
+        Ok(self)
+    }
+
+    /// How many input operations are read and planned together (at least 1): larger windows
+    /// fill transactions better, smaller ones hold less in memory.
+    pub fn window(mut self, n: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(InvalidInput::Other("bulk window must be at least 1".into()).into());
+        }
+        self.window = n;
+        Ok(self)
+    }
+
+    /// Uses a planner with other limits.
+    pub fn planner(mut self, planner: BatchPlanner) -> Self {
+        self.planner = planner;
+        self
+    }
+
+    /// Reports progress (operations settled, request bytes) after each transaction.
+    pub fn progress(mut self, sink: impl ProgressSink) -> Self {
+        self.progress = Arc::new(sink);
+        self
+    }
+
+    /// Writes every operation of an iterator.
+    pub async fn write_iter(&self, ops: impl IntoIterator<Item = WriteOp>) -> BulkReport {
+        self.write(stream::iter(ops.into_iter().map(Ok))).await
+    }
+
+    /// Writes every operation of a stream. An `Err` item stops reading: the operations before
+    /// it are still written, and [`BulkReport::input_error`] holds the error.
+    pub async fn write<S>(&self, ops: S) -> BulkReport
+    where
+        S: Stream<Item = Result<WriteOp>>,
+    {
+        let counter = ProgressCounter::new(SharedSink(Arc::clone(&self.progress)));
+        let mut report = BulkReport::default();
+        let mut ops = std::pin::pin!(ops.ready_chunks(self.window));
+        'windows: while let Some(chunk) = ops.next().await {
+            let mut window = Vec::with_capacity(chunk.len());
+            let mut input_error = None;
+            for op in chunk {
+                match op {
+                    Ok(op) => window.push(op),
+                    Err(e) => {
+                        input_error = Some(e);
+                        break;
+                    }
+                }
+            }
+            self.write_window(window, &mut report, &counter).await;
+            if let Some(e) = input_error {
+                report.input_error = Some(e);
+                break 'windows;
+            }
+        }
+        counter.finish();
+        report
+    }
+
+    /// Plans and sends one window; its outcomes are appended to `report`.
+    async fn write_window(
+        &self,
+        ops: Vec<WriteOp>,
+        report: &mut BulkReport,
+        counter: &ProgressCounter,
+    ) {
+        let base = report.outcomes.len();
+        report
+            .outcomes
+            .extend((0..ops.len()).map(|_| ItemOutcome::NotSent));
+        let plan = self.planner.plan(&ops);
+        let (transactions, rejected) = plan_parts(&plan);
+        for r in rejected {
+            if let Some(slot) = report.outcomes.get_mut(base + r.0) {
+                *slot = ItemOutcome::Failed {
+                    transaction: None,
+                    error: Arc::new(Error::InvalidInput(r.1)),
+                };
+            }
+            counter.add(1, 0);
+        }
+        let ops = Arc::new(ops);
+        let chains = plan.chains();
+        let results: Vec<Vec<Sent>> = stream::iter(chains.into_iter().map(|chain| {
+            let ops = Arc::clone(&ops);
+            let client = self.client.clone();
+            let counter = counter.clone();
+            let chain: Vec<Vec<usize>> = chain
+                .iter()
+                .filter_map(|&t| transactions.get(t).cloned())
+                .collect();
+            async move {
+                let mut sent = Vec::new();
+                for indices in chain {
+                    for s in send_transaction(&client, &ops, &indices).await {
+                        counter.add(s.items.len() as u64, s.bytes as u64);
+                        sent.push(s);
+                    }
+                }
+                sent
+            }
+        }))
+        .buffer_unordered(self.concurrency)
+        .collect()
+        .await;
+        for sent in results.into_iter().flatten() {
+            report.record(base, sent);
+        }
+    }
+}
+
+fn plan_parts(plan: &Plan) -> (Vec<Vec<usize>>, Vec<(usize, InvalidInput)>) {
+    (
+        plan.transactions()
+            .iter()
+            .map(|t| t.indices().to_vec())
+            .collect(),
+        plan.rejected()
+            .iter()
+            .map(|r| (r.index, r.error.clone()))
+            .collect(),
+    )
+}
+
+/// A sink shared by the writer's clones.
+struct SharedSink(Arc<dyn ProgressSink>);
+
+impl ProgressSink for SharedSink {
+    fn report(&self, progress: &crate::patterns::progress::Progress) {
+        self.0.report(progress)
+    }
+}
+
+/// One request as sent: the window indices it carried and what the service answered.
+struct Sent {
+    table: String,
+    partition_key: String,
+    items: Vec<usize>,
+    bytes: usize,
+    result: Result<BatchOutcome>,
+}
+
+/// Sends one planned transaction. The planner sized it with an estimate; the client's encoder
+/// measures exactly, and should the estimate have been short, the transaction is split where
+/// the encoder refuses the next operation.
+async fn send_transaction(
+    client: &TableServiceClient,
+    ops: &[WriteOp],
+    indices: &[usize],
+) -> Vec<Sent> {
+    let Some(first) = indices.first().and_then(|&i| ops.get(i)) else {
+        return Vec::new();
+    };
+    let table = client.table_named::<DynamicEntity>(first.table());
+    let partition_key = first.entity().partition_key().to_owned();
+    let mut sent = Vec::new();
+    let mut batch = table.batch();
+    let mut items = Vec::new();
+    for &i in indices {
+        let Some(op) = ops.get(i) else { continue };
+        match add(&mut batch, op) {
+            Ok(()) => items.push(i),
+            Err(e) if is_too_large(&e) && !items.is_empty() => {
+                let full = std::mem::replace(&mut batch, table.batch());
+                sent.push(
+                    submit(
+                        full,
+                        first.table(),
+                        &partition_key,
+                        std::mem::take(&mut items),
+                    )
+                    .await,
+                );
+                match add(&mut batch, op) {
+                    Ok(()) => items.push(i),
+                    Err(e) => sent.push(refused(first.table(), &partition_key, i, e)),
+                }
+            }
+            Err(e) => sent.push(refused(first.table(), &partition_key, i, e)),
+        }
+    }
+    if !items.is_empty() {
+        sent.push(submit(batch, first.table(), &partition_key, items).await);
+    }
+    sent
+}
+
+async fn submit(
+    batch: Batch<DynamicEntity>,
+    table: &str,
+    partition_key: &str,
+    items: Vec<usize>,
+) -> Sent {
+    let bytes = batch.encoded_len();
+    Sent {
+        table: table.to_owned(),
+        partition_key: partition_key.to_owned(),
+        items,
+        bytes,
+        result: batch.submit().await,
+    }
+}
+
+fn refused(table: &str, partition_key: &str, index: usize, error: Error) -> Sent {
+    Sent {
+        table: table.to_owned(),
+        partition_key: partition_key.to_owned(),
+        items: vec![index],
+        bytes: 0,
+        result: Err(error),
+    }
+}
+
+fn is_too_large(e: &Error) -> bool {
+    matches!(e, Error::InvalidInput(InvalidInput::BatchTooLarge { .. }))
+}
+
+/// Adds one operation to a batch; conditional kinds without an ETag go unconditional (`*`).
+fn add(batch: &mut Batch<DynamicEntity>, op: &WriteOp) -> Result<()> {
+    let entity = op.entity();
+    let needs_any = super::plan::is_conditional(op.kind()) && entity.etag().is_none();
+    let owned;
+    let entity = if needs_any {
+        let mut e = entity.clone();
+        e.set_etag(Some(ETag::any()));
+        owned = e;
+        &owned
+    } else {
+        entity
+    };
+    match op.kind() {
+        OperationKind::Insert => batch.insert(entity),
+        OperationKind::UpsertMerge => batch.upsert_merge(entity),
+        OperationKind::UpsertReplace => batch.upsert_replace(entity),
+        OperationKind::Merge => batch.merge(entity),
+        OperationKind::Replace => batch.replace(entity),
+        OperationKind::Delete => batch.delete(entity),
+    }
+}
+
+/// What happened to one input operation.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ItemOutcome {
+    /// Applied, as part of transaction `transaction` (an index in
+    /// [`BulkReport::transactions`]); `etag` is the entity's new version (`None` for deletes).
+    Committed {
+        /// The transaction it was committed in.
+        transaction: usize,
+        /// The new ETag.
+        etag: Option<ETag>,
+    },
+    /// Not applied because of this operation: the service refused it, or it was invalid and
+    /// never sent (`transaction` is `None` then), or the request failed as a whole.
+    Failed {
+        /// The transaction it was sent in, if any.
+        transaction: Option<usize>,
+        /// Why (shared by every operation of a request that failed as a whole).
+        error: Arc<Error>,
+    },
+    /// Not applied because another operation of its transaction failed (the service applies
+    /// all of a transaction or none).
+    RolledBack {
+        /// The transaction.
+        transaction: usize,
+        /// The input index of the operation that failed.
+        failed: Option<usize>,
+    },
+    /// Not sent: reading the input stopped first (see [`BulkReport::input_error`]).
+    NotSent,
+}
+
+impl ItemOutcome {
+    /// Whether the operation was applied.
+    pub fn is_committed(&self) -> bool {
+        matches!(self, ItemOutcome::Committed { .. })
+    }
+}
+
+/// One transaction as sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TransactionRecord {
+    /// The table.
+    pub table: String,
+    /// The PartitionKey.
+    pub partition_key: String,
+    /// The input indices it carried, in order: all committed together, or none.
+    pub items: Vec<usize>,
+    /// Whether it was committed.
+    pub committed: bool,
+}
+
+/// Every input operation's outcome, by input index, and the transactions sent.
+#[derive(Debug, Default)]
+pub struct BulkReport {
+    outcomes: Vec<ItemOutcome>,
+    transactions: Vec<TransactionRecord>,
+    input_error: Option<Error>,
+}
+
+impl BulkReport {
+    /// The outcome of each input operation, in input order.
+    pub fn outcomes(&self) -> &[ItemOutcome] {
+        &self.outcomes
+    }
+
+    /// The transactions sent, in completion order.
+    pub fn transactions(&self) -> &[TransactionRecord] {
+        &self.transactions
+    }
+
+    /// Operations applied.
+    pub fn committed(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.is_committed()).count()
+    }
+
+    /// Operations not applied (failed, rolled back or not sent).
+    pub fn not_committed(&self) -> usize {
+        self.outcomes.len() - self.committed()
+    }
+
+    /// The error that stopped reading the input, if any.
+    pub fn input_error(&self) -> Option<&Error> {
+        self.input_error.as_ref()
+    }
+
+    /// Whether every input was read and applied.
+    pub fn is_complete(&self) -> bool {
+        self.input_error.is_none() && self.outcomes.iter().all(ItemOutcome::is_committed)
+    }
+
+    /// How many inputs from the start were all applied: where a resumed run starts.
+    pub fn committed_prefix(&self) -> usize {
+        self.outcomes
+            .iter()
+            .take_while(|o| o.is_committed())
+            .count()
+    }
+
+    /// The errors of failed operations, with their input indices (each shared error once
+    /// per operation).
+    pub fn failures(&self) -> impl Iterator<Item = (usize, &Error)> {
+        self.outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                ItemOutcome::Failed { error, .. } => Some((i, error.as_ref())),
+                _ => None,
+            })
+    }
+
+    fn record(&mut self, base: usize, sent: Sent) {
+        let id = self.transactions.len();
+        let items: Vec<usize> = sent.items.iter().map(|i| base + i).collect();
+        let committed = sent.result.is_ok();
+        match sent.result {
+            Ok(outcome) => {
+                for (k, &item) in items.iter().enumerate() {
+                    let etag = outcome.results().get(k).and_then(|r| r.etag().cloned());
+                    self.set(
+                        item,
+                        ItemOutcome::Committed {
+                            transaction: id,
+                            etag,
+                        },
+                    );
+                }
+            }
+            Err(Error::Batch {
+                index: Some(k),
+                source,
+            }) if k < items.len() => {
+                let failed = items.get(k).copied();
+                let error = Arc::new(Error::Batch {
+                    index: Some(k),
+                    source,
+                });
+                for (j, &item) in items.iter().enumerate() {
+                    let outcome = if j == k {
+                        ItemOutcome::Failed {
+                            transaction: Some(id),
+                            error: Arc::clone(&error),
+                        }
+                    } else {
+                        ItemOutcome::RolledBack {
+                            transaction: id,
+                            failed,
+                        }
+                    };
+                    self.set(item, outcome);
+                }
+            }
+            Err(e) => {
+                let error = Arc::new(e);
+                for &item in &items {
+                    self.set(
+                        item,
+                        ItemOutcome::Failed {
+                            transaction: Some(id),
+                            error: Arc::clone(&error),
+                        },
+                    );
+                }
+            }
+        }
+        self.transactions.push(TransactionRecord {
+            table: sent.table,
+            partition_key: sent.partition_key,
+            items,
+            committed,
+        });
+    }
+
+    fn set(&mut self, item: usize, outcome: ItemOutcome) {
+        if let Some(slot) = self.outcomes.get_mut(item) {
+            *slot = outcome;
+        }
+    }
+}

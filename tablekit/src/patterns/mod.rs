@@ -1,0 +1,24 @@
+//! Storage patterns built on the client: the recipes of Richter's guide, the service whitepaper
+//! and the table-name key pattern, as library features.
+//!
+//! Each pattern is one module:
+//!
+//! | module | pattern |
+//! |---|---|
+//! | [`progress`] | counts, bytes and rate reported by long-running operations |
+//! | [`conflict_retry`] | optimistic concurrency: retry a read-modify-write on 412 |
+//! | [`bulk`] | the batch planner: operations grouped into valid entity group transactions |
+//! | [`period`] | table-per-period families (`Log20240101`) and period-based partition keys |
+//! | [`backup`] | the backup file format: versioned, checksummed, streamed |
+//! | [`migrate`] | property migrations: keep-only, rename, remove, or a closure per entity |
+//!
+//! They exist because each one is easy to get subtly wrong by hand: a batch splitter that drops
+//! operations, a backup reader that loops on a truncated file, a migration that silently loses
+//! a concurrent write.
+
+pub mod backup;
+pub mod bulk;
+pub mod conflict_retry;
+pub mod migrate;
+pub mod period;
+pub mod progress;

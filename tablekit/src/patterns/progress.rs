@@ -1,0 +1,311 @@
+//! Progress of long-running operations (bulk writes, backups, restores, migrations).
+//!
+//! Operations report through a [`ProgressSink`]: any `Fn(&Progress) + Send + Sync` closure is
+//! one, so a terminal progress bar, a log line or a metrics counter plugs in without the library
+//! depending on any of them. Reports are throttled by the caller's own sink if it wants; the
+//! library reports after each unit of work (a page, a transaction) and once at the end.
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use tablekit::patterns::progress::{Progress, ProgressCounter};
+//!
+//! let seen = Arc::new(Mutex::new(Vec::new()));
+//! let log = Arc::clone(&seen);
+//! let counter = ProgressCounter::new(move |p: &Progress| log.lock().unwrap().push(p.items()))
+//!     .with_total(10);
+//! counter.add(4, 400);
+//! counter.add(6, 600);
+//! counter.finish();
+//! assert_eq!(*seen.lock().unwrap(), vec![4, 10, 10]);
+//! let last = counter.snapshot();
+//! assert_eq!((last.items(), last.bytes(), last.total()), (10, 1000, Some(10)));
+//! assert!(last.is_finished());
+//! ```
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One progress report: how much is done, how much there is, how fast it goes.
+///
+/// ```
+/// use std::time::Duration;
+/// use tablekit::patterns::progress::Progress;
+/// let p = Progress::new(50, 5_000, Some(100), Duration::from_secs(2));
+/// assert_eq!(p.items_per_second(), 25.0);
+/// assert_eq!(p.bytes_per_second(), 2_500.0);
+/// assert_eq!(p.fraction(), Some(0.5));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    items: u64,
+    bytes: u64,
+    total: Option<u64>,
+    elapsed: Duration,
+    finished: bool,
+}
+
+impl Progress {
+    /// A report of `items` and `bytes` done out of `total` items, after `elapsed`.
+    pub fn new(items: u64, bytes: u64, total: Option<u64>, elapsed: Duration) -> Self {
+        Progress {
+            items,
+            bytes,
+            total,
+            elapsed,
+            finished: false,
+        }
+    }
+
+    /// Items (entities, operations) done so far.
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// Bytes done so far (encoded bodies or file bytes, as the operation documents).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The number of items expected, when known in advance.
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// Time since the operation started.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// Whether this is the final report.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Items per second since the start (0 before any time has passed).
+    pub fn items_per_second(&self) -> f64 {
+        rate(self.items, self.elapsed)
+    }
+
+    /// Bytes per second since the start (0 before any time has passed).
+    pub fn bytes_per_second(&self) -> f64 {
+        rate(self.bytes, self.elapsed)
+    }
+
+    /// The fraction done in `0.0..=1.0`, when the total is known.
+    pub fn fraction(&self) -> Option<f64> {
+        match self.total {
+            Some(0) => Some(1.0),
+            // Precision loss above 2^53 items is irrelevant for a progress fraction.
+            Some(total) => Some((self.items as f64 / total as f64).min(1.0)),
+            None => None,
+        }
+    }
+}
+
+fn rate(amount: u64, elapsed: Duration) -> f64 {
+    let secs = elapsed.as_secs_f64();
+    if secs > 0.0 {
+        amount as f64 / secs
+    } else {
+        0.0
+    }
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.total {
+            Some(total) => write!(f, "{}/{} items", self.items, total)?,
+            None => write!(f, "{} items", self.items)?,
+        }
+        write!(
+            f,
+            ", {} bytes, {:.0} items/s",
+            self.bytes,
+            self.items_per_second()
+        )
+    }
+}
+
+/// Receives progress reports. Implemented for every `Fn(&Progress) + Send + Sync` closure.
+///
+/// ```
+/// use tablekit::patterns::progress::{NoProgress, Progress, ProgressSink};
+/// fn takes_sink(sink: impl ProgressSink) { sink.report(&Progress::new(1, 0, None, Default::default())); }
+/// takes_sink(NoProgress);
+/// takes_sink(|p: &Progress| println!("{p}"));
+/// ```
+pub trait ProgressSink: Send + Sync + 'static {
+    /// Called after each unit of work and once more at the end (with
+    /// [`Progress::is_finished`] true). Keep it quick: it runs on the working task.
+    fn report(&self, progress: &Progress);
+}
+
+impl<F: Fn(&Progress) + Send + Sync + 'static> ProgressSink for F {
+    fn report(&self, progress: &Progress) {
+        self(progress)
+    }
+}
+
+/// A sink that ignores every report: the default of every operation.
+///
+/// ```
+/// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+/// let c = ProgressCounter::new(NoProgress);
+/// c.add(1, 1);
+/// assert_eq!(c.snapshot().items(), 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn report(&self, _: &Progress) {}
+}
+
+/// Counts work shared by concurrent tasks and reports each change to a sink.
+///
+/// Cloning gives another handle on the same counts.
+///
+/// ```
+/// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+/// let a = ProgressCounter::new(NoProgress);
+/// let b = a.clone();
+/// b.add(3, 30);
+/// assert_eq!(a.snapshot().items(), 3);
+/// ```
+#[derive(Clone)]
+pub struct ProgressCounter {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    sink: Box<dyn ProgressSink>,
+    items: AtomicU64,
+    bytes: AtomicU64,
+    total: Option<u64>,
+    finished: AtomicBool,
+    started: Instant,
+}
+
+impl ProgressCounter {
+    /// A counter starting now, reporting to `sink`.
+    pub fn new(sink: impl ProgressSink) -> Self {
+        Self::from_boxed(Box::new(sink))
+    }
+
+    /// A counter reporting to an already boxed sink.
+    ///
+    /// ```
+    /// use tablekit::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
+    /// let sink: Box<dyn ProgressSink> = Box::new(NoProgress);
+    /// assert_eq!(ProgressCounter::from_boxed(sink).snapshot().items(), 0);
+    /// ```
+    pub fn from_boxed(sink: Box<dyn ProgressSink>) -> Self {
+        ProgressCounter {
+            inner: Arc::new(Inner {
+                sink,
+                items: AtomicU64::new(0),
+                bytes: AtomicU64::new(0),
+                total: None,
+                finished: AtomicBool::new(false),
+                started: Instant::now(),
+            }),
+        }
+    }
+
+    /// Sets the expected number of items (call before sharing the counter).
+    ///
+    /// ```
+    /// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+    /// assert_eq!(ProgressCounter::new(NoProgress).with_total(7).snapshot().total(), Some(7));
+    /// ```
+    pub fn with_total(self, total: u64) -> Self {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.total = Some(total);
+                ProgressCounter {
+                    inner: Arc::new(inner),
+                }
+            }
+            // Already shared: the total stays unknown rather than racing other handles.
+            Err(inner) => ProgressCounter { inner },
+        }
+    }
+
+    /// Adds finished work and reports.
+    pub fn add(&self, items: u64, bytes: u64) {
+        self.inner.items.fetch_add(items, Ordering::Relaxed);
+        self.inner.bytes.fetch_add(bytes, Ordering::Relaxed);
+        self.inner.sink.report(&self.snapshot());
+    }
+
+    /// Marks the work done and sends the final report.
+    pub fn finish(&self) {
+        self.inner.finished.store(true, Ordering::Relaxed);
+        self.inner.sink.report(&self.snapshot());
+    }
+
+    /// The counts now.
+    pub fn snapshot(&self) -> Progress {
+        Progress {
+            items: self.inner.items.load(Ordering::Relaxed),
+            bytes: self.inner.bytes.load(Ordering::Relaxed),
+            total: self.inner.total,
+            elapsed: self.inner.started.elapsed(),
+            finished: self.inner.finished.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl fmt::Debug for ProgressCounter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ProgressCounter")
+            .field(&self.snapshot())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn concurrent_adds_are_all_counted() {
+        let counter = ProgressCounter::new(NoProgress);
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let c = counter.clone();
+                std::thread::spawn(move || (0..1000).for_each(|_| c.add(1, 2)))
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let p = counter.snapshot();
+        assert_eq!((p.items(), p.bytes()), (8000, 16000));
+    }
+
+    #[test]
+    fn finish_sends_a_final_report() {
+        let last = Arc::new(Mutex::new(None));
+        let slot = Arc::clone(&last);
+        let counter = ProgressCounter::new(move |p: &Progress| {
+            *slot.lock().unwrap() = Some(p.clone());
+        });
+        counter.add(2, 0);
+        assert!(!last.lock().unwrap().as_ref().unwrap().is_finished());
+        counter.finish();
+        assert!(last.lock().unwrap().as_ref().unwrap().is_finished());
+    }
+
+    #[test]
+    fn fraction_handles_zero_total_and_overshoot() {
+        let zero = Progress::new(0, 0, Some(0), Duration::ZERO);
+        assert_eq!(zero.fraction(), Some(1.0));
+        let over = Progress::new(5, 0, Some(2), Duration::ZERO);
+        assert_eq!(over.fraction(), Some(1.0));
+        assert_eq!(over.items_per_second(), 0.0);
+    }
+}

@@ -12,7 +12,8 @@
 mod support;
 
 use chrono::{DateTime, Utc};
-use tablekit::client::{Table, TableServiceClient};
+use tablekit::client::{ServiceError, Table, TableServiceClient};
+use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
 use tablekit::prelude::*;
 
 use support::BoxError;
@@ -63,6 +64,10 @@ pub struct Gamer {
 /// How many gamers each query step hands out: fixed-size chunks across service pages.
 pub const CHUNK_SIZE: usize = 2;
 
+/// How many +1s race on one gamer: each write conflicts with the others, and every one of
+/// them must count.
+pub const CONCURRENT_INCREASES: i32 = 8;
+
 /// A gamer as one query showed it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shown {
@@ -85,6 +90,8 @@ pub struct Outcome {
     pub stale_write_refused: bool,
     /// Dragon's score after the stale-write demonstration.
     pub final_dragon_score: i32,
+    /// Creeper's score after [`CONCURRENT_INCREASES`] concurrent +1s.
+    pub final_creeper_score: i32,
 }
 
 #[tokio::main]
@@ -142,6 +149,12 @@ async fn demo(table: &Table<Gamer>) -> Result<Outcome, BoxError> {
     outcome.stale_write_refused = stale_write_is_refused(table).await?;
     outcome.final_dragon_score = find_gamer(table, "Dragon").await?.score();
     println!("Dragon's score: {}", outcome.final_dragon_score);
+
+    support::heading("eight concurrent +1s for Creeper");
+    let increases = (0..CONCURRENT_INCREASES).map(|_| increase_score(table, "Creeper", 1));
+    futures::future::try_join_all(increases).await?;
+    outcome.final_creeper_score = find_gamer(table, "Creeper").await?.score();
+    println!("Creeper's score: {}", outcome.final_creeper_score);
     Ok(outcome)
 }
 
@@ -154,48 +167,48 @@ async fn create_gamer(table: &Table<Gamer>, tag: &str) -> tablekit::Result<Gamer
 }
 
 /// Reads a gamer by tag, in any case.
-async fn find_gamer(table: &Table<Gamer>, tag: &str) -> Result<GamerEntity, BoxError> {
+async fn find_gamer(table: &Table<Gamer>, tag: &str) -> tablekit::Result<GamerEntity> {
     let key = Gamer::partition_key_of(&tag.to_owned());
-    table
-        .get(&key, "")
-        .await?
-        .ok_or_else(|| format!("no gamer tagged {tag}").into())
+    table.get(&key, "").await?.ok_or_else(|| not_found(tag))
 }
 
-/// Adds `increase` to a gamer's score: read, change, write with If-Match; on 412 (someone
-/// else wrote since the read) read again and redo the change, so no increase is lost.
+/// Adds `increase` to a gamer's score: read, change, write with If-Match on the version
+/// read; on 412 (someone else wrote since the read) `update_with_retry` reads again and redoes
+/// the change, so no increase is lost.
 async fn increase_score(table: &Table<Gamer>, tag: &str, increase: i32) -> Result<i32, BoxError> {
-    loop {
-        let mut gamer = find_gamer(table, tag).await?;
-        gamer.set_score(gamer.score() + increase);
-        match table.merge(&mut gamer).await {
-            Ok(()) => {
-                println!("{tag}: score {:+} -> {}", increase, gamer.score());
-                return Ok(gamer.score());
-            }
-            Err(e) if e.is_precondition_failed() => {
-                println!("{tag}: changed by someone else since the read; retrying");
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    let key = Gamer::partition_key_of(&tag.to_owned());
+    let gamer = table
+        .update_with_retry((&key, ""), |g: &mut GamerEntity| {
+            g.set_score(g.score() + increase)
+        })
+        .await?;
+    println!("{tag}: score {increase:+} -> {}", gamer.score());
+    Ok(gamer.score())
+}
+
+/// What recording a completed level did.
+enum Recorded {
+    /// The level was added; the gamer now has this many.
+    Added(usize),
+    /// The gamer had already completed it: nothing was written.
+    AlreadyCompleted,
 }
 
 /// Records that a gamer completed a level, once: a level already completed is left as is.
+/// The whole read-check-write is retried on 412, like the seed's `OptimisticRetryAsync`.
 async fn set_completed_level(
     table: &Table<Gamer>,
     tag: &str,
     level: Level,
     stars: u8,
 ) -> Result<(), BoxError> {
-    loop {
+    let recorded = retry_on_conflict(&ConflictRetry::new(), || async {
         let mut gamer = find_gamer(table, tag).await?;
         // The `try_` form: damaged record bytes are an error here, not an empty list that the
         // write below would then store over the real data.
         let mut levels = gamer.try_completed_levels()?;
         if levels.iter().any(|l| l.level == level) {
-            println!("{tag}: {level:?} already completed");
-            return Ok(());
+            return Ok(Recorded::AlreadyCompleted);
         }
         levels.push(CompletedLevel {
             level,
@@ -203,15 +216,25 @@ async fn set_completed_level(
             stars,
         });
         gamer.set_completed_levels(&levels)?;
-        match table.merge(&mut gamer).await {
-            Ok(()) => {
-                println!("{tag}: completed {level:?} ({} levels)", levels.len());
-                return Ok(());
-            }
-            Err(e) if e.is_precondition_failed() => continue,
-            Err(e) => return Err(e.into()),
-        }
+        table.merge(&mut gamer).await?;
+        Ok(Recorded::Added(levels.len()))
+    })
+    .await?;
+    match recorded {
+        Recorded::Added(n) => println!("{tag}: completed {level:?} ({n} levels)"),
+        Recorded::AlreadyCompleted => println!("{tag}: {level:?} already completed"),
     }
+    Ok(())
+}
+
+/// The error for a tag nobody has: a 404, like the service's for a missing entity.
+fn not_found(tag: &str) -> tablekit::Error {
+    let message = format!("no gamer tagged {tag}");
+    tablekit::Error::Service(Box::new(ServiceError::new(
+        404,
+        Some("ResourceNotFound"),
+        &message,
+    )))
 }
 
 /// Shows the gamers whose score is in `low..=high`, reading only the selected properties,

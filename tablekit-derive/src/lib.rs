@@ -1,5 +1,6 @@
-//! Derive macros for tablekit: `#[derive(TableEntity)]`, `#[derive(TableValue)]` and
-//! `#[derive(Record)]`. See the `tablekit` crate for what they generate.
+// Derive macros for tablekit: `#[derive(TableEntity)]`, `#[derive(TableValue)]` and
+// `#[derive(Record)]`. The crate documentation is the README, so its examples are tested.
+#![doc = include_str!("../README.md")]
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
@@ -8,7 +9,8 @@ mod entity;
 mod record;
 mod table_value;
 
-/// Generates a typed wrapper over a dynamic entity; see `tablekit`'s documentation.
+/// Generates a typed wrapper over a dynamic entity, typed columns and key functions; see
+/// [the crate documentation](crate) for the attributes.
 #[proc_macro_derive(TableEntity, attributes(tablekit))]
 pub fn derive_table_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -17,7 +19,8 @@ pub fn derive_table_entity(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Stores a fieldless enum as an `Int32` (or as its name); see `tablekit`'s documentation.
+/// Stores a fieldless enum as an `Int32` (or as its name), in entities and in records; see
+/// [the crate documentation](crate).
 #[proc_macro_derive(TableValue, attributes(tablekit))]
 pub fn derive_table_value(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -26,7 +29,7 @@ pub fn derive_table_value(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Implements tablekit's versioned binary `Record`; see `tablekit`'s documentation.
+/// Implements tablekit's versioned binary `Record`; see [the crate documentation](crate).
 #[proc_macro_derive(Record, attributes(record))]
 pub fn derive_record(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

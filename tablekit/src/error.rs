@@ -157,6 +157,20 @@ impl Error {
         self.status() == Some(412)
     }
 
+    /// Whether the service's answer came to a retried write after an earlier attempt that
+    /// may have been applied; see [`ServiceError::after_uncertain_attempt`]. On a 412 or 409
+    /// this means the conflict may be with our own earlier attempt: re-read to decide.
+    ///
+    /// ```
+    /// # use tablekit::Error;
+    /// let err = Error::Timeout(std::time::Duration::from_secs(1));
+    /// assert!(!err.after_uncertain_attempt());
+    /// ```
+    pub fn after_uncertain_attempt(&self) -> bool {
+        self.service_error()
+            .is_some_and(ServiceError::after_uncertain_attempt)
+    }
+
     /// 429, or 503 `ServerBusy`: the service asks the client to slow down.
     pub fn is_throttled(&self) -> bool {
         match self.status() {

@@ -11,11 +11,36 @@
 //! any read-modify-write closure the same way.
 //!
 //! A 412 can also follow a transport retry of our own write: the first attempt was applied
-//! but its answer lost, so the client's retry carries a stale ETag. The loop then re-reads
-//! and the fresh entity decides: the change is applied to what is stored now. For a change
-//! that is not idempotent (an increment), that case applies it twice; the client does not yet
-//! report whether a failed write may have been applied, which is what telling the two 412s
-//! apart needs.
+//! but its answer lost (dropped connection, timeout, 500), so the client's retry carries the
+//! stale ETag and is refused. The client flags such an answer
+//! ([`Error::after_uncertain_attempt`]). On a flagged 412, [`Table::update_with_retry`]
+//! re-reads at once: if the stored entity holds exactly the properties it meant to write, its
+//! write was applied and it returns the stored entity (with the new ETag) without running the
+//! change again; otherwise it applies the change to the fresh read as for any other 412. So an
+//! increment counts once when only our own retry stands between the read and the 412.
+//!
+//! With a single writer per entity this is exact. With several writers, the re-read cannot
+//! tell every case apart, in both directions:
+//! - Our write was applied, then another writer changed the entity before the re-read: the
+//!   stored entity differs, so the change is applied again (counted twice).
+//! - Our first attempt was refused (412: another writer got there first) and only that answer
+//!   was lost; if the other writer wrote byte-identical properties from the same base (two
+//!   increments of the same value do), the stored entity looks like ours and our change is
+//!   lost (counted zero times).
+//!
+//! Both need another writer's write to land in the window between our first attempt and the
+//! re-read, and an attempt whose answer was lost; so each wrong count is bounded by the
+//! number of 412s that follow an uncertain attempt (each is logged at `debug` level with
+//! `outcome = "ours"` or `outcome = "changed"`). Also, a `Double` NaN never equals itself, so
+//! a write holding one is never recognised and is applied again.
+//!
+//! Exactness under any contention would need every write to carry an identity the re-read can
+//! see (a write id kept in the entity); tablekit does not add properties the model did not
+//! declare.
+//!
+//! Users of [`retry_on_conflict`] follow the same rule: on an error with
+//! `is_precondition_failed() && after_uncertain_attempt()`, re-read and compare with what was
+//! written before redoing the change (see its example).
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,9 +62,10 @@ use std::time::Duration;
 use rand::Rng;
 
 use crate::client::{ServiceError, Table};
+use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
 use crate::limits::InvalidInput;
-use crate::model::TableModel;
+use crate::model::{TableEntity, TableModel};
 
 /// How often and how patiently to retry a write that lost an optimistic-concurrency race.
 ///
@@ -166,6 +192,13 @@ pub(crate) struct Exhausted<E> {
 /// `attempt` must do the whole cycle (read, change, conditional write): redoing only the
 /// write would just repeat the conflict.
 ///
+/// A 412 for which [`Error::after_uncertain_attempt`] is true may be the echo of this
+/// attempt's own write (applied, answer lost, retried by the client with the old ETag). For a
+/// change that is not idempotent, handle it inside `attempt` as
+/// [`Table::update_with_retry`] does: re-read, and if the entity holds exactly what was
+/// written, count the write as done instead of returning the 412 (the module docs list what
+/// that comparison cannot tell apart).
+///
 /// ```no_run
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
@@ -214,6 +247,12 @@ impl<M: TableModel> Table<M> {
     /// `change` may run several times, each time on a fresh read: keep it free of side effects
     /// other than on the entity.
     ///
+    /// A 412 that follows a possibly applied attempt of our own write (see
+    /// [`Error::after_uncertain_attempt`]) is decided by a re-read: if the entity holds exactly
+    /// the properties we wrote, our write counts as done and the stored entity is returned;
+    /// otherwise the change is applied to the fresh read. See the module docs for the cases
+    /// concurrent writers make ambiguous.
+    ///
     /// ```no_run
     /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
@@ -258,37 +297,53 @@ impl<M: TableModel> Table<M> {
     ) -> Result<M::Entity> {
         let mut attempt = 1;
         loop {
-            match self.update_once(partition_key, row_key, &mut change).await {
-                Err(e) if e.is_precondition_failed() => {
-                    if attempt >= policy.attempts() {
-                        return Err(Error::ConflictRetriesExhausted {
-                            attempts: attempt,
-                            source: Box::new(e),
-                        });
-                    }
-                    policy.pause(attempt).await;
-                    attempt += 1;
+            let mut entity = self
+                .get(partition_key, row_key)
+                .await?
+                .ok_or_else(|| missing(partition_key, row_key))?;
+            change(&mut entity);
+            let error = match self.replace(&mut entity).await {
+                Ok(()) => return Ok(entity),
+                Err(e) if e.is_precondition_failed() => e,
+                Err(e) => return Err(e),
+            };
+            if error.after_uncertain_attempt() {
+                if let Some(stored) = self.written_by_us(&entity).await? {
+                    tracing::debug!(outcome = "ours", "412 after a possibly applied attempt");
+                    return Ok(stored);
                 }
-                other => return other,
+                tracing::debug!(outcome = "changed", "412 after a possibly applied attempt");
             }
+            if attempt >= policy.attempts() {
+                return Err(Error::ConflictRetriesExhausted {
+                    attempts: attempt,
+                    source: Box::new(error),
+                });
+            }
+            policy.pause(attempt).await;
+            attempt += 1;
         }
     }
 
-    /// One read, change, conditional replace.
-    async fn update_once(
-        &self,
-        partition_key: &str,
-        row_key: &str,
-        change: &mut impl FnMut(&mut M::Entity),
-    ) -> Result<M::Entity> {
-        let mut entity = self
-            .get(partition_key, row_key)
-            .await?
-            .ok_or_else(|| missing(partition_key, row_key))?;
-        change(&mut entity);
-        self.replace(&mut entity).await?;
-        Ok(entity)
+    /// Re-reads `intended`'s entity: `Some(stored)` when it holds exactly `intended`'s
+    /// properties, i.e. the write whose answer was lost was applied and nothing changed since.
+    async fn written_by_us(&self, intended: &M::Entity) -> Result<Option<M::Entity>> {
+        let intended = intended.as_dynamic();
+        let stored = self
+            .get(intended.partition_key(), intended.row_key())
+            .await?;
+        Ok(stored.filter(|s| same_properties(s.as_dynamic(), intended)))
     }
+}
+
+/// Same keys and the same set of properties with equal values (ETag and Timestamp aside:
+/// the service sets them).
+pub(crate) fn same_properties(a: &DynamicEntity, b: &DynamicEntity) -> bool {
+    a.partition_key() == b.partition_key()
+        && a.row_key() == b.row_key()
+        && a.len() == b.len()
+        && a.properties()
+            .all(|(name, value)| b.value(name) == Some(value))
 }
 
 fn missing(partition_key: &str, row_key: &str) -> Error {

@@ -237,6 +237,24 @@ impl Outcomes {
     }
 }
 
+/// Runs `tasks` writers of `each` increments on one counter; returns the stored count.
+async fn contend(table: &Table, policy: ConflictRetry, tasks: i64, each: i64) -> i64 {
+    let writers: Vec<_> = (0..tasks)
+        .map(|_| {
+            let table = table.clone();
+            tokio::spawn(async move {
+                for _ in 0..each {
+                    increment(&table, &policy).await;
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.await.expect("a writer task");
+    }
+    stored_count(table).await
+}
+
 async fn increment(table: &Table, policy: &ConflictRetry) {
     table
         .update_with_retry_policy(("c", ""), policy, |c| c.set("N", c.get_or("N", 0i64) + 1))
@@ -284,22 +302,8 @@ async fn sixteen_writers_stay_within_the_documented_bound_under_lost_answers() {
     let client = client_for(&emulator);
     let table = counter(&client, "SixteenWriters").await;
     emulator.set_faults(Some(applied_then_lost(23, 0.01)));
-    let policy = patient();
-    let tasks: Vec<_> = (0..TASKS)
-        .map(|_| {
-            let table = table.clone();
-            tokio::spawn(async move {
-                for _ in 0..EACH {
-                    increment(&table, &policy).await;
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("a writer task");
-    }
+    let n = contend(&table, patient(), TASKS, EACH).await;
     emulator.set_faults(None);
-    let n = stored_count(&table).await;
     let (ours, changed) = outcomes.get();
     // Each flagged 412 decided wrongly is at most one lost increment ("ours" when another
     // writer wrote the same value) or one extra ("changed" after our write was overwritten);
@@ -313,4 +317,34 @@ async fn sixteen_writers_stay_within_the_documented_bound_under_lost_answers() {
         (expected - ours as i64..=expected + changed as i64).contains(&n),
         "{n} increments stored, {ours} judged ours, {changed} judged changed"
     );
+}
+
+#[tokio::test]
+async fn sixteen_writers_with_a_write_log_count_exactly() {
+    const TASKS: i64 = 16;
+    const EACH: i64 = 25;
+    let outcomes = Outcomes::default();
+    let _guard = outcomes.install();
+    let emulator = Emulator::start().await.expect("emulator");
+    let client = client_for(&emulator);
+    let table = counter(&client, "LoggedWriters").await;
+    emulator.set_faults(Some(applied_then_lost(23, 0.01)));
+    let policy = patient().write_log("WriteLog", 64).expect("a valid log");
+    let n = contend(&table, policy, TASKS, EACH).await;
+    emulator.set_faults(None);
+    let (ours, changed) = outcomes.get();
+    assert!(
+        ours > 0,
+        "no applied write lost its answer: the case was not exercised"
+    );
+    assert_eq!(
+        n,
+        TASKS * EACH,
+        "{ours} judged ours, {changed} judged changed"
+    );
+    let stored = table.get("c", "").await.expect("read").expect("exists");
+    let log = stored
+        .get::<Vec<u8>>("WriteLog")
+        .expect("the log is binary");
+    assert_eq!(log.len(), 64 * 16, "the log keeps its newest 64 ids");
 }

@@ -2,9 +2,6 @@
 //! discriminant (the default: compact, and renaming a variant keeps data readable) or as its
 //! name (`#[tablekit(as_name)]`: readable in storage explorers). An unknown stored value is a
 //! `ValueError`, so a getter reads the field's default and its `try_` form says why.
-//!
-//! The same enum is also a `RecordField` in the same form (an `i32`, or its name), so it can
-//! be a field of a `#[derive(Record)]` struct: seed 001's `CompletedLevel { level, .. }`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -100,32 +97,31 @@ fn variants<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Vec<(&'a syn::Ident, Strin
 
 fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]) -> TokenStream {
     let ident = &input.ident;
-    let p = quote!(_tablekit::__private);
+    let p = quote!(::tablekit::__private);
     let type_name = ident.to_string();
     let idents: Vec<_> = variants.iter().map(|(i, _)| *i).collect();
     let names: Vec<_> = variants.iter().map(|(_, n)| n).collect();
-    let (write, read) = if as_name {
+    let (record_write, record_read) = if as_name {
         (
-            quote!(__writer.write_str(match self { #(#ident::#idents => #names),* });),
+            quote!(writer.write(&#p::String::from(match self { #(#ident::#idents => #names),* }));),
             quote! {
-                let text = __reader.read_str()?;
-                match text {
+                let text: #p::String = reader.read()?;
+                match text.as_str() {
                     #(#names => #p::Ok(#ident::#idents),)*
-                    other => #p::Err(#p::record::RecordError::invalid(
-                        format!("`{}` is not a `{}` variant", other, #type_name),
+                    other => #p::Err(#p::RecordError::invalid(
+                        ::std::format!("`{}` is not a `{}` variant", other, #type_name),
                     )),
                 }
             },
         )
     } else {
         (
-            // A match rather than `*self as i32`: the enum need not be `Copy`.
-            quote!(__writer.write_i32(match self { #(#ident::#idents => #ident::#idents as i32),* });),
+            quote!(writer.write(&match self { #(#ident::#idents => #ident::#idents as i32),* });),
             quote! {
-                let n = __reader.read_i32()?;
+                let n: i32 = reader.read()?;
                 #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
-                #p::Err(#p::record::RecordError::invalid(
-                    format!("{} is not a `{}` discriminant", n, #type_name),
+                #p::Err(#p::RecordError::invalid(
+                    ::std::format!("{} is not a `{}` discriminant", n, #type_name),
                 ))
             },
         )
@@ -138,7 +134,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 match text.as_str() {
                     #(#names => #p::Ok(#ident::#idents),)*
                     other => #p::Err(#p::ValueError::Invalid(
-                        format!("`{}` is not a `{}` variant", other, #type_name),
+                        ::std::format!("`{}` is not a `{}` variant", other, #type_name),
                     )),
                 }
             },
@@ -150,7 +146,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 let n = <i32 as #p::FromValue>::from_value(value)?;
                 #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
                 #p::Err(#p::ValueError::Invalid(
-                    format!("{} is not a `{}` discriminant", n, #type_name),
+                    ::std::format!("{} is not a `{}` discriminant", n, #type_name),
                 ))
             },
         )
@@ -159,8 +155,6 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
         #[doc(hidden)]
         #[allow(clippy::all)]
         const _: () = {
-            extern crate tablekit as _tablekit;
-
             #[automatically_derived]
             impl #p::IntoValue for #ident {
                 fn into_value(self) -> #p::Option<#p::Value> {
@@ -168,23 +162,21 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 }
             }
 
+            // The same enum as a field of a `#[derive(Record)]` struct, in the same form.
             #[automatically_derived]
-            impl #p::FromValue for #ident {
-                fn from_value(value: &#p::Value) -> #p::Result<Self, #p::ValueError> {
-                    #from
+            impl #p::RecordField for #ident {
+                fn write_field(&self, writer: &mut #p::RecordWriter) {
+                    #record_write
+                }
+                fn read_field(reader: &mut #p::RecordReader<'_>) -> #p::Result<Self, #p::RecordError> {
+                    #record_read
                 }
             }
 
             #[automatically_derived]
-            impl #p::record::RecordField for #ident {
-                fn write_field(&self, __writer: &mut #p::record::RecordWriter) {
-                    #write
-                }
-
-                fn read_field(
-                    __reader: &mut #p::record::RecordReader<'_>,
-                ) -> #p::Result<Self, #p::record::RecordError> {
-                    #read
+            impl #p::FromValue for #ident {
+                fn from_value(value: &#p::Value) -> #p::Result<Self, #p::ValueError> {
+                    #from
                 }
             }
         };

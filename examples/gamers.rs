@@ -11,8 +11,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use chrono::{DateTime, Utc};
-use tablekit::client::{ServiceError, Table, TableServiceClient};
+use tablekit::client::ServiceError;
 use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
 use tablekit::prelude::*;
 

@@ -9,6 +9,8 @@ mod entity;
 mod error;
 mod etag;
 pub mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod keys;
 pub mod limits;
 mod model;

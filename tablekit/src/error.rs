@@ -1,4 +1,11 @@
 //! The crate's one [`Error`] type.
+//!
+//! One type for the whole crate, so `?` works from validation through the codec to the wire.
+//! Bad input is [`Error::InvalidInput`] before anything is sent; service answers keep their
+//! status and code behind predicates (`is_not_found`, `is_conflict`,
+//! `is_precondition_failed`, `is_transient`) rather than numbers to match; transport errors are
+//! boxed so the HTTP library is not part of the API. No message ever holds an account key or a
+//! SAS signature.
 
 use std::time::Duration;
 

@@ -51,6 +51,7 @@ async fn serve(mut socket: TcpStream, steps: Arc<Mutex<std::vec::IntoIter<Step>>
             Some(Step::Drop) | None => return,
         };
         let code = match status {
+            409 => "EntityAlreadyExists",
             412 => "UpdateConditionNotSatisfied",
             503 => "ServerBusy",
             _ => "InternalError",
@@ -86,10 +87,9 @@ async fn read_request(socket: &mut TcpStream) -> bool {
     }
 }
 
-/// The error of one conditional replace against a server playing `steps`.
-async fn replace_error(steps: Vec<Step>) -> tablekit::Error {
-    let client = TableServiceClient::builder()
-        .endpoint(&scripted(steps).await)
+fn scripted_client(endpoint: &str) -> TableServiceClient {
+    TableServiceClient::builder()
+        .endpoint(endpoint)
         .credential(
             tablekit::client::Credential::shared_key(tablekit::client::DEVELOPMENT_KEY)
                 .expect("key"),
@@ -97,7 +97,12 @@ async fn replace_error(steps: Vec<Step>) -> tablekit::Error {
         .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
         .timeout(Duration::from_secs(5))
         .build()
-        .expect("client");
+        .expect("client")
+}
+
+/// The error of one conditional replace against a server playing `steps`.
+async fn replace_error(steps: Vec<Step>) -> tablekit::Error {
+    let client = scripted_client(&scripted(steps).await);
     let table = client.table_named::<DynamicEntity>("counters");
     let mut entity = DynamicEntity::new("c", "");
     entity.set("N", 1i64);
@@ -128,6 +133,28 @@ async fn a_412_after_a_500_is_flagged_even_with_a_503_between() {
     .await;
     assert!(err.is_precondition_failed(), "{err}");
     assert!(err.after_uncertain_attempt());
+}
+
+#[tokio::test]
+async fn a_409_after_a_dropped_insert_is_flagged() {
+    // The insert may have created the entity: "already exists" may mean "we created it".
+    let client = scripted_client(&scripted(vec![Step::Drop, Step::Status(409)]).await);
+    let table = client.table_named::<DynamicEntity>("counters");
+    let err = table
+        .insert(&mut DynamicEntity::new("c", ""))
+        .await
+        .expect_err("the script refuses");
+    assert!(err.is_conflict(), "{err}");
+    assert!(err.after_uncertain_attempt());
+}
+
+#[tokio::test]
+async fn a_read_is_never_flagged() {
+    let client = scripted_client(&scripted(vec![Step::Drop, Step::Status(400)]).await);
+    let table = client.table_named::<DynamicEntity>("counters");
+    let err = table.get("c", "").await.expect_err("the script fails");
+    assert_eq!(err.status(), Some(400), "{err}");
+    assert!(!err.after_uncertain_attempt());
 }
 
 #[tokio::test]

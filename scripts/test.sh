@@ -8,5 +8,5 @@ scripts/azurite.sh install
 eval "$(scripts/azurite.sh start)"
 trap 'scripts/azurite.sh stop' EXIT
 
-cargo test --workspace --all-targets
-cargo test --workspace --doc
+cargo test --workspace --all-targets --no-fail-fast
+cargo test --workspace --doc --no-fail-fast

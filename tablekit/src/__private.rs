@@ -56,43 +56,31 @@ pub fn get_renamed<T: FromValue>(
     entity.try_get(name)
 }
 
-/// Reads a JSON-encoded String property.
+/// How many properties a `#[tablekit(json)]` field may span when its text outgrows one string
+/// property (16 x 64 KiB covers the whole 1 MiB entity).
+pub const JSON_MAX_PROPERTIES: usize = 16;
+
+/// Reads a JSON field: one string property, or its text split across properties.
 pub fn get_json<T: serde::de::DeserializeOwned>(
     entity: &DynamicEntity,
     name: &str,
 ) -> Result<Option<T>, Error> {
-    match entity.try_get::<String>(name)? {
-        Some(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| Error::property(name, ValueError::Invalid(format!("invalid JSON: {e}")))),
-        None => Ok(None),
-    }
+    split::read_json(entity, name)
 }
 
-/// Writes a value as a JSON String property, refusing one over the string limit.
+/// Writes a JSON field, split across properties when the text outgrows one; too large is a
+/// typed error, never a cut.
 pub fn set_json<T: serde::Serialize>(
     entity: &mut DynamicEntity,
     name: &str,
     value: &T,
 ) -> Result<(), Error> {
-    let text = serde_json::to_string(value).map_err(|e| {
-        Error::property(
-            name,
-            ValueError::Invalid(format!("cannot encode JSON: {e}")),
-        )
-    })?;
-    let value = Value::String(text);
-    limits::validate_value(name, &value)?;
-    entity.set(name, value);
-    Ok(())
+    split::write_json(entity, name, value, JSON_MAX_PROPERTIES)
 }
 
 /// Reads records stored (split) under `name`.
 pub fn get_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, Error> {
-    match split::read_split(entity, name)? {
-        Some(bytes) => Ok(decode_records(&bytes)?),
-        None => Ok(Vec::new()),
-    }
+    split::read_records(entity, name)
 }
 
 /// Writes records split across at most `max_properties` properties.
@@ -102,8 +90,7 @@ pub fn set_records<R: Record>(
     records: &[R],
     max_properties: usize,
 ) -> Result<(), Error> {
-    let bytes = encode_records(records);
-    split::write_split(entity, name, &bytes, max_properties)
+    split::write_records(entity, name, records, max_properties)
 }
 
 /// Reads bytes stored split under `name`.

@@ -144,6 +144,7 @@ fn columns(c: &Container<'_>) -> TokenStream {
             let stored = &f.stored_name;
             let storage = match f.storage() {
                 FieldStorage::Records(n) | FieldStorage::Split(n) => quote!(#p::Storage::Split(#n)),
+                FieldStorage::Json => quote!(#p::Storage::Split(#p::JSON_MAX_PROPERTIES)),
                 _ => quote!(#p::Storage::Single),
             };
             let doc = format!("The `{stored}` column (field `{}`).", f.ident);

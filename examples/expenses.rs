@@ -13,8 +13,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use chrono::{DateTime, TimeZone, Utc};
-use tablekit::client::{Table, TableServiceClient};
+use chrono::TimeZone;
 use tablekit::prelude::*;
 
 use support::BoxError;
@@ -127,8 +126,11 @@ async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxErr
     support::heading("delete it with everything it owns, atomically");
     // Someone edits an item after we read it: our delete is conditional on what we read, so
     // it is refused as a whole and nothing is deleted.
+    let first = travel_items
+        .first()
+        .ok_or("the travel expense has no items")?;
     let mut edited = items
-        .get(travel_items[0].partition_key(), travel_items[0].row_key())
+        .get(first.partition_key(), first.row_key())
         .await?
         .ok_or("the item vanished")?;
     edited.set_amount(edited.amount() + 10.0);

@@ -4,6 +4,7 @@
 //! the tag as typed, a score that reads 0 when absent, and the levels completed as versioned
 //! binary records in up to four 64 KiB properties. Scores grow by optimistic concurrency: read,
 //! change, write with the ETag read; a 412 means someone else wrote first, so read again.
+//! A gamer saved by the previous release (no score, version-0 level records) reads fine.
 //!
 //! Run with `cargo run --example gamers` (the embedded emulator), or against any service with
 //! `TABLEKIT_CONNECTION_STRING` set.
@@ -11,8 +12,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use chrono::{DateTime, Utc};
-use tablekit::client::{ServiceError, Table, TableServiceClient};
+use tablekit::client::ServiceError;
 use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
 use tablekit::prelude::*;
 
@@ -43,6 +43,35 @@ pub struct CompletedLevel {
     /// Stars earned, added in version 1.
     #[record(since = 1)]
     pub stars: u8,
+}
+
+/// What the previous release of the game wrote: version-0 level records, without stars.
+pub mod legacy {
+    use super::Level;
+    use tablekit::prelude::*;
+
+    /// A completed level as version 0 wrote it.
+    #[derive(Debug, Clone, PartialEq, Record)]
+    #[record(version = 0)]
+    pub struct CompletedLevel {
+        /// Which level.
+        pub level: Level,
+        /// When.
+        pub completed: DateTime<Utc>,
+    }
+
+    /// The gamer entity of the previous release: no score yet.
+    #[derive(Debug, Clone, PartialEq, TableEntity)]
+    #[tablekit(table = "Gamers")]
+    pub struct Gamer {
+        /// The tag.
+        #[tablekit(partition_key, transform = lowercase)]
+        #[tablekit(rename = "GamerTag")]
+        pub tag: String,
+        /// Completed levels, version 0.
+        #[tablekit(records(max_properties = 4))]
+        pub completed_levels: Vec<CompletedLevel>,
+    }
 }
 
 /// A gamer: PartitionKey = the tag in lower case, RowKey = "".
@@ -88,6 +117,9 @@ pub struct Outcome {
     pub duplicate_refused: bool,
     /// A write from a stale copy was refused (412) instead of losing an update.
     pub stale_write_refused: bool,
+    /// The levels and stars of a gamer written by the previous release (version-0 records,
+    /// no score): read by this release.
+    pub legacy_levels: Vec<(Level, u8)>,
     /// Dragon's score after the stale-write demonstration.
     pub final_dragon_score: i32,
     /// Creeper's score after [`CONCURRENT_INCREASES`] concurrent +1s.
@@ -144,6 +176,9 @@ async fn demo(table: &Table<Gamer>) -> Result<Outcome, BoxError> {
     set_completed_level(table, "Dragon", Level::Forest, 1).await?;
     set_completed_level(table, "Dragon", Level::Castle, 1).await?;
     outcome.shown.push(show_gamers(table, 20, 40, true).await?); // shows 2 gamers
+
+    support::heading("a gamer saved by the previous release");
+    outcome.legacy_levels = read_legacy_gamer(table).await?;
 
     support::heading("two writers, one stale copy");
     outcome.stale_write_refused = stale_write_is_refused(table).await?;
@@ -281,6 +316,31 @@ async fn show_gamers(
     }
     println!("  {} gamer(s)", shown.len());
     Ok(shown)
+}
+
+/// Writes a gamer the way the previous release did (no `Score`, version-0 level records) and
+/// reads it with this release: the score reads its default and the old records read with
+/// `stars` at its default, nothing converted in storage.
+async fn read_legacy_gamer(table: &Table<Gamer>) -> Result<Vec<(Level, u8)>, BoxError> {
+    let old_table: Table<legacy::Gamer> = table.client().table_named(table.name());
+    let mut steve = legacy::GamerEntity::try_new("Steve")?;
+    steve.set_completed_levels(&[legacy::CompletedLevel {
+        level: Level::Dungeon,
+        completed: DateTime::UNIX_EPOCH,
+    }])?;
+    old_table.insert(&mut steve).await?;
+
+    let steve = find_gamer(table, "Steve").await?;
+    let levels = steve.try_completed_levels()?;
+    println!(
+        "Steve: score {} (absent: the default), levels {:?}",
+        steve.score(),
+        levels
+            .iter()
+            .map(|l| format!("{:?} with {} stars", l.level, l.stars))
+            .collect::<Vec<_>>()
+    );
+    Ok(levels.iter().map(|l| (l.level, l.stars)).collect())
 }
 
 /// Two copies of Dragon are read; the first write wins, the second is refused with 412

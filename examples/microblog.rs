@@ -16,9 +16,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use chrono::{DateTime, Duration, TimeZone, Utc};
+use chrono::{Duration, TimeZone};
 use futures::TryStreamExt;
-use tablekit::client::{Table, TableServiceClient};
 use tablekit::prelude::*;
 
 use support::BoxError;

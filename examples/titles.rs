@@ -12,7 +12,6 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use tablekit::client::{Table, TableServiceClient};
 use tablekit::prelude::*;
 
 use support::BoxError;

@@ -94,6 +94,11 @@ async fn gamers_follows_the_seed_demo(client: &TableServiceClient) {
         "completing the Castle twice records it once"
     );
     assert_eq!(outcome.shown[2][1].score, 30);
+    assert_eq!(
+        outcome.legacy_levels,
+        [(gamers::Level::Dungeon, 0)],
+        "version-0 records read with the new field's default"
+    );
     assert!(outcome.duplicate_refused);
     assert!(outcome.stale_write_refused);
     assert_eq!(

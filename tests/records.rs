@@ -605,8 +605,8 @@ fn table_value_enums_are_record_fields() {
         },
     ];
     let bytes = encode_records(&records);
-    // The Int32 type tag and value; `None` as the absent tag 255; the u8.
-    assert_eq!(&bytes[3..10], [1, 1, 0, 0, 0, 255, 1]);
+    // The enum as its i32 discriminant (no type tag); `None` as the absent tag 0; the u8.
+    assert_eq!(&bytes[3..9], [1, 0, 0, 0, 0, 1]);
     assert_eq!(decode_records::<StageRecord>(&bytes).unwrap(), records);
     // A discriminant the enum does not know is a typed error.
     let mut bad = bytes.clone();

@@ -1,5 +1,6 @@
-//! Derive macros for tablekit: `#[derive(TableEntity)]`, `#[derive(TableValue)]` and
-//! `#[derive(Record)]`. See the `tablekit` crate for what they generate.
+// Derive macros for tablekit: `#[derive(TableEntity)]`, `#[derive(TableValue)]` and
+// `#[derive(Record)]`. The crate documentation is the README, so its examples are tested.
+#![doc = include_str!("../README.md")]
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -1,4 +1,11 @@
 //! [`DynamicEntity`]: keys, system properties and an insertion-ordered property list.
+//!
+//! Everything typed in tablekit is a view over one of these (seed 001's rule: wrap, never
+//! convert). Because the entity keeps every property the service returned, in order, a typed
+//! wrapper that does not know a property still writes it back on Replace, a property added
+//! later reads its default from older entities, and a property whose type changed is reported,
+//! not lost. Reads never panic: `get` answers `None` for absent or unreadable values, `try_get`
+//! says which.
 
 use std::sync::Arc;
 

@@ -1,4 +1,11 @@
 //! The crate's one [`Error`] type.
+//!
+//! One type for the whole crate, so `?` works from validation through the codec to the wire.
+//! Bad input is [`Error::InvalidInput`] before anything is sent; service answers keep their
+//! status and code behind predicates (`is_not_found`, `is_conflict`,
+//! `is_precondition_failed`, `is_transient`) rather than numbers to match; transport errors are
+//! boxed so the HTTP library is not part of the API. No message ever holds an account key or a
+//! SAS signature.
 
 use std::time::Duration;
 
@@ -155,6 +162,20 @@ impl Error {
     /// 412: the entity changed since its ETag was read (optimistic concurrency lost).
     pub fn is_precondition_failed(&self) -> bool {
         self.status() == Some(412)
+    }
+
+    /// Whether the service's answer came to a retried write after an earlier attempt that
+    /// may have been applied; see [`ServiceError::after_uncertain_attempt`]. On a 412 or 409
+    /// this means the conflict may be with our own earlier attempt: re-read to decide.
+    ///
+    /// ```
+    /// # use tablekit::Error;
+    /// let err = Error::Timeout(std::time::Duration::from_secs(1));
+    /// assert!(!err.after_uncertain_attempt());
+    /// ```
+    pub fn after_uncertain_attempt(&self) -> bool {
+        self.service_error()
+            .is_some_and(ServiceError::after_uncertain_attempt)
     }
 
     /// 429, or 503 `ServerBusy`: the service asks the client to slow down.

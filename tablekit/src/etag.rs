@@ -1,4 +1,9 @@
 //! [`ETag`]: the opaque version stamp used for optimistic concurrency.
+//!
+//! The service's ETags are opaque (Azure's and Azurite's differ in form), so tablekit never
+//! parses one: it records the value a write or read returned and echoes it verbatim in
+//! `If-Match`. [`ETag::any`] (`*`) makes a write unconditional, a choice the caller makes
+//! explicitly.
 
 use std::fmt;
 

@@ -40,11 +40,11 @@ pub mod __private;
 
 /// Everything a typical user imports: `use tablekit::prelude::*;`.
 pub mod prelude {
+    pub use crate::client::{Table, TableServiceClient};
     pub use crate::{
         Column, DynamicEntity, ETag, Error, Filter, Query, RangeKind, Record, TableEntity,
         TableModel, TableValue, Value,
     };
-    pub use crate::client::{Table, TableServiceClient};
     pub use chrono::{DateTime, Utc};
     pub use uuid::Uuid;
 }

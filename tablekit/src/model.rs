@@ -1,4 +1,9 @@
 //! [`TableEntity`] and [`TableModel`]: what typed operations need to know about an entity type.
+//!
+//! Two traits because the two roles differ: the model (the plain struct `Gamer`) is a type-level
+//! name that columns, filters, selects and `Table<Gamer>` are tied to, while the entity
+//! (`GamerEntity`) is the value that travels, wrapping a [`DynamicEntity`] so nothing read is
+//! lost. [`DynamicEntity`] plays both roles for untyped access.
 
 use crate::entity::DynamicEntity;
 

@@ -1,4 +1,8 @@
 //! [`Query`]: a filter, a select list and a page size for one table query.
+//!
+//! A query is plain data: building one sends nothing, so it can be built, cloned, logged and
+//! tested without a server; the client runs it (`table.query(q)`) as pages, entities or chunks.
+//! It is typed by the model, so a filter or select of another entity type does not compile.
 
 use std::fmt;
 use std::marker::PhantomData;

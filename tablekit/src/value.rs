@@ -1,4 +1,9 @@
 //! The eight EDM property types of the Table service and the [`Value`] that holds one of them.
+//!
+//! There is no null: the service drops null properties, so an absent property is modelled by
+//! its absence (an `Option` field that is `None` stores nothing). DateTimes keep the service's
+//! 100 ns precision and doubles round-trip exactly, so reading and writing back changes
+//! nothing.
 
 use std::fmt;
 

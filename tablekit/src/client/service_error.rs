@@ -24,6 +24,7 @@ pub struct ServiceError {
     code: Option<String>,
     message: String,
     request_id: Option<String>,
+    after_uncertain_attempt: bool,
 }
 
 impl ServiceError {
@@ -45,6 +46,7 @@ impl ServiceError {
             code,
             message: body_message.map(first_line).unwrap_or_default(),
             request_id,
+            after_uncertain_attempt: false,
         }
     }
 
@@ -61,6 +63,7 @@ impl ServiceError {
             code: code.map(str::to_owned),
             message: message.to_owned(),
             request_id: None,
+            after_uncertain_attempt: false,
         }
     }
 
@@ -82,6 +85,31 @@ impl ServiceError {
     /// The service's `x-ms-request-id`, to quote in a support request.
     pub fn request_id(&self) -> Option<&str> {
         self.request_id.as_deref()
+    }
+
+    /// Whether this answer came to a retry of a write after an earlier attempt of the same
+    /// request that may have been applied (its connection dropped, it timed out, or the
+    /// service answered 500/502/504).
+    ///
+    /// Such a 412 or 409 may be the echo of our own write: the first attempt changed the
+    /// entity (so its ETag moved on, or the entity now exists) and only its answer was lost.
+    /// Re-read and compare before acting on it, as
+    /// [`update_with_retry`](crate::client::Table::update_with_retry) does. Never set for
+    /// reads, for a first attempt, or after attempts the service refused without applying
+    /// them (408, 429, 503).
+    ///
+    /// ```
+    /// use tablekit::client::ServiceError;
+    /// let err = ServiceError::new(412, Some("UpdateConditionNotSatisfied"), "stale ETag");
+    /// assert!(!err.after_uncertain_attempt());
+    /// ```
+    pub fn after_uncertain_attempt(&self) -> bool {
+        self.after_uncertain_attempt
+    }
+
+    /// Marks the answer as one that followed a possibly applied attempt.
+    pub(crate) fn mark_after_uncertain_attempt(&mut self) {
+        self.after_uncertain_attempt = true;
     }
 }
 

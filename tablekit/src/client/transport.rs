@@ -159,7 +159,10 @@ impl Transport {
                 });
             }
             if !error.is_transient() || attempt >= self.retry.attempts() {
-                return Err(error);
+                return Err(flag_uncertain(
+                    error,
+                    maybe_applied && call.method != Method::GET,
+                ));
             }
             maybe_applied |= applied;
             let delay = self.retry.delay(attempt, retry_after);
@@ -305,6 +308,16 @@ impl Transport {
         }
         url
     }
+}
+
+/// Tells the caller that an earlier attempt may have been applied, so a 412/409 may be the
+/// echo of this request's own first attempt (only a service answer can carry the flag; a
+/// timeout or transport failure is uncertain by itself).
+fn flag_uncertain(mut error: Error, uncertain: bool) -> Error {
+    if let (true, Error::Service(service)) = (uncertain, &mut error) {
+        service.mark_after_uncertain_attempt();
+    }
+    error
 }
 
 fn already_gone(gone: Gone, error: &Error) -> bool {

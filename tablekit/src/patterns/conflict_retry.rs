@@ -11,11 +11,39 @@
 //! any read-modify-write closure the same way.
 //!
 //! A 412 can also follow a transport retry of our own write: the first attempt was applied
-//! but its answer lost, so the client's retry carries a stale ETag. The loop then re-reads
-//! and the fresh entity decides: the change is applied to what is stored now. For a change
-//! that is not idempotent (an increment), that case applies it twice; the client does not yet
-//! report whether a failed write may have been applied, which is what telling the two 412s
-//! apart needs.
+//! but its answer lost (dropped connection, timeout, 500), so the client's retry carries the
+//! stale ETag and is refused. The client flags such an answer
+//! ([`Error::after_uncertain_attempt`]). On a flagged 412, [`Table::update_with_retry`]
+//! re-reads at once: if the stored entity holds exactly the properties it meant to write, its
+//! write was applied and it returns the stored entity (with the new ETag) without running the
+//! change again; otherwise it applies the change to the fresh read as for any other 412. So an
+//! increment counts once when only our own retry stands between the read and the 412.
+//!
+//! With a single writer per entity this is exact. With several writers, the re-read cannot
+//! tell every case apart, in both directions:
+//! - Our write was applied, then another writer changed the entity before the re-read: the
+//!   stored entity differs, so the change is applied again (counted twice).
+//! - Our first attempt was refused (412: another writer got there first) and only that answer
+//!   was lost; if the other writer wrote byte-identical properties from the same base (two
+//!   increments of the same value do), the stored entity looks like ours and our change is
+//!   lost (counted zero times).
+//!
+//! Both need another writer's write to land in the window between our first attempt and the
+//! re-read, and an attempt whose answer was lost; so each wrong count is bounded by the
+//! number of 412s that follow an uncertain attempt (each is logged at `debug` level with
+//! `outcome = "ours"` or `outcome = "changed"`). Also, a `Double` NaN never equals itself, so
+//! a write holding one is never recognised and is applied again.
+//!
+//! For exactness with concurrent writers, opt in to a write log
+//! ([`ConflictRetry::write_log`]): each write records a random id in a binary property that
+//! keeps the latest ids, and the re-read looks for our id instead of comparing content. That
+//! is exact in both directions as long as fewer writes than the log keeps land between our
+//! lost answer and the re-read. It is opt-in because it adds a property the model did not
+//! declare.
+//!
+//! Users of [`retry_on_conflict`] follow the same rule: on an error with
+//! `is_precondition_failed() && after_uncertain_attempt()`, re-read and compare with what was
+//! written before redoing the change (see its example).
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,9 +65,11 @@ use std::time::Duration;
 use rand::Rng;
 
 use crate::client::{ServiceError, Table};
+use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
-use crate::limits::InvalidInput;
-use crate::model::TableModel;
+use crate::limits::{validate_property_name, InvalidInput};
+use crate::model::{TableEntity, TableModel};
+use crate::value::Value;
 
 /// How often and how patiently to retry a write that lost an optimistic-concurrency race.
 ///
@@ -53,6 +83,44 @@ pub struct ConflictRetry {
     max_attempts: u32,
     base_delay: Duration,
     max_delay: Duration,
+    write_log: Option<WriteLog>,
+}
+
+/// A binary property holding the ids of the latest writes, newest first, 16 bytes each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WriteLog {
+    property: &'static str,
+    keep: usize,
+}
+
+/// The size of one write id in the log.
+const WRITE_ID_LEN: usize = 16;
+
+impl WriteLog {
+    /// Adds a fresh write id in front of the entity's log, keeping the newest `keep`; returns
+    /// the id.
+    fn stamp(&self, entity: &mut DynamicEntity) -> [u8; WRITE_ID_LEN] {
+        let id = uuid::Uuid::new_v4().into_bytes();
+        let older = match entity.value(self.property) {
+            Some(Value::Binary(bytes)) => bytes.as_slice(),
+            _ => &[],
+        };
+        let kept = older.len().min((self.keep - 1) * WRITE_ID_LEN);
+        let kept = kept - kept % WRITE_ID_LEN;
+        let mut log = Vec::with_capacity(WRITE_ID_LEN + kept);
+        log.extend_from_slice(&id);
+        log.extend_from_slice(older.get(..kept).unwrap_or_default());
+        entity.set(self.property, log);
+        id
+    }
+
+    /// Whether the entity's log holds write `id`.
+    fn holds(&self, entity: &DynamicEntity, id: &[u8; WRITE_ID_LEN]) -> bool {
+        match entity.value(self.property) {
+            Some(Value::Binary(bytes)) => bytes.chunks_exact(WRITE_ID_LEN).any(|c| c == id),
+            _ => false,
+        }
+    }
 }
 
 impl Default for ConflictRetry {
@@ -69,6 +137,7 @@ impl ConflictRetry {
             max_attempts: 25,
             base_delay: Duration::from_millis(2),
             max_delay: Duration::from_millis(200),
+            write_log: None,
         }
     }
 
@@ -92,6 +161,33 @@ impl ConflictRetry {
         }
         self.base_delay = base;
         self.max_delay = max;
+        Ok(self)
+    }
+
+    /// Makes [`Table::update_with_retry_policy`] exact with concurrent writers: every write
+    /// also records a random 16-byte write id at the front of the binary property `property`,
+    /// which keeps the newest `keep` ids (1 to 4096; older ids drop off the end, by design).
+    /// After a 412 that follows a possibly applied attempt, the re-read looks for this
+    /// write's id instead of comparing content: the id is there exactly when the write was
+    /// applied, unless `keep` other writes landed since (pick `keep` above the writes one
+    /// entity takes in a few retry delays; 32 ids cost 512 bytes). Every writer of the
+    /// entity should use the same log, or a write without it erases the log.
+    ///
+    /// ```
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// let policy = ConflictRetry::new().write_log("WriteLog", 32)?;
+    /// assert!(ConflictRetry::new().write_log("WriteLog", 0).is_err());
+    /// assert!(ConflictRetry::new().write_log("Bad Name", 8).is_err());
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
+    pub fn write_log(mut self, property: &'static str, keep: usize) -> Result<Self, InvalidInput> {
+        validate_property_name(property)?;
+        if !(1..=4096).contains(&keep) {
+            return Err(InvalidInput::Other(format!(
+                "a write log keeps 1 to 4096 write ids, not {keep}"
+            )));
+        }
+        self.write_log = Some(WriteLog { property, keep });
         Ok(self)
     }
 
@@ -166,6 +262,13 @@ pub(crate) struct Exhausted<E> {
 /// `attempt` must do the whole cycle (read, change, conditional write): redoing only the
 /// write would just repeat the conflict.
 ///
+/// A 412 for which [`Error::after_uncertain_attempt`] is true may be the echo of this
+/// attempt's own write (applied, answer lost, retried by the client with the old ETag). For a
+/// change that is not idempotent, handle it inside `attempt` as
+/// [`Table::update_with_retry`] does: re-read, and if the entity holds exactly what was
+/// written, count the write as done instead of returning the 412 (the module docs list what
+/// that comparison cannot tell apart).
+///
 /// ```no_run
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
@@ -214,6 +317,12 @@ impl<M: TableModel> Table<M> {
     /// `change` may run several times, each time on a fresh read: keep it free of side effects
     /// other than on the entity.
     ///
+    /// A 412 that follows a possibly applied attempt of our own write (see
+    /// [`Error::after_uncertain_attempt`]) is decided by a re-read: if the entity holds exactly
+    /// the properties we wrote, our write counts as done and the stored entity is returned;
+    /// otherwise the change is applied to the fresh read. See the module docs for the cases
+    /// concurrent writers make ambiguous.
+    ///
     /// ```no_run
     /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
@@ -258,37 +367,75 @@ impl<M: TableModel> Table<M> {
     ) -> Result<M::Entity> {
         let mut attempt = 1;
         loop {
-            match self.update_once(partition_key, row_key, &mut change).await {
-                Err(e) if e.is_precondition_failed() => {
-                    if attempt >= policy.attempts() {
-                        return Err(Error::ConflictRetriesExhausted {
-                            attempts: attempt,
-                            source: Box::new(e),
-                        });
-                    }
-                    policy.pause(attempt).await;
-                    attempt += 1;
+            let mut entity = self
+                .get(partition_key, row_key)
+                .await?
+                .ok_or_else(|| missing(partition_key, row_key))?;
+            change(&mut entity);
+            let write_id = policy
+                .write_log
+                .map(|log| (log, log.stamp(entity.as_dynamic_mut())));
+            let error = match self.replace(&mut entity).await {
+                Ok(()) => return Ok(entity),
+                Err(e) if e.is_precondition_failed() => e,
+                Err(e) => return Err(e),
+            };
+            if error.after_uncertain_attempt() {
+                let stored = match write_id {
+                    Some((log, id)) => self.logged(&entity, log, &id).await?,
+                    None => self.written_by_us(&entity).await?,
+                };
+                if let Some(stored) = stored {
+                    tracing::debug!(outcome = "ours", "412 after a possibly applied attempt");
+                    return Ok(stored);
                 }
-                other => return other,
+                tracing::debug!(outcome = "changed", "412 after a possibly applied attempt");
             }
+            if attempt >= policy.attempts() {
+                return Err(Error::ConflictRetriesExhausted {
+                    attempts: attempt,
+                    source: Box::new(error),
+                });
+            }
+            policy.pause(attempt).await;
+            attempt += 1;
         }
     }
 
-    /// One read, change, conditional replace.
-    async fn update_once(
+    /// Re-reads `intended`'s entity: `Some(stored)` when its write log holds write `id`
+    /// (the write was applied; later writes may have followed it).
+    async fn logged(
         &self,
-        partition_key: &str,
-        row_key: &str,
-        change: &mut impl FnMut(&mut M::Entity),
-    ) -> Result<M::Entity> {
-        let mut entity = self
-            .get(partition_key, row_key)
-            .await?
-            .ok_or_else(|| missing(partition_key, row_key))?;
-        change(&mut entity);
-        self.replace(&mut entity).await?;
-        Ok(entity)
+        intended: &M::Entity,
+        log: WriteLog,
+        id: &[u8; WRITE_ID_LEN],
+    ) -> Result<Option<M::Entity>> {
+        let intended = intended.as_dynamic();
+        let stored = self
+            .get(intended.partition_key(), intended.row_key())
+            .await?;
+        Ok(stored.filter(|s| log.holds(s.as_dynamic(), id)))
     }
+
+    /// Re-reads `intended`'s entity: `Some(stored)` when it holds exactly `intended`'s
+    /// properties, i.e. the write whose answer was lost was applied and nothing changed since.
+    async fn written_by_us(&self, intended: &M::Entity) -> Result<Option<M::Entity>> {
+        let intended = intended.as_dynamic();
+        let stored = self
+            .get(intended.partition_key(), intended.row_key())
+            .await?;
+        Ok(stored.filter(|s| same_properties(s.as_dynamic(), intended)))
+    }
+}
+
+/// Same keys and the same set of properties with equal values (ETag and Timestamp aside:
+/// the service sets them).
+pub(crate) fn same_properties(a: &DynamicEntity, b: &DynamicEntity) -> bool {
+    a.partition_key() == b.partition_key()
+        && a.row_key() == b.row_key()
+        && a.len() == b.len()
+        && a.properties()
+            .all(|(name, value)| b.value(name) == Some(value))
 }
 
 fn missing(partition_key: &str, row_key: &str) -> Error {
@@ -363,6 +510,43 @@ mod tests {
             (err.attempts, err.conflict, err.error),
             (1, false, E::Other)
         );
+    }
+
+    #[test]
+    fn the_write_log_keeps_the_newest_ids() {
+        let log = WriteLog {
+            property: "Log",
+            keep: 3,
+        };
+        let mut e = DynamicEntity::new("p", "r");
+        let ids: Vec<_> = (0..5).map(|_| log.stamp(&mut e)).collect();
+        let stored = e.get::<Vec<u8>>("Log").unwrap();
+        assert_eq!(stored.len(), 3 * WRITE_ID_LEN);
+        assert_eq!(stored.get(..WRITE_ID_LEN), Some(&ids[4][..]));
+        assert!(ids[2..].iter().all(|id| log.holds(&e, id)));
+        assert!(ids[..2].iter().all(|id| !log.holds(&e, id)));
+        // A log the user's data damaged is replaced, never a panic.
+        e.set("Log", vec![1u8; 7]);
+        let id = log.stamp(&mut e);
+        assert!(log.holds(&e, &id));
+        e.set("Log", "not binary");
+        assert!(!log.holds(&e, &id));
+    }
+
+    #[test]
+    fn same_properties_ignores_etag_and_order() {
+        let mut a = DynamicEntity::new("p", "r");
+        a.set("A", 1);
+        a.set("B", "x");
+        let mut b = DynamicEntity::new("p", "r");
+        b.set("B", "x");
+        b.set("A", 1);
+        b.set_etag(Some(crate::ETag::new("W/\"1\"")));
+        assert!(same_properties(&a, &b));
+        b.set("C", 2i64);
+        assert!(!same_properties(&a, &b));
+        a.set("C", 2i32);
+        assert!(!same_properties(&a, &b), "Int32 2 is not Int64 2");
     }
 
     #[test]

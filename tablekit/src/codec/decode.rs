@@ -67,15 +67,33 @@ pub fn decode_page(bytes: &[u8]) -> Result<Vec<DynamicEntity>> {
 
 /// Runs `seed` over the whole input, which must hold one JSON value and nothing after it.
 /// A typed error the seed left aside takes precedence over the returned one (see callers).
+///
+/// Valid UTF-8 input (every well-formed response) is checked once as a whole, so serde_json
+/// does not check each string again: one pass over the page is much cheaper than one call
+/// per string. Other input is read as bytes, so its error names the same place as before.
 pub(super) fn run<'de, S: DeserializeSeed<'de>>(
     bytes: &'de [u8],
     what: &str,
     seed: S,
 ) -> Result<S::Value> {
-    let mut json = serde_json::Deserializer::from_slice(bytes);
-    seed.deserialize(&mut json)
-        .and_then(|value| json.end().map(|()| value))
-        .map_err(|e| Error::decode(what, e.to_string()))
+    let result = match std::str::from_utf8(bytes) {
+        Ok(text) => read_all(serde_json::Deserializer::from_str(text), seed),
+        Err(_) => read_all(serde_json::Deserializer::from_slice(bytes), seed),
+    };
+    result.map_err(|e| Error::decode(what, e.to_string()))
+}
+
+/// `seed` over one JSON value, then the end of the input.
+fn read_all<'de, R, S>(
+    mut json: serde_json::Deserializer<R>,
+    seed: S,
+) -> serde_json::Result<S::Value>
+where
+    R: serde_json::de::Read<'de>,
+    S: DeserializeSeed<'de>,
+{
+    let value = seed.deserialize(&mut json)?;
+    json.end().map(|()| value)
 }
 
 /// The top-level object of a query page.
@@ -567,6 +585,18 @@ mod tests {
     fn escaped_names_are_read() {
         let e = decode_entity(br#"{"\u0041@odata.type":"Edm.Int64","A":"1"}"#).unwrap();
         assert_eq!(e.value("A"), Some(&Value::Int64(1)));
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_where_it_is() {
+        // Not valid UTF-8 as a whole: read as bytes, so serde_json names the bad string.
+        let err = decode_page(b"{\"value\":[{\"A\":\"x\xff\"}]}").unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::Decode { .. }), "{text}");
+        assert!(text.contains("column"), "{text}");
+        // The same page in valid UTF-8 reads, escapes included.
+        let e = decode_page("{\"value\":[{\"A\":\"x\u{ff}\\u00e9\"}]}".as_bytes()).unwrap();
+        assert_eq!(e[0].get::<String>("A").as_deref(), Some("x\u{ff}\u{e9}"));
     }
 
     #[test]

@@ -190,7 +190,9 @@ async fn traces_of_signed_and_refused_requests_hold_no_secret() {
         .with_max_level(tracing::Level::TRACE)
         .with_ansi(false)
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    // Global, not scoped: a scoped subscriber can miss events whose callsites other tests'
+    // threads registered first. Every test of this binary then traces into the buffer.
+    tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
 
     let emulator = emulator().await;
     let test_table = emulator.unique_table("Traced").expect("table");

@@ -126,7 +126,7 @@ fn debug_and_display_never_show_keys_or_signatures() {
     let outputs = [
         format!("{:?}", Credential::shared_key(&key).expect("key")),
         format!("{:?}", Credential::shared_key_lite(&key).expect("key")),
-        format!("{:?}", Credential::sas(&token).expect("sas")),
+        format!("{:?}", Credential::sas(token).expect("sas")),
         format!("{:?}", ConnectionString::parse(&connection).expect("parse")),
         format!(
             "{:?}",

@@ -141,7 +141,8 @@ fn strings_of_32768_to_65535_bytes_round_trip_in_records() {
             id: 1,
             name: "s".repeat(len),
         };
-        let back = decode_records::<Level>(&encode_records(&[level.clone()])).expect("read");
+        let back =
+            decode_records::<Level>(&encode_records(std::slice::from_ref(&level))).expect("read");
         assert_eq!(back, [level], "{len} bytes");
     }
 }

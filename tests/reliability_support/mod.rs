@@ -38,7 +38,6 @@ pub(crate) async fn optimistic_increments(client: &TableServiceClient) {
         .expect("a valid policy");
     let tasks = (0..TASKS).map(|_| {
         let table = table.clone();
-        let policy = policy.clone();
         tokio::spawn(async move {
             for _ in 0..INCREMENTS {
                 table
@@ -77,7 +76,7 @@ pub(crate) async fn overlapping_bulk_writers(client: &TableServiceClient) {
             };
             let mut e = DynamicEntity::new(partition, row);
             e.set("Writer", writer);
-            e.set("Seq", i as i32);
+            e.set("Seq", i);
             WriteOp::upsert(name.clone(), e)
         })
     };

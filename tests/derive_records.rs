@@ -101,11 +101,18 @@ fn missing_or_broken_json_reads_the_default_and_try_says_why() {
 }
 
 #[test]
-fn json_too_long_for_a_property_is_a_typed_error_not_a_cut() {
+fn json_longer_than_a_property_is_split_and_too_large_is_a_typed_error() {
     let mut p = ProfileEntity::new("ann");
-    let err = p.set_tags(&vec!["x".repeat(40_000)]).unwrap_err();
-    assert!(err.is_invalid_input(), "{err}");
-    assert!(!p.as_dynamic().contains("Tags"), "nothing half-written");
+    let long = vec!["x".repeat(40_000)];
+    p.set_tags(&long).unwrap();
+    assert!(
+        p.as_dynamic().len() > 1,
+        "the text spans several properties"
+    );
+    assert_eq!(p.tags(), long);
+    let err = p.set_tags(&vec!["y".repeat(17 * 64 * 1024)]).unwrap_err();
+    assert!(matches!(err, Error::Split(_)), "{err}");
+    assert_eq!(p.tags(), long, "a refused write leaves the old value");
 }
 
 #[test]

@@ -5,17 +5,4 @@
 
 mod conformance;
 
-use tablekit::client::TableServiceClient;
-
-fn azurite() -> TableServiceClient {
-    let Ok(connection_string) = std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING") else {
-        panic!(
-            "TABLEKIT_AZURITE_CONNECTION_STRING is not set: run the tests with scripts/test.sh \
-             (or `eval \"$(scripts/azurite.sh start)\"` first)"
-        );
-    };
-    TableServiceClient::from_connection_string(&connection_string)
-        .unwrap_or_else(|e| panic!("TABLEKIT_AZURITE_CONNECTION_STRING: {e}"))
-}
-
-conformance_suite!(azurite());
+conformance_suite!(tablekit_testing::azurite_client());

@@ -38,7 +38,7 @@ macro_rules! on_both_servers {
             $(
                 #[tokio::test]
                 async fn $check() {
-                    super::$check(&super::azurite()).await;
+                    super::$check(&tablekit_testing::azurite_client()).await;
                 }
             )*
         }
@@ -55,18 +55,6 @@ on_both_servers!(
 fn client_for(emulator: &Emulator) -> TableServiceClient {
     TableServiceClient::from_connection_string(&emulator.connection_string())
         .expect("the emulator's connection string")
-}
-
-/// Azurite, started by `scripts/test.sh`; without it these tests fail (never skip silently).
-fn azurite() -> TableServiceClient {
-    let Ok(connection_string) = std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING") else {
-        panic!(
-            "TABLEKIT_AZURITE_CONNECTION_STRING is not set: run the tests with scripts/test.sh \
-             (or `eval \"$(scripts/azurite.sh start)\"` first)"
-        );
-    };
-    TableServiceClient::from_connection_string(&connection_string)
-        .unwrap_or_else(|e| panic!("TABLEKIT_AZURITE_CONNECTION_STRING: {e}"))
 }
 
 fn tags(shown: &[gamers::Shown]) -> Vec<&str> {

@@ -262,18 +262,11 @@ macro_rules! on_both_backends {
             $(
                 #[tokio::test]
                 async fn $case() {
-                    super::$case(&super::azurite()).await;
+                    super::$case(&tablekit_testing::azurite_client()).await;
                 }
             )*
         }
     };
-}
-
-fn azurite() -> TableServiceClient {
-    let Ok(connection_string) = std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING") else {
-        panic!("TABLEKIT_AZURITE_CONNECTION_STRING is not set: run the tests with scripts/test.sh");
-    };
-    TableServiceClient::from_connection_string(&connection_string).unwrap()
 }
 
 on_both_backends!(

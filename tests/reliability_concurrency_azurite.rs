@@ -5,25 +5,12 @@
 
 mod reliability_support;
 
-use tablekit::client::TableServiceClient;
-
-fn azurite() -> TableServiceClient {
-    let Ok(connection_string) = std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING") else {
-        panic!(
-            "TABLEKIT_AZURITE_CONNECTION_STRING is not set: run the tests with scripts/test.sh \
-             (or `eval \"$(scripts/azurite.sh start)\"` first)"
-        );
-    };
-    TableServiceClient::from_connection_string(&connection_string)
-        .unwrap_or_else(|e| panic!("TABLEKIT_AZURITE_CONNECTION_STRING: {e}"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixteen_tasks_of_a_hundred_optimistic_increments_make_exactly_1600_on_azurite() {
-    reliability_support::optimistic_increments(&azurite()).await;
+    reliability_support::optimistic_increments(&tablekit_testing::azurite_client()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_bulk_writers_on_overlapping_partitions_lose_nothing_on_azurite() {
-    reliability_support::overlapping_bulk_writers(&azurite()).await;
+    reliability_support::overlapping_bulk_writers(&tablekit_testing::azurite_client()).await;
 }

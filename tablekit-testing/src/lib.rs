@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod auth;
+mod azurite;
 mod batch;
 mod continuation;
 mod counter;
@@ -19,6 +20,7 @@ mod service_error;
 mod store;
 
 pub use auth::TableSas;
+pub use azurite::{azurite_client, AZURITE_CONNECTION_STRING_VAR};
 pub use counter::{Operation, RequestCounts};
 pub use error::{Error, Result};
 pub use faults::{Fault, Faults};

@@ -5,6 +5,9 @@
 //! `cargo run --example backup` runs on the in-process emulator; with
 //! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use indicatif::{ProgressBar, ProgressStyle};
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::patterns::backup::{self, RestoreOptions};
@@ -131,16 +134,8 @@ pub(crate) async fn run(
 #[cfg_attr(test, allow(dead_code))]
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    match std::env::var("TABLEKIT_CONNECTION_STRING") {
-        Ok(cs) => {
-            let client = TableServiceClient::from_connection_string(&cs)?;
-            run(&client, "Players").await?.check()?;
-        }
-        Err(_) => {
-            let emulator = tablekit_testing::Emulator::start().await?;
-            let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
-            run(&client, "Players").await?.check()?;
-        }
-    }
+    let service = support::connect().await.map_err(|e| e.to_string())?;
+    println!("backup on {}", service.description);
+    run(&service.client, "Players").await?.check()?;
     Ok(())
 }

@@ -4,6 +4,9 @@
 //! `cargo run --example counter` runs on the in-process emulator; with
 //! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -86,16 +89,9 @@ pub(crate) async fn run(
 #[cfg_attr(test, allow(dead_code))]
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The emulator, when used, must outlive the run.
-    let (_emulator, client) = match std::env::var("TABLEKIT_CONNECTION_STRING") {
-        Ok(cs) => (None, TableServiceClient::from_connection_string(&cs)?),
-        Err(_) => {
-            let emulator = tablekit_testing::Emulator::start().await?;
-            let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
-            (Some(emulator), client)
-        }
-    };
-    let outcome = run(&client, "Counters").await?;
+    let service = support::connect().await.map_err(|e| e.to_string())?;
+    println!("counter on {}", service.description);
+    let outcome = run(&service.client, "Counters").await?;
     println!(
         "{} writes were redone after losing a race (412)",
         outcome.conflicts

@@ -1,6 +1,9 @@
 //! Runs the pattern examples (`counter`, `logs`, `backup`) on a fresh in-process emulator and
 //! asserts what each one reports.
 
+// Each example includes the shared `support` module itself, as a standalone example must.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "../examples/backup.rs"]
 mod backup_example;
 #[path = "../examples/counter.rs"]

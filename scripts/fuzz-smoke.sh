@@ -22,10 +22,17 @@ fi
 for target in "${targets[@]}"; do
   echo "== $target: ${seconds}s" >&2
   mkdir -p "corpus/$target"
+  log="$(mktemp)"
   # One job at a time: CI machines have 2 cores. -rss_limit_mb guards against runaway inputs.
-  cargo +nightly fuzz run "$target" "corpus/$target" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 2>&1 |
-    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)|SUMMARY|panicked|ERROR' || true
+  # A build failure or a crash exits non-zero: the smoke run fails with the fuzzer's output.
+  if ! cargo +nightly fuzz run "$target" "corpus/$target" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
+    tail -n 60 "$log" >&2
+    echo "!! $target failed (build error or crash)" >&2
+    exit 1
+  fi
+  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+  rm -f "$log"
   if [ -n "$(ls -A "artifacts/$target" 2>/dev/null)" ]; then
     echo "!! $target found crashes in fuzz/artifacts/$target" >&2
     exit 1

@@ -8,6 +8,8 @@ mod error;
 mod faults;
 pub mod filter;
 mod fixtures;
+#[doc(hidden)]
+pub mod fuzzing;
 mod operations;
 mod response;
 mod route;

@@ -9,6 +9,8 @@ mod entity;
 mod error;
 mod etag;
 pub mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod keys;
 pub mod limits;
 mod model;
@@ -42,6 +44,7 @@ pub mod prelude {
         Column, DynamicEntity, ETag, Error, Filter, Query, RangeKind, Record, TableEntity,
         TableModel, TableValue, Value,
     };
+    pub use crate::client::{Table, TableServiceClient};
     pub use chrono::{DateTime, Utc};
     pub use uuid::Uuid;
 }

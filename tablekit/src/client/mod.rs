@@ -30,7 +30,7 @@ mod connection_string;
 mod continuation;
 mod credential;
 mod endpoint;
-mod multipart;
+pub(crate) mod multipart;
 mod pages;
 mod retry;
 mod service;

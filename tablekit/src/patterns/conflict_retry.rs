@@ -7,6 +7,16 @@
 //! attempts, how long to wait between them); a small jittered backoff keeps many contending
 //! writers from retrying in lockstep.
 //!
+//! [`Table::update_with_retry`] is the whole cycle for one entity; [`retry_on_conflict`] runs
+//! any read-modify-write closure the same way.
+//!
+//! A 412 can also follow a transport retry of our own write: the first attempt was applied
+//! but its answer lost, so the client's retry carries a stale ETag. The loop then re-reads
+//! and the fresh entity decides: the change is applied to what is stored now. For a change
+//! that is not idempotent (an increment), that case applies it twice; the client does not yet
+//! report whether a failed write may have been applied, which is what telling the two 412s
+//! apart needs.
+//!
 //! ```
 //! use std::time::Duration;
 //! use tablekit::patterns::conflict_retry::ConflictRetry;
@@ -32,6 +42,12 @@ use crate::limits::InvalidInput;
 use crate::model::TableModel;
 
 /// How often and how patiently to retry a write that lost an optimistic-concurrency race.
+///
+/// ```
+/// use tablekit::patterns::conflict_retry::ConflictRetry;
+/// assert_eq!(ConflictRetry::new().attempts(), 25);
+/// assert!(ConflictRetry::new().max_attempts(0).is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConflictRetry {
     max_attempts: u32,
@@ -220,6 +236,20 @@ impl<M: TableModel> Table<M> {
     }
 
     /// [`update_with_retry`](Self::update_with_retry) with a chosen policy.
+    ///
+    /// ```no_run
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// use tablekit::DynamicEntity;
+    /// # async fn run() -> tablekit::Result<()> {
+    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table_named::<DynamicEntity>("Counters");
+    /// let policy = ConflictRetry::new().max_attempts(100)?;
+    /// table
+    ///     .update_with_retry_policy(("hits", ""), &policy, |c| c.set("N", c.get_or("N", 0i64) + 1))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn update_with_retry_policy(
         &self,
         (partition_key, row_key): (&str, &str),

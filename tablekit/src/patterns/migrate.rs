@@ -349,6 +349,21 @@ impl EntityChange {
 }
 
 /// The totals of a migration (or of a dry run: what it would change).
+///
+/// ```
+/// use tablekit::DynamicEntity;
+/// use tablekit::patterns::migrate::{Migration, MigrationReport};
+/// let m = Migration::new().remove(["Old"]);
+/// let mut report = MigrationReport::default();
+/// for i in 0..3 {
+///     let mut e = DynamicEntity::new("p", format!("{i}"));
+///     if i > 0 { e.set("Old", 1); }
+///     let change = m.apply(&mut e)?;
+///     report.record(&e, &change);
+/// }
+/// assert_eq!(report.to_string(), "3 scanned, 2 changed, 1 unchanged, 0 failed; removed `Old` from 2");
+/// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MigrationReport {
@@ -537,6 +552,26 @@ impl MigrateOptions {
 }
 
 /// The result of a table walk: the totals, and where to resume if it stopped early.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+/// use tablekit::{DynamicEntity, Query};
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let table = client.table_named::<DynamicEntity>("Gamers");
+/// let m = Migration::new().remove(["Legacy"]);
+/// let mut options = MigrateOptions::new();
+/// loop {
+///     let outcome = m.run(&table, Query::new(), options.clone()).await?;
+///     println!("{}", outcome.report);
+///     match (outcome.error, outcome.resume_from) {
+///         (Some(_), Some(token)) => options = options.resume_from(token), // try again from there
+///         _ => break,
+///     }
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct MigrationOutcome {

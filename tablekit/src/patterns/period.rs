@@ -474,6 +474,14 @@ impl<M: TableModel> PeriodTables<M> {
 }
 
 /// How finely a [`PeriodPartitionKey`] slices time at a given moment.
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+/// use tablekit::patterns::period::{Granularity, PeriodPartitionKey};
+/// let by_month = PeriodPartitionKey::new("News", |_| Granularity::Month);
+/// let t = Utc.with_ymd_and_hms(2008, 10, 3, 0, 0, 0).unwrap();
+/// assert_eq!(by_month.key_for(t), "News_7991_03");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Granularity {
     /// One partition per month: `{prefix}_{9999 - year}_{13 - month}`.

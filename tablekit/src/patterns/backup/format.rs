@@ -9,6 +9,11 @@ use crate::codec;
 use crate::entity::DynamicEntity;
 
 /// The format name in every header.
+///
+/// ```
+/// assert_eq!(tablekit::patterns::backup::FORMAT_NAME, "tablekit-backup");
+/// assert_eq!(tablekit::patterns::backup::FORMAT_VERSION, 1);
+/// ```
 pub const FORMAT_NAME: &str = "tablekit-backup";
 /// The format version this code writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -167,6 +172,16 @@ struct TrailerBody {
 }
 
 /// What a finished backup holds.
+///
+/// ```
+/// use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+/// # futures::executor::block_on(async {
+/// let mut file = Vec::new();
+/// let summary = BackupWriter::new(&mut file, &BackupHeader::default()).await?.finish().await?;
+/// assert_eq!((summary.entities, summary.bytes), (0, file.len() as u64));
+/// # Ok::<(), tablekit::patterns::backup::BackupError>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BackupSummary {
@@ -188,6 +203,20 @@ fn encode_line(json: &[u8], out: &mut Vec<u8>) {
 /// Writes a backup: the header, then entities, then [`finish`](Self::finish) writes the
 /// trailer. A backup without its trailer reads as truncated, so an interrupted backup is never
 /// mistaken for a complete one.
+///
+/// ```
+/// use tablekit::DynamicEntity;
+/// use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+/// # futures::executor::block_on(async {
+/// let mut file = Vec::new();
+/// let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+/// w.write_entity(&DynamicEntity::new("p", "r")).await?;
+/// assert_eq!(w.entities(), 1);
+/// assert!(w.bytes() > 0);
+/// w.finish().await?;
+/// # Ok::<(), tablekit::patterns::backup::BackupError>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct BackupWriter<W> {
     inner: W,
@@ -298,6 +327,23 @@ impl<W: AsyncWrite + Unpin> BackupWriter<W> {
 /// Reads a backup as a stream of entities, checking every line's checksum as it goes and the
 /// count and file checksum at the trailer. [`next_entity`](Self::next_entity) answers `None`
 /// only after an intact trailer: a cut or damaged file always ends in an error.
+///
+/// ```
+/// use tablekit::DynamicEntity;
+/// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+/// # futures::executor::block_on(async {
+/// let mut file = Vec::new();
+/// let mut w = BackupWriter::new(&mut file, &BackupHeader::default()).await?;
+/// w.write_entity(&DynamicEntity::new("p", "r")).await?;
+/// w.finish().await?;
+/// let mut r = BackupReader::open(&file[..]).await?;
+/// while let Some(entity) = r.next_entity().await? {
+///     assert_eq!(entity.row_key(), "r");
+/// }
+/// assert_eq!((r.entities_read(), r.bytes_read()), (1, file.len() as u64));
+/// # Ok::<(), tablekit::patterns::backup::BackupError>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct BackupReader<R> {
     inner: R,

@@ -56,6 +56,13 @@ pub async fn backup_table<M: TableModel, W: AsyncWrite + Unpin>(
 }
 
 /// How restored or copied entities are written.
+///
+/// ```
+/// use tablekit::patterns::backup::{RestoreOptions, WriteMode};
+/// assert_eq!(WriteMode::default(), WriteMode::Upsert);
+/// let insert_only = RestoreOptions::new().mode(WriteMode::Insert);
+/// # let _ = insert_only;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum WriteMode {
     /// Insert: an entity that exists already fails (and is reported), nothing is overwritten.
@@ -159,6 +166,19 @@ impl ProgressSink for SharedSink {
 }
 
 /// What a restore did.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::backup::{restore, RestoreOptions};
+/// # async fn run(file: &[u8]) -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let table = client.table_named("Gamers");
+/// let report = restore(file, &table, RestoreOptions::new()).await?;
+/// if !report.is_complete() {
+///     eprintln!("stopped: {:?}; resume after {}", report.read_error(), report.checkpoint);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct RestoreReport {
@@ -190,6 +210,20 @@ impl RestoreReport {
 /// written, and [`RestoreReport::checkpoint`] says where to resume.
 ///
 /// Only a backup that cannot be opened at all (no valid header) is an `Err`.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let table = client.table_named("Gamers");
+/// table.create_if_not_exists().await?;
+/// let file = tokio::io::BufReader::new(tokio::fs::File::open("gamers.tkb").await?);
+/// let options = RestoreOptions::new().mode(WriteMode::Insert).resume_after(0);
+/// let report = restore(file, &table, options).await?;
+/// println!("{} restored, checkpoint {}", report.writes.committed(), report.checkpoint);
+/// # Ok(()) }
+/// ```
 pub async fn restore<R: AsyncBufRead + Unpin>(
     input: R,
     table: &Table<DynamicEntity>,
@@ -218,6 +252,21 @@ pub async fn restore<R: AsyncBufRead + Unpin>(
 /// copy with a narrower query instead).
 ///
 /// The copy is not a snapshot: writes to `source` during the copy may or may not be seen.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::backup::{copy_table, RestoreOptions};
+/// use tablekit::{DynamicEntity, Query};
+/// # async fn run() -> tablekit::Result<()> {
+/// let live = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let lab = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let source = live.table_named::<DynamicEntity>("Gamers");
+/// let target = lab.table_named("GamersCopy");
+/// target.create_if_not_exists().await?;
+/// let report = copy_table(&source, Query::new(), &target, RestoreOptions::new()).await?;
+/// assert!(report.is_complete());
+/// # Ok(()) }
+/// ```
 pub async fn copy_table<M: TableModel>(
     source: &Table<M>,
     query: Query<M>,

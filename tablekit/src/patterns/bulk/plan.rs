@@ -350,6 +350,14 @@ impl Transaction {
 }
 
 /// An operation the planner refused, with the reason; it is never sent.
+///
+/// ```
+/// use tablekit::DynamicEntity;
+/// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+/// let plan = BatchPlanner::new().plan(&[WriteOp::upsert("Logs", DynamicEntity::new("a?b", "r"))]);
+/// assert_eq!(plan.rejected()[0].index, 0);
+/// assert!(plan.rejected()[0].error.to_string().contains("forbidden character"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejected {
     /// The caller's input index.
@@ -361,6 +369,19 @@ pub struct Rejected {
 /// The planner's answer: transactions, and the operations it refused.
 ///
 /// Every input index appears exactly once: in one transaction or in [`Plan::rejected`].
+///
+/// ```
+/// use tablekit::DynamicEntity;
+/// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+/// let ops = [
+///     WriteOp::upsert("Logs", DynamicEntity::new("a", "1")),
+///     WriteOp::upsert("Logs", DynamicEntity::new("b", "1")),
+///     WriteOp::upsert("Logs", DynamicEntity::new("a", "2")),
+/// ];
+/// let plan = BatchPlanner::new().plan(&ops);
+/// let groups: Vec<&[usize]> = plan.transactions().iter().map(|t| t.indices()).collect();
+/// assert_eq!(groups, [&[0, 2][..], &[1][..]]);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
     transactions: Vec<Transaction>,

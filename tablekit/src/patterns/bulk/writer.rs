@@ -56,6 +56,10 @@ impl std::fmt::Debug for BulkWriter {
 }
 
 /// Default number of transactions in flight.
+///
+/// ```
+/// assert_eq!(tablekit::patterns::bulk::DEFAULT_CONCURRENCY, 8);
+/// ```
 pub const DEFAULT_CONCURRENCY: usize = 8;
 /// Default number of input operations planned together.
 pub const DEFAULT_WINDOW: usize = 10_000;
@@ -117,7 +121,9 @@ impl BulkWriter {
     {
         let counter = ProgressCounter::new(SharedSink(Arc::clone(&self.progress)));
         let mut report = BulkReport::default();
-        let mut ops = std::pin::pin!(ops.ready_chunks(self.window));
+        // `chunks`, not `ready_chunks`: a file or network source is often momentarily pending,
+        // and planning whatever happened to be buffered would make small transactions.
+        let mut ops = std::pin::pin!(ops.chunks(self.window));
         'windows: while let Some(chunk) = ops.next().await {
             let mut window = Vec::with_capacity(chunk.len());
             let mut input_error = None;
@@ -322,6 +328,20 @@ fn add(batch: &mut Batch<DynamicEntity>, op: &WriteOp) -> Result<()> {
 }
 
 /// What happened to one input operation.
+///
+/// ```no_run
+/// use tablekit::patterns::bulk::{BulkReport, ItemOutcome};
+/// # fn show(report: &BulkReport) {
+/// for (i, outcome) in report.outcomes().iter().enumerate() {
+///     match outcome {
+///         ItemOutcome::Committed { transaction, .. } => println!("{i}: in transaction {transaction}"),
+///         ItemOutcome::Failed { error, .. } => println!("{i}: failed: {error}"),
+///         ItemOutcome::RolledBack { failed, .. } => println!("{i}: not applied because of {failed:?}"),
+///         _ => println!("{i}: not sent"),
+///     }
+/// }
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum ItemOutcome {
@@ -360,7 +380,15 @@ impl ItemOutcome {
     }
 }
 
-/// One transaction as sent.
+/// One transaction as sent: the inputs the service committed together (or not at all).
+///
+/// ```no_run
+/// # fn show(report: &tablekit::patterns::bulk::BulkReport) {
+/// for t in report.transactions() {
+///     println!("{}/{}: {:?} committed={}", t.table, t.partition_key, t.items, t.committed);
+/// }
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TransactionRecord {
@@ -375,6 +403,21 @@ pub struct TransactionRecord {
 }
 
 /// Every input operation's outcome, by input index, and the transactions sent.
+///
+/// ```no_run
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+/// use tablekit::DynamicEntity;
+/// # async fn run() -> tablekit::Result<()> {
+/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let ops = (0..10).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", format!("{i}"))));
+/// let report = BulkWriter::new(&client).write_iter(ops).await;
+/// println!("{} of 10 committed; resume from input {}", report.committed(), report.committed_prefix());
+/// for (i, error) in report.failures() {
+///     eprintln!("input {i}: {error}");
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Default)]
 pub struct BulkReport {
     outcomes: Vec<ItemOutcome>,

@@ -263,7 +263,15 @@ async fn keys_with_quotes_unicode_and_percent_round_trip() {
         "x".repeat(512).as_str(),
     ] {
         let body = serde_json::json!({"PartitionKey": "keys", "RowKey": rk, "V": 1}).to_string();
-        assert_eq!(raw.insert("keys", &body).await.status, 201, "{rk}");
+        let inserted = raw.insert("keys", &body).await;
+        assert_eq!(inserted.status, 201, "{rk}");
+        let location = inserted
+            .header("location")
+            .unwrap_or_else(|| panic!("no Location for {rk:?}: {:?}", inserted.headers));
+        assert!(
+            location.contains("/keys(PartitionKey='keys',RowKey='"),
+            "{location}"
+        );
         let got = raw
             .send("GET", &entity_path("keys", "keys", rk), &[], None)
             .await;

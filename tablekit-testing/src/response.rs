@@ -74,6 +74,17 @@ pub(crate) fn entity_path(table: &str, entity: &DynamicEntity) -> String {
     )
 }
 
+/// An entity's absolute URL for a `Location` header: non-ASCII and spaces percent-encoded,
+/// since header values are ASCII.
+pub(crate) fn entity_location(base: &str, table: &str, entity: &DynamicEntity) -> String {
+    const HEADER_UNSAFE: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS.add(b' ');
+    let path = entity_path(table, entity);
+    format!(
+        "{base}/{}",
+        percent_encoding::utf8_percent_encode(&path, HEADER_UNSAFE)
+    )
+}
+
 /// Writes entities of one table at one metadata level.
 pub(crate) struct EntityWriter<'a> {
     /// `http://host/account`.

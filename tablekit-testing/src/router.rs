@@ -614,11 +614,7 @@ impl Ctx<'_> {
                 )
             }
         };
-        let location = format!(
-            "{}/{}",
-            self.base(),
-            response::entity_path(&table_name, &stored)
-        );
+        let location = response::entity_location(&self.base(), &table_name, &stored);
         let reply = Self::with_header(reply, "location", &location);
         Ok(Self::with_header(reply, "etag", &etag))
     }

@@ -537,8 +537,7 @@ impl BatchResponse {
             let mut body = None;
             if let Some(stored) = &planned.stored {
                 if planned.status == StatusCode::CREATED {
-                    let location =
-                        format!("{base}/{}", response::entity_path(&operation.table, stored));
+                    let location = response::entity_location(&base, &operation.table, stored);
                     out.push_str(&format!(
                         "Location: {location}\r\nDataServiceId: {location}\r\n"
                     ));

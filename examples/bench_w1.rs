@@ -2,8 +2,13 @@
 //! phase.
 //!
 //! ```text
-//! cargo run --release --example bench_w1 -- "<connection string>"
+//! cargo run --release --example bench_w1                        # the in-process emulator
+//! cargo run --release --example bench_w1 -- "<connection string>" # emulator, then that service
 //! ```
+//!
+//! With a connection string (or `TABLEKIT_AZURITE_CONNECTION_STRING` set, as `scripts/test.sh`
+//! and `scripts/azurite.sh start` do), the same run measures both and prints, per phase, how
+//! many times faster the emulator was.
 //!
 //! Phases: 2000 single inserts (8 in flight, 10 partitions), 10000 inserts in 100-operation
 //! batches (8 in flight), a full scan with paging, 1000 point gets (8 in flight), one filtered
@@ -198,13 +203,34 @@ fn print(reports: &[PhaseReport]) {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let Some(connection_string) = std::env::args().nth(1) else {
-        eprintln!("usage: cargo run --release --example bench_w1 -- \"<connection string>\"");
-        std::process::exit(2);
+    let other = std::env::args()
+        .nth(1)
+        .or_else(|| std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING").ok());
+
+    let emulator = tablekit_testing::Emulator::start().await?;
+    let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    println!(
+        "endpoint: {} (in-process emulator)",
+        client.endpoint().base_url()
+    );
+    let on_emulator = run_w1(&client).await?;
+    print(&on_emulator);
+    emulator.shutdown().await;
+
+    let Some(connection_string) = other else {
+        println!(
+            "\n(pass a connection string, or set TABLEKIT_AZURITE_CONNECTION_STRING, to compare)"
+        );
+        return Ok(());
     };
     let client = TableServiceClient::from_connection_string(&connection_string)?;
-    println!("endpoint: {}", client.endpoint().base_url());
-    let reports = run_w1(&client).await?;
-    print(&reports);
+    println!("\nendpoint: {}", client.endpoint().base_url());
+    let on_other = run_w1(&client).await?;
+    print(&on_other);
+    println!("\n{:<44} {:>12}", "phase", "emulator x");
+    for (e, o) in on_emulator.iter().zip(&on_other) {
+        let ratio = e.ops_per_second() / o.ops_per_second().max(f64::EPSILON);
+        println!("{:<44} {:>11.1}x", e.name, ratio);
+    }
     Ok(())
 }

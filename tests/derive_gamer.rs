@@ -229,3 +229,21 @@ fn try_new_refuses_forbidden_key_characters() {
     assert!(err.to_string().contains("forbidden character '/'"), "{err}");
     assert!(GamerEntity::try_new("fine").is_ok());
 }
+
+#[test]
+fn table_value_enums_are_record_fields_in_the_same_form() {
+    use tablekit::record::{RecordReader, RecordWriter};
+    let mut w = RecordWriter::new();
+    w.write(&Level::Forest).write(&Mood::Angry);
+    let mut r = RecordReader::new(w.as_bytes());
+    assert_eq!(r.read::<Level>().unwrap(), Level::Forest);
+    assert_eq!(r.read::<Mood>().unwrap(), Mood::Angry);
+    let mut bad = RecordWriter::new();
+    bad.write_i32(9).write_str("Sleepy");
+    let mut r = RecordReader::new(bad.as_bytes());
+    let err = r.read::<Level>().unwrap_err().to_string();
+    assert!(err.contains("9 is not a `Level` discriminant"), "{err}");
+    let mut r = RecordReader::new(&bad.as_bytes()[4..]);
+    let err = r.read::<Mood>().unwrap_err().to_string();
+    assert!(err.contains("`Sleepy` is not a `Mood` variant"), "{err}");
+}

@@ -184,3 +184,18 @@ fn try_new_reports_a_key_that_is_too_long() {
         "{err}"
     );
 }
+
+#[test]
+fn try_new_refuses_a_composite_part_holding_the_separator() {
+    let err = BlogEntity::try_new("my_channel", october_2008()).unwrap_err();
+    assert!(err.is_invalid_input());
+    assert!(
+        err.to_string().contains(
+            "the `channel` part of the PartitionKey (`my_channel`) holds the key separator `_`"
+        ),
+        "{err}"
+    );
+    assert!(BlogEntity::try_new("mychannel", october_2008()).is_ok());
+    // A single-part key may hold anything the service allows.
+    assert!(ExpenseItemEntity::try_new("a_b", Uuid::nil(), Uuid::nil()).is_ok());
+}

@@ -1,7 +1,7 @@
 //! For arbitrary strings (quotes, unicode, control characters) a rendered filter, parsed and
-//! evaluated by a small independent `$filter` interpreter here, selects exactly the entities
-//! the typed expression means. Once the in-process emulator evaluates filters, the same
-//! property runs against it in the client's suite.
+//! evaluated both by a small independent `$filter` interpreter here and by the emulator's own
+//! filter engine (`tablekit_testing::filter`, which answers the emulator's HTTP queries),
+//! selects exactly the entities the typed expression means.
 
 use proptest::prelude::*;
 use tablekit::prelude::*;
@@ -179,6 +179,13 @@ fn matches(filter: &Filter<DynamicEntity>, entity: &DynamicEntity) -> bool {
     };
     let v = eval.or();
     assert_eq!(eval.pos, tokens.len(), "trailing tokens in {text:?}");
+    let emulator = tablekit_testing::filter::Filter::parse(&text)
+        .unwrap_or_else(|e| panic!("the emulator rejects {text:?}: {e}"));
+    assert_eq!(
+        emulator.matches(entity),
+        v,
+        "the two evaluators disagree on {text:?}"
+    );
     v
 }
 

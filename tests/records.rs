@@ -214,6 +214,16 @@ struct Wrapper<T> {
     items: Vec<T>,
 }
 
+/// A generic struct with its own where clause.
+#[derive(Debug, Clone, PartialEq, Record)]
+struct Bounded<T>
+where
+    T: Clone,
+{
+    first: T,
+    rest: Vec<T>,
+}
+
 fn everything() -> Everything {
     Everything {
         a: u8::MAX,
@@ -269,6 +279,12 @@ fn every_field_type_round_trips() {
         decode_records::<Wrapper<u16>>(&encode_records(&wrapped)).unwrap(),
         wrapped
     );
+    let bounded = vec![Bounded {
+        first: String::from("a"),
+        rest: vec!["b".into()],
+    }];
+    let back: Vec<Bounded<String>> = decode_records(&encode_records(&bounded)).unwrap();
+    assert_eq!(back, bounded);
 }
 
 #[test]
@@ -555,4 +571,48 @@ proptest! {
         bytes[i] ^= flip;
         let _ = decode_records::<Mixed>(&bytes);
     }
+}
+
+/// A `#[derive(TableValue)]` enum has no `RecordField` impl: the derive stores it as a
+/// tagged table value, so DESIGN.md's `CompletedLevel { level: Level, .. }` needs no extra code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, tablekit::TableValue)]
+#[repr(i32)]
+enum Stage {
+    #[default]
+    Dungeon = 0,
+    Castle = 1,
+}
+
+#[derive(Debug, Clone, PartialEq, Record)]
+struct StageRecord {
+    stage: Stage,
+    maybe: Option<Stage>,
+    count: u8,
+}
+
+#[test]
+fn table_value_enums_are_record_fields() {
+    let records = vec![
+        StageRecord {
+            stage: Stage::Castle,
+            maybe: None,
+            count: 1,
+        },
+        StageRecord {
+            stage: Stage::Dungeon,
+            maybe: Some(Stage::Castle),
+            count: 2,
+        },
+    ];
+    let bytes = encode_records(&records);
+    // The Int32 type tag and value; `None` as the absent tag 255; the u8.
+    assert_eq!(&bytes[3..10], [1, 1, 0, 0, 0, 255, 1]);
+    assert_eq!(decode_records::<StageRecord>(&bytes).unwrap(), records);
+    // A discriminant the enum does not know is a typed error.
+    let mut bad = bytes.clone();
+    bad[4] = 9;
+    assert!(matches!(
+        decode_records::<StageRecord>(&bad),
+        Err(RecordError::Invalid { .. })
+    ));
 }

@@ -8,7 +8,84 @@ mod entity;
 mod record;
 mod table_value;
 
-/// Generates a typed wrapper over a dynamic entity; see `tablekit`'s documentation.
+/// Generates a typed wrapper over a dynamic entity, typed columns, key composition and
+/// conversions for a struct with named fields.
+///
+/// For `struct Gamer` it generates:
+/// - `GamerEntity`, a wrapper holding a `DynamicEntity` (properties `Gamer` does not declare
+///   survive a read-modify-write): `new(key fields..)`, `try_new(..)` (validates the keys),
+///   `wrap`, `into_dynamic`, `as_dynamic(_mut)`, `partition_key`, `row_key`, `etag`,
+///   `timestamp`, `validate_keys`; per field `field()` (its default when missing or
+///   unreadable), `try_field()` (why not) and `set_field(..)`; `from_model`, `to_model`,
+///   `try_to_model`, `TryFrom<Gamer>` and `From<GamerEntity> for Gamer`.
+/// - On `Gamer`: `impl TableModel` (`type Entity = GamerEntity`, `TABLE_NAME`), typed columns
+///   `Gamer::SCORE: Column<Gamer, i32>`, `PARTITION_KEY`, `ROW_KEY`, the key functions
+///   `partition_key_of(..)` / `row_key_of(..)` and, for composite keys, prefix filters
+///   `row_key_prefix(..)` (first part), `row_key_prefix_2(..)` (first two parts), ...
+///
+/// # Container attributes: `#[tablekit(..)]` on the struct
+/// - `table = "Gamers"`: the table name (`TableModel::TABLE_NAME`), checked at compile time.
+/// - `rename_all = "PascalCase"`: how field names become stored names; one of `PascalCase`
+///   (the default, as Azure users expect), `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`,
+///   `verbatim`.
+/// - `key_separator = "_"`: joins the parts of a composite key (default `_`).
+/// - `partition_key(constant = "text", order = n)` / `row_key(constant = "text", order = n)`:
+///   a constant key part.
+///
+/// # Field attributes: `#[tablekit(..)]` on a field
+/// - `rename = "GamerTag"`: the stored property name (a string: it is a wire name).
+/// - `rename_from = "OldName"`: also read this name when the new one is absent (schema
+///   evolution); writes use the new name and remove the old one. Repeatable.
+/// - `skip`: not stored; the model reads its default.
+/// - `default` / `default = expr`: what a missing or unreadable property reads as (Rust syntax,
+///   e.g. `default = 0` or `default = Level::Dungeon`); without it, `Default::default()`.
+/// - `partition_key` / `row_key`: the field is (part of) that key. With options:
+///   `partition_key(order = n, <format>)`; every part of a composite key needs `order`.
+/// - Key part formats, inside the role's parentheses or beside it (then for every role):
+///   `inverted_ticks` (19 digits, `DateTime::MAX` ticks minus the time's, newest first),
+///   `ticks` (19 digits), `pad = n` (zero padded unsigned integer), `inverted` (type max minus
+///   value, padded: largest first), `transform = lowercase`, `format = "yyyyMMdd"` (any of
+///   `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss` and separators) and
+///   `format = "inverted_year_month"` (`{9999 - year}_{13 - month}`). Without a format a part
+///   is the value's `KeyPart` text (strings, integers, Uuids); a `DateTime` needs a format.
+/// - `key_only`: the field lives only in the key; its getter decodes it from the key (only
+///   for formats that can be read back: plain, `ticks`, `inverted_ticks`, `pad`, `inverted`).
+/// - `records(max_properties = N)`: a `Vec<R: Record>` stored as versioned binary records
+///   split across up to N 64 KiB properties; the setter returns an error when it does not fit.
+/// - `split(max_properties = N)`: a `Vec<u8>` split across up to N properties.
+/// - `json`: any serde type stored as JSON text in one string property.
+///
+/// Field types: `bool`, `i32`, `i64`, `u32`, `u64`, `f64`, `String`, `Vec<u8>`,
+/// `DateTime<Utc>`, `Uuid`, `Option<T>` (absent property = `None`), enums with
+/// `#[derive(TableValue)]`, and types implementing `IntoValue` + `FromValue`.
+///
+/// ```
+/// use tablekit::prelude::*;
+///
+/// #[derive(Debug, Clone, Copy, PartialEq, Default, TableValue)]
+/// pub enum Level { #[default] Dungeon, Castle }
+///
+/// /// A gamer.
+/// #[derive(TableEntity)]
+/// #[tablekit(table = "Gamers")]
+/// pub struct Gamer {
+///     /// The gamer tag; the PartitionKey is its lowercase form.
+///     #[tablekit(partition_key, transform = lowercase, rename = "GamerTag")]
+///     pub tag: String,
+///     /// The score.
+///     #[tablekit(default = 0)]
+///     pub score: i32,
+///     /// The current level.
+///     pub level: Level,
+/// }
+///
+/// let mut gamer = GamerEntity::new("Dragon");
+/// gamer.set_score(gamer.score() + 10);
+/// assert_eq!(gamer.partition_key(), "dragon");
+/// assert_eq!(gamer.level(), Level::Dungeon);
+/// let q = Query::<Gamer>::new().filter(Gamer::SCORE.ge(20)).select((Gamer::TAG, Gamer::SCORE));
+/// assert_eq!(q.filter_string(), Some("Score ge 20"));
+/// ```
 #[proc_macro_derive(TableEntity, attributes(tablekit))]
 pub fn derive_table_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -17,7 +94,26 @@ pub fn derive_table_entity(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Stores a fieldless enum as an `Int32` (or as its name); see `tablekit`'s documentation.
+/// Stores a fieldless enum in one property: as its discriminant (`Int32`, the default) or, with
+/// `#[tablekit(as_name)]` on the enum, as its variant name (`#[tablekit(rename = "...")]` on a
+/// variant changes the stored name). An unknown stored value is a `ValueError::Invalid`, so an
+/// entity getter reads the field's default and its `try_` form reports it.
+///
+/// ```
+/// use tablekit::{FromValue, IntoValue, TableValue, Value};
+///
+/// #[derive(Debug, Clone, Copy, PartialEq, TableValue)]
+/// #[repr(i32)]
+/// pub enum Level { Dungeon = 0, Castle = 1 }
+///
+/// #[derive(Debug, Clone, Copy, PartialEq, TableValue)]
+/// #[tablekit(as_name)]
+/// pub enum Mood { Calm, #[tablekit(rename = "Angry!")] Angry }
+///
+/// assert_eq!(Level::Castle.into_value(), Some(Value::Int32(1)));
+/// assert_eq!(Mood::Angry.into_value(), Some(Value::String("Angry!".into())));
+/// assert!(Level::from_value(&Value::Int32(5)).is_err());
+/// ```
 #[proc_macro_derive(TableValue, attributes(tablekit))]
 pub fn derive_table_value(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

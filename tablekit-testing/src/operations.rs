@@ -140,6 +140,22 @@ fn merged(current: &DynamicEntity, update: &DynamicEntity) -> Result<DynamicEnti
     Ok(next)
 }
 
+/// Checks an `If-Match` value: `*` or a quoted (possibly weak) ETag; anything else is
+/// 400 InvalidInput, as on the service.
+pub(crate) fn parse_if_match(value: Option<&str>) -> Result<Option<String>, ServiceError> {
+    let Some(value) = value.map(str::trim) else {
+        return Ok(None);
+    };
+    let quoted = value.strip_prefix("W/").unwrap_or(value);
+    if value == "*" || (quoted.len() >= 2 && quoted.starts_with('"') && quoted.ends_with('"')) {
+        Ok(Some(value.to_owned()))
+    } else {
+        Err(ServiceError::invalid_input(
+            "The If-Match header is neither `*` nor an ETag.",
+        ))
+    }
+}
+
 /// Reads a request body as an entity, with the URL's keys when the URL names them, and checks
 /// every limit the service checks.
 pub(crate) fn parse_entity(
@@ -213,6 +229,21 @@ mod tests {
             "ResourceNotFound"
         );
         assert!(plan(&update(None), None, now).is_ok(), "upsert");
+    }
+
+    #[test]
+    fn if_match_must_be_a_star_or_an_etag() {
+        assert_eq!(parse_if_match(None).unwrap(), None);
+        assert_eq!(parse_if_match(Some("*")).unwrap().as_deref(), Some("*"));
+        assert!(parse_if_match(Some("W/\"datetime'x'\"")).is_ok());
+        assert!(parse_if_match(Some("\"strong\"")).is_ok());
+        for bad in ["garbage", "W/", "\"", "W/x"] {
+            assert_eq!(
+                parse_if_match(Some(bad)).unwrap_err().code,
+                "InvalidInput",
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -153,7 +153,7 @@ fn operation(method: &Method, route: &Route, parts: &Parts) -> Operation {
 }
 
 /// Query parameters, percent-decoded (`+` stays a plus, as the service reads it).
-fn query_params(query: Option<&str>) -> HashMap<String, String> {
+pub(crate) fn query_params(query: Option<&str>) -> HashMap<String, String> {
     query
         .unwrap_or_default()
         .split('&')
@@ -433,7 +433,7 @@ impl Ctx<'_> {
         (!names.is_empty() && !names.iter().any(|n| n == "*")).then_some(names)
     }
 
-    fn query(&self, caller: &Caller, table_name: &str) -> Result<Reply, ServiceError> {
+    pub(crate) fn query(&self, caller: &Caller, table_name: &str) -> Result<Reply, ServiceError> {
         let level = self.json_level()?;
         if let Caller::Sas(grant) = caller {
             grant.check_table(table_name)?;
@@ -509,7 +509,7 @@ impl Ctx<'_> {
         Ok(Some((Key(pk), Key(rk))))
     }
 
-    fn get_entity(
+    pub(crate) fn get_entity(
         &self,
         caller: &Caller,
         table_name: &str,
@@ -558,7 +558,7 @@ impl Ctx<'_> {
         rk: &str,
         body: &[u8],
     ) -> Result<EntityOp, ServiceError> {
-        let if_match = self.header("if-match").map(str::to_owned);
+        let if_match = operations::parse_if_match(self.header("if-match"))?;
         if method == "DELETE" {
             return Ok(EntityOp::Delete {
                 partition_key: pk.to_owned(),

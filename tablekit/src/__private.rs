@@ -22,12 +22,17 @@ pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::{self, InvalidInput, KeyKind};
 pub use crate::model::{TableEntity, TableModel};
-pub use crate::record::{decode_records, encode_records, Record};
+pub use crate::record::{
+    decode_records, encode_records, Record, RecordError, RecordField, RecordReader, RecordWriter,
+};
 pub use crate::split;
 pub use crate::value::Value;
 
 /// Asserts at compile time that a field type has a default (spanned on the field).
 pub const fn assert_default<T: Default>() {}
+
+/// Asserts at compile time that a field type can be stored and read (spanned on the field).
+pub const fn assert_value<T: IntoValue + FromValue>() {}
 
 /// A starts-with filter on a key column: the generated `*_key_prefix` functions use it.
 pub fn key_prefix<M>(column: Column<M, String>, prefix: &str) -> Filter<M> {
@@ -122,7 +127,24 @@ pub fn validate_keys(entity: &DynamicEntity) -> Result<(), Error> {
 
 /// What `#[derive(Record)]` expands to.
 pub mod record {
+    pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
     pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
     pub use core::default::Default;
     pub use core::result::Result::{self, Ok};
+}
+
+/// Refuses a part of a composite key that holds the separator: the key could not be split
+/// back, and a prefix query on an earlier part would match other entities.
+pub fn check_key_part(
+    kind: KeyKind,
+    field: &str,
+    part: &str,
+    separator: &str,
+) -> Result<(), Error> {
+    if !separator.is_empty() && part.contains(separator) {
+        return Err(Error::InvalidInput(InvalidInput::Other(format!(
+            "the `{field}` part of the {kind} (`{part}`) holds the key separator `{separator}`"
+        ))));
+    }
+    Ok(())
 }

@@ -19,7 +19,6 @@ use crate::convert::IntoValue;
 use crate::entity::DynamicEntity;
 use crate::filter::{CompareOp, Filter};
 use crate::keys;
-use crate::value::Value;
 
 /// How a column is stored: one property, or a value split across several.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,25 +117,25 @@ impl<M, T> fmt::Debug for Column<M, T> {
     note = "a filter literal must have the column's type"
 )]
 pub trait ColumnValue<T> {
-    /// The value as stored, or `None` for a value that stores nothing.
-    fn into_column_value(self) -> Option<Value>;
+    /// The value as the column's type.
+    fn into_column_value(self) -> T;
 }
 
-impl<T: IntoValue> ColumnValue<T> for T {
-    fn into_column_value(self) -> Option<Value> {
-        self.into_value()
+impl<T> ColumnValue<T> for T {
+    fn into_column_value(self) -> T {
+        self
     }
 }
 
 impl ColumnValue<String> for &str {
-    fn into_column_value(self) -> Option<Value> {
-        self.into_value()
+    fn into_column_value(self) -> String {
+        self.to_owned()
     }
 }
 
 impl ColumnValue<String> for &String {
-    fn into_column_value(self) -> Option<Value> {
-        self.into_value()
+    fn into_column_value(self) -> String {
+        self.clone()
     }
 }
 
@@ -190,8 +189,11 @@ impl RangeKind {
 }
 
 impl<M, T> Column<M, T> {
-    fn compare(self, op: CompareOp, value: impl ColumnValue<T>) -> Filter<M> {
-        Filter::compare(self.name, op, value.into_column_value())
+    fn compare(self, op: CompareOp, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: IntoValue,
+    {
+        Filter::compare(self.name, op, value.into_column_value().into_value())
     }
 
     /// `Name eq value`.
@@ -201,7 +203,10 @@ impl<M, T> Column<M, T> {
     /// let c: Column<DynamicEntity, bool> = Column::dynamic("Active");
     /// assert_eq!(c.eq(true).to_string(), "Active eq true");
     /// ```
-    pub fn eq(self, value: impl ColumnValue<T>) -> Filter<M> {
+    pub fn eq(self, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: IntoValue,
+    {
         self.compare(CompareOp::Eq, value)
     }
 
@@ -213,7 +218,10 @@ impl<M, T> Column<M, T> {
     /// let f = c.ne(uuid::Uuid::nil());
     /// assert_eq!(f.to_string(), "Id ne guid'00000000-0000-0000-0000-000000000000'");
     /// ```
-    pub fn ne(self, value: impl ColumnValue<T>) -> Filter<M> {
+    pub fn ne(self, value: impl ColumnValue<T>) -> Filter<M>
+    where
+        T: IntoValue,
+    {
         self.compare(CompareOp::Ne, value)
     }
 
@@ -226,7 +234,7 @@ impl<M, T> Column<M, T> {
     /// ```
     pub fn gt(self, value: impl ColumnValue<T>) -> Filter<M>
     where
-        T: Ordered,
+        T: Ordered + IntoValue,
     {
         self.compare(CompareOp::Gt, value)
     }
@@ -240,7 +248,7 @@ impl<M, T> Column<M, T> {
     /// ```
     pub fn ge(self, value: impl ColumnValue<T>) -> Filter<M>
     where
-        T: Ordered,
+        T: Ordered + IntoValue,
     {
         self.compare(CompareOp::Ge, value)
     }
@@ -254,7 +262,7 @@ impl<M, T> Column<M, T> {
     /// ```
     pub fn lt(self, value: impl ColumnValue<T>) -> Filter<M>
     where
-        T: Ordered,
+        T: Ordered + IntoValue,
     {
         self.compare(CompareOp::Lt, value)
     }
@@ -268,7 +276,7 @@ impl<M, T> Column<M, T> {
     /// ```
     pub fn le(self, value: impl ColumnValue<T>) -> Filter<M>
     where
-        T: Ordered,
+        T: Ordered + IntoValue,
     {
         self.compare(CompareOp::Le, value)
     }
@@ -288,7 +296,7 @@ impl<M, T> Column<M, T> {
         kind: RangeKind,
     ) -> Filter<M>
     where
-        T: Ordered,
+        T: Ordered + IntoValue,
     {
         let (low_op, high_op) = kind.ops();
         self.compare(low_op, low).and(self.compare(high_op, high))

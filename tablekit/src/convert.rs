@@ -27,6 +27,14 @@ use uuid::Uuid;
 use crate::value::{truncate_to_tick, EdmType, Value};
 
 /// Why a stored value could not be read as the requested Rust type.
+///
+/// ```
+/// use tablekit::{DynamicEntity, Error, ValueError};
+/// let mut e = DynamicEntity::new("p", "r");
+/// e.set("Flag", true);
+/// let err = e.try_get::<i32>("Flag").unwrap_err();
+/// assert!(matches!(err, Error::Property { source: ValueError::TypeMismatch { .. }, .. }));
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ValueError {
@@ -54,6 +62,12 @@ pub enum ValueError {
 
 impl ValueError {
     /// A type mismatch between what `expected` reads and the stored `value`.
+    ///
+    /// ```
+    /// use tablekit::{EdmType, Value, ValueError};
+    /// let err = ValueError::mismatch("Edm.Int32", &Value::Bool(true));
+    /// assert_eq!(err, ValueError::TypeMismatch { expected: "Edm.Int32", found: EdmType::Boolean });
+    /// ```
     pub fn mismatch(expected: &'static str, value: &Value) -> Self {
         ValueError::TypeMismatch {
             expected,
@@ -64,6 +78,12 @@ impl ValueError {
 
 /// A Rust value that can be stored as a property. `None` means "no property": setting it
 /// removes the property, because the service never stores a null.
+///
+/// ```
+/// use tablekit::{IntoValue, Value};
+/// assert_eq!(5u32.into_value(), Some(Value::Int32(5)));
+/// assert_eq!(None::<i32>.into_value(), None);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a table property",
     note = "implement `tablekit::IntoValue` for it, or store one of: bool, i32, i64, u32, u64, f64, String, &str, Vec<u8>, &[u8], DateTime<Utc>, Uuid, Option<T>"
@@ -74,6 +94,12 @@ pub trait IntoValue {
 }
 
 /// A Rust value that can be read from a stored property.
+///
+/// ```
+/// use tablekit::{FromValue, Value};
+/// assert_eq!(i64::from_value(&Value::Int32(5)), Ok(5));
+/// assert!(bool::from_value(&Value::Int32(5)).is_err());
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be read from a table property",
     note = "implement `tablekit::FromValue` for it, or read one of: bool, i32, i64, u32, u64, f64, String, Vec<u8>, DateTime<Utc>, Uuid, Option<T>"

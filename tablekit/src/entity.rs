@@ -1,5 +1,7 @@
 //! [`DynamicEntity`]: keys, system properties and an insertion-ordered property list.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 
 use crate::convert::{FromValue, IntoValue};
@@ -29,11 +31,18 @@ pub struct DynamicEntity {
     row_key: String,
     timestamp: Option<DateTime<Utc>>,
     etag: Option<ETag>,
-    properties: Vec<(String, Value)>,
+    /// Names are shared (`Arc`): the entities of one decoded page hold one copy of each name.
+    properties: Vec<(Arc<str>, Value)>,
 }
 
 impl DynamicEntity {
     /// An entity with these keys and no properties.
+    ///
+    /// ```
+    /// let e = tablekit::DynamicEntity::new("pk", "rk");
+    /// assert_eq!((e.partition_key(), e.row_key()), ("pk", "rk"));
+    /// assert!(e.is_empty());
+    /// ```
     pub fn new(partition_key: impl Into<String>, row_key: impl Into<String>) -> Self {
         DynamicEntity {
             partition_key: partition_key.into(),
@@ -51,50 +60,100 @@ impl DynamicEntity {
     }
 
     /// The PartitionKey.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::DynamicEntity::new("pk", "").partition_key(), "pk");
+    /// ```
     pub fn partition_key(&self) -> &str {
         &self.partition_key
     }
 
     /// The RowKey.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::DynamicEntity::new("", "rk").row_key(), "rk");
+    /// ```
     pub fn row_key(&self) -> &str {
         &self.row_key
     }
 
     /// Replaces the PartitionKey.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::default();
+    /// e.set_partition_key("pk");
+    /// assert_eq!(e.partition_key(), "pk");
+    /// ```
     pub fn set_partition_key(&mut self, key: impl Into<String>) {
         self.partition_key = key.into();
     }
 
     /// Replaces the RowKey.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::default();
+    /// e.set_row_key("rk");
+    /// assert_eq!(e.row_key(), "rk");
+    /// ```
     pub fn set_row_key(&mut self, key: impl Into<String>) {
         self.row_key = key.into();
     }
 
     /// When the service last wrote the entity (`None` before it was stored).
+    ///
+    /// ```
+    /// assert_eq!(tablekit::DynamicEntity::new("p", "r").timestamp(), None);
+    /// ```
     pub fn timestamp(&self) -> Option<DateTime<Utc>> {
         self.timestamp
     }
 
     /// Records the service's Timestamp (done by the codec and the client).
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// let t = chrono::DateTime::from_timestamp(0, 0);
+    /// e.set_timestamp(t);
+    /// assert_eq!(e.timestamp(), t);
+    /// ```
     pub fn set_timestamp(&mut self, timestamp: Option<DateTime<Utc>>) {
         self.timestamp = timestamp;
     }
 
     /// The version the entity was read or last written at.
+    ///
+    /// ```
+    /// assert!(tablekit::DynamicEntity::new("p", "r").etag().is_none());
+    /// ```
     pub fn etag(&self) -> Option<&ETag> {
         self.etag.as_ref()
     }
 
     /// Records a version (done by the client after each write).
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, ETag};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set_etag(Some(ETag::any()));
+    /// assert!(e.etag().unwrap().is_any());
+    /// ```
     pub fn set_etag(&mut self, etag: Option<ETag>) {
         self.etag = etag;
     }
 
     /// The stored value of a property.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Value};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("N", 1i64);
+    /// assert_eq!(e.value("N"), Some(&Value::Int64(1)));
+    /// assert_eq!(e.value("M"), None);
+    /// ```
     pub fn value(&self, name: &str) -> Option<&Value> {
         self.properties
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| **n == *name)
             .map(|(_, v)| v)
     }
 
@@ -104,22 +163,42 @@ impl DynamicEntity {
         self.properties
             .iter_mut()
             .rev()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| **n == *name)
             .map(|(_, v)| v)
     }
 
     /// Whether the property is present.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("N", 1);
+    /// assert!(e.contains("N") && !e.contains("n"));
+    /// ```
     pub fn contains(&self, name: &str) -> bool {
         self.value(name).is_some()
     }
 
     /// Reads a property as `T`: `None` when it is missing or cannot be read as `T`
     /// (use [`try_get`](Self::try_get) to learn why).
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("N", 1);
+    /// assert_eq!(e.get::<i64>("N"), Some(1));
+    /// assert_eq!(e.get::<String>("N"), None); // a mismatch reads as None
+    /// ```
     pub fn get<T: FromValue>(&self, name: &str) -> Option<T> {
         self.try_get(name).ok().flatten()
     }
 
     /// Reads a property as `T`, or `default` when it is missing or unreadable.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("Score", 5);
+    /// assert_eq!(e.get_or("Score", 0), 5);
+    /// assert_eq!(e.get_or("Lives", 3), 3);
+    /// ```
     pub fn get_or<T: FromValue>(&self, name: &str, default: T) -> T {
         self.get(name).unwrap_or(default)
     }
@@ -145,6 +224,15 @@ impl DynamicEntity {
 
     /// Sets a property, keeping its position if it exists; a value that converts to "nothing"
     /// (`None`) removes it instead.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("A", 1);
+    /// e.set("B", "x");
+    /// e.set("A", 2); // stays first
+    /// e.set("B", None::<String>); // removes B
+    /// assert_eq!(e.properties().map(|(n, _)| n).collect::<Vec<_>>(), ["A"]);
+    /// ```
     pub fn set(&mut self, name: impl Into<String>, value: impl IntoValue) {
         let name = name.into();
         match value.into_value() {
@@ -156,41 +244,92 @@ impl DynamicEntity {
     }
 
     fn insert_value(&mut self, name: String, value: Value) {
-        match self.properties.iter_mut().find(|(n, _)| *n == name) {
+        match self.properties.iter_mut().find(|(n, _)| **n == *name) {
             Some(slot) => slot.1 = value,
-            None => self.properties.push((name, value)),
+            None => self.properties.push((Arc::from(name), value)),
         }
     }
 
     /// Removes a property, returning its value.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Value};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("A", true);
+    /// assert_eq!(e.remove("A"), Some(Value::Bool(true)));
+    /// assert_eq!(e.remove("A"), None);
+    /// ```
     pub fn remove(&mut self, name: &str) -> Option<Value> {
-        let index = self.properties.iter().position(|(n, _)| n == name)?;
+        let index = self.properties.iter().position(|(n, _)| **n == *name)?;
         Some(self.properties.remove(index).1)
     }
 
     /// Keeps only the properties for which `keep` returns true.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("Keep", 1);
+    /// e.set("Drop", 2);
+    /// e.retain(|name, _| name.starts_with("K"));
+    /// assert_eq!(e.len(), 1);
+    /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&str, &Value) -> bool) {
         self.properties.retain(|(n, v)| keep(n, v));
     }
 
     /// The properties in insertion order.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("B", 1);
+    /// e.set("A", 2);
+    /// let names: Vec<&str> = e.properties().map(|(n, _)| n).collect();
+    /// assert_eq!(names, ["B", "A"]);
+    /// ```
     pub fn properties(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
-        self.properties.iter().map(|(n, v)| (n.as_str(), v))
+        self.properties.iter().map(|(n, v)| (&**n, v))
     }
 
     /// The number of properties (keys and Timestamp not counted).
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.set("A", 1);
+    /// assert_eq!(e.len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         self.properties.len()
     }
 
     /// Whether there are no properties.
+    ///
+    /// ```
+    /// assert!(tablekit::DynamicEntity::new("p", "r").is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.properties.is_empty()
     }
 
     /// Appends a property without looking for an existing one of that name: for decoders that
     /// have already checked names are unique.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Value};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.push_unchecked("A".into(), Value::Int32(1));
+    /// assert_eq!(e.get::<i32>("A"), Some(1));
+    /// ```
     pub fn push_unchecked(&mut self, name: String, value: Value) {
+        self.properties.push((Arc::from(name), value));
+    }
+
+    /// Whether a property is named by this very `Arc` (decoders share one per name).
+    pub(crate) fn has_shared_name(&self, name: &Arc<str>) -> bool {
+        self.properties.iter().any(|(n, _)| Arc::ptr_eq(n, name))
+    }
+
+    /// [`push_unchecked`](Self::push_unchecked) with a name shared with other entities.
+    pub(crate) fn push_shared(&mut self, name: Arc<str>, value: Value) {
         self.properties.push((name, value));
     }
 

@@ -142,7 +142,7 @@ pub fn parse_ticks(text: &str) -> Option<DateTime<Utc>> {
 ///
 /// ```
 /// use chrono::DateTime;
-/// assert_eq!(tablekit::keys::inverted_ticks(&DateTime::UNIX_EPOCH), "2534022144000000000");
+/// assert_eq!(tablekit::keys::inverted_ticks(&DateTime::UNIX_EPOCH), "2534023007999999999");
 /// ```
 pub fn inverted_ticks(time: &DateTime<Utc>) -> String {
     format!("{:019}", MAX_TICKS.saturating_sub(to_ticks(time)).max(0))

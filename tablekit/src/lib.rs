@@ -42,6 +42,7 @@ pub mod prelude {
         Column, DynamicEntity, ETag, Error, Filter, Query, RangeKind, Record, TableEntity,
         TableModel, TableValue, Value,
     };
+    pub use crate::client::{Table, TableServiceClient};
     pub use chrono::{DateTime, Utc};
     pub use uuid::Uuid;
 }

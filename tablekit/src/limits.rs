@@ -25,23 +25,64 @@ use crate::entity::DynamicEntity;
 use crate::value::{max_datetime, min_datetime, utf16_len, Value};
 
 /// Longest PartitionKey or RowKey, in UTF-16 units (1 KiB).
+///
+/// ```
+/// use tablekit::limits::{validate_key, MAX_KEY_UNITS};
+/// use tablekit::KeyKind;
+/// assert!(validate_key(KeyKind::RowKey, &"k".repeat(MAX_KEY_UNITS)).is_ok());
+/// ```
 pub const MAX_KEY_UNITS: usize = 512;
 /// Longest string value, in UTF-16 units.
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_STRING_UNITS, 32_767);
+/// ```
 pub const MAX_STRING_UNITS: usize = 32_767;
 /// Largest binary value, in bytes.
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_BINARY_BYTES, 65_536);
+/// ```
 pub const MAX_BINARY_BYTES: usize = 64 * 1024;
 /// Most user properties on one entity (255 less PartitionKey, RowKey and Timestamp).
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_PROPERTIES, 252);
+/// ```
 pub const MAX_PROPERTIES: usize = 252;
 /// Longest property name, in characters.
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_PROPERTY_NAME_CHARS, 255);
+/// ```
 pub const MAX_PROPERTY_NAME_CHARS: usize = 255;
 /// Largest entity by [`entity_size`].
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_ENTITY_BYTES, 1 << 20);
+/// ```
 pub const MAX_ENTITY_BYTES: usize = 1024 * 1024;
 /// Most operations in one entity group transaction.
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_BATCH_OPERATIONS, 100);
+/// ```
 pub const MAX_BATCH_OPERATIONS: usize = 100;
 /// Largest entity group transaction body.
+///
+/// ```
+/// assert_eq!(tablekit::limits::MAX_BATCH_BYTES, 4 << 20);
+/// ```
 pub const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
 
 /// Which key a key error is about.
+///
+/// ```
+/// use tablekit::{limits, InvalidInput, KeyKind};
+/// let err = limits::validate_key(KeyKind::PartitionKey, "a?b").unwrap_err();
+/// assert!(matches!(err, InvalidInput::KeyCharacter { key: KeyKind::PartitionKey, .. }));
+/// assert_eq!(KeyKind::RowKey.to_string(), "RowKey");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyKind {
     /// The PartitionKey.
@@ -60,6 +101,13 @@ impl fmt::Display for KeyKind {
 }
 
 /// Input the service would reject, found before anything was sent.
+///
+/// ```
+/// use tablekit::{limits, InvalidInput};
+/// let err = limits::validate_property_name("my-prop").unwrap_err();
+/// assert!(matches!(err, InvalidInput::PropertyName { .. }));
+/// assert!(err.to_string().contains("`my-prop`"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum InvalidInput {
@@ -176,6 +224,13 @@ pub enum InvalidInput {
 }
 
 /// Checks a table name: `^[A-Za-z][A-Za-z0-9]{2,62}$` and not `tables`.
+///
+/// ```
+/// use tablekit::limits::validate_table_name;
+/// assert!(validate_table_name("Gamers2").is_ok());
+/// assert!(validate_table_name("ab").is_err());
+/// assert!(validate_table_name("tables").is_err());
+/// ```
 pub fn validate_table_name(name: &str) -> Result<(), InvalidInput> {
     let fail = |reason| {
         Err(InvalidInput::TableName {
@@ -200,6 +255,13 @@ pub fn validate_table_name(name: &str) -> Result<(), InvalidInput> {
 
 /// Checks a user property name: letters, digits and `_`, starting with a letter or `_`, at
 /// most 255 characters, and none of the system names.
+///
+/// ```
+/// use tablekit::limits::validate_property_name;
+/// assert!(validate_property_name("_Score2").is_ok());
+/// assert!(validate_property_name("2Score").is_err());
+/// assert!(validate_property_name("RowKey").is_err());
+/// ```
 pub fn validate_property_name(name: &str) -> Result<(), InvalidInput> {
     let fail = |reason| {
         Err(InvalidInput::PropertyName {
@@ -226,11 +288,24 @@ pub fn validate_property_name(name: &str) -> Result<(), InvalidInput> {
 }
 
 /// Whether the service forbids `c` in a key.
+///
+/// ```
+/// use tablekit::limits::is_forbidden_key_char;
+/// assert!(is_forbidden_key_char('#') && is_forbidden_key_char('\u{85}'));
+/// assert!(!is_forbidden_key_char('%'));
+/// ```
 pub fn is_forbidden_key_char(c: char) -> bool {
     matches!(c, '/' | '\\' | '#' | '?' | '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
 }
 
 /// Checks a PartitionKey or RowKey: at most 512 UTF-16 units, no forbidden character.
+///
+/// ```
+/// use tablekit::{limits::validate_key, KeyKind};
+/// assert!(validate_key(KeyKind::RowKey, "2024_01").is_ok());
+/// assert!(validate_key(KeyKind::RowKey, "a/b").is_err());
+/// assert!(validate_key(KeyKind::RowKey, &"k".repeat(513)).is_err());
+/// ```
 pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
     if let Some((position, character)) = value
         .char_indices()
@@ -251,6 +326,12 @@ pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
 }
 
 /// Checks one property value against the per-value limits.
+///
+/// ```
+/// use tablekit::{limits::validate_value, Value};
+/// assert!(validate_value("S", &Value::String("x".repeat(32_767))).is_ok());
+/// assert!(validate_value("B", &Value::Binary(vec![0; 65_537])).is_err());
+/// ```
 pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput> {
     match value {
         Value::String(s) => {
@@ -280,6 +361,15 @@ pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput>
 
 /// Checks everything the service checks on a write: keys, property names and values, the
 /// property count and the entity size.
+///
+/// ```
+/// use tablekit::{limits::validate_entity, DynamicEntity};
+/// let mut e = DynamicEntity::new("p", "r");
+/// e.set("Ok", 1);
+/// assert!(validate_entity(&e).is_ok());
+/// e.set("Not ok", 1);
+/// assert!(validate_entity(&e).is_err());
+/// ```
 pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
     validate_key(KeyKind::PartitionKey, entity.partition_key())?;
     validate_key(KeyKind::RowKey, entity.row_key())?;
@@ -300,6 +390,12 @@ pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
 }
 
 /// The entity's size by the service's formula (see [`DynamicEntity::size`]).
+///
+/// ```
+/// let mut e = tablekit::DynamicEntity::new("pk", "rk");
+/// e.set("Age", 30);
+/// assert_eq!(tablekit::limits::entity_size(&e), 4 + 2 * 4 + (8 + 2 * 3 + 4));
+/// ```
 pub fn entity_size(entity: &DynamicEntity) -> usize {
     let keys = utf16_len(entity.partition_key()) + utf16_len(entity.row_key());
     let properties: usize = entity
@@ -310,6 +406,11 @@ pub fn entity_size(entity: &DynamicEntity) -> usize {
 }
 
 /// What one property adds to [`entity_size`]: `8 + 2 x name length + value size`.
+///
+/// ```
+/// use tablekit::{limits::property_size, Value};
+/// assert_eq!(property_size("Name", &Value::String("Ann".into())), 8 + 8 + 4 + 6);
+/// ```
 pub fn property_size(name: &str, value: &Value) -> usize {
     8 + 2 * utf16_len(name) + value.stored_size()
 }

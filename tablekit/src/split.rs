@@ -50,6 +50,7 @@ use crate::error::Error;
 use crate::limits::{
     validate_property_name, InvalidInput, MAX_BINARY_BYTES, MAX_PROPERTIES, MAX_STRING_UNITS,
 };
+use crate::record::{decode_records, encode_records, Record};
 use crate::value::{utf16_len, EdmType, Value};
 
 /// The header's format version.
@@ -423,6 +424,57 @@ pub fn remove_stale_chunks(entity: &mut DynamicEntity, name: &str) -> usize {
     let before = entity.len();
     entity.retain(|property, _| chunk_index(name, property).is_none_or(|i| i < used));
     before - entity.len()
+}
+
+/// Stores records as by [`encode_records`], split as by [`write_split`]: what
+/// `#[tablekit(records(max_properties = N))]` fields do, and seed 001's `SetCompletedLevels`.
+/// Too many records for the budget is [`SplitError::TooLarge`]: none is ever dropped.
+///
+/// ```
+/// # use tablekit::record::{RecordReader, RecordWriter};
+/// # use tablekit::{Record, RecordError};
+/// # #[derive(Debug, PartialEq)] struct Id(u32);
+/// # impl Record for Id {
+/// #     const VERSION: u16 = 0;
+/// #     fn write(&self, w: &mut RecordWriter) { w.write_u32(self.0); }
+/// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Id(r.read_u32()?)) }
+/// # }
+/// use tablekit::{split, DynamicEntity};
+/// let mut e = DynamicEntity::new("p", "r");
+/// split::write_records(&mut e, "Ids", &[Id(1), Id(2)], 4)?;
+/// assert_eq!(split::read_records::<Id>(&e, "Ids")?, [Id(1), Id(2)]);
+/// assert!(split::write_records(&mut e, "Ids", &(0..20_000).map(Id).collect::<Vec<_>>(), 1).is_err());
+/// # Ok::<(), tablekit::Error>(())
+/// ```
+pub fn write_records<R: Record>(
+    entity: &mut DynamicEntity,
+    name: &str,
+    records: &[R],
+    max_properties: usize,
+) -> Result<(), Error> {
+    write_split(entity, name, &encode_records(records), max_properties)
+}
+
+/// Reads what [`write_records`] stored; no property reads as no records.
+///
+/// ```
+/// # use tablekit::record::{RecordReader, RecordWriter};
+/// # use tablekit::{Record, RecordError};
+/// # #[derive(Debug, PartialEq)] struct Id(u32);
+/// # impl Record for Id {
+/// #     const VERSION: u16 = 0;
+/// #     fn write(&self, w: &mut RecordWriter) { w.write_u32(self.0); }
+/// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Id(r.read_u32()?)) }
+/// # }
+/// let e = tablekit::DynamicEntity::new("p", "r");
+/// assert!(tablekit::split::read_records::<Id>(&e, "Ids")?.is_empty());
+/// # Ok::<(), tablekit::Error>(())
+/// ```
+pub fn read_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, Error> {
+    match read_split(entity, name)? {
+        Some(bytes) => Ok(decode_records(&bytes)?),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Stores `value` as JSON: a string property when the text fits one (32,767 UTF-16 units),

@@ -89,6 +89,11 @@ pub enum EdmType {
 
 impl EdmType {
     /// The annotation text, e.g. `Edm.Int64`.
+    ///
+    /// ```
+    /// use tablekit::EdmType;
+    /// assert_eq!(EdmType::Int64.odata_name(), "Edm.Int64");
+    /// ```
     pub fn odata_name(self) -> &'static str {
         match self {
             EdmType::Boolean => "Edm.Boolean",
@@ -103,6 +108,12 @@ impl EdmType {
     }
 
     /// Parses an annotation such as `Edm.DateTime`; `None` for anything else.
+    ///
+    /// ```
+    /// use tablekit::EdmType;
+    /// assert_eq!(EdmType::from_odata_name("Edm.DateTime"), Some(EdmType::DateTime));
+    /// assert_eq!(EdmType::from_odata_name("Edm.Decimal"), None);
+    /// ```
     pub fn from_odata_name(name: &str) -> Option<EdmType> {
         Some(match name {
             "Edm.Boolean" => EdmType::Boolean,
@@ -126,6 +137,11 @@ impl fmt::Display for EdmType {
 
 impl Value {
     /// The EDM type of this value.
+    ///
+    /// ```
+    /// use tablekit::{EdmType, Value};
+    /// assert_eq!(Value::Binary(vec![1]).edm_type(), EdmType::Binary);
+    /// ```
     pub fn edm_type(&self) -> EdmType {
         match self {
             Value::Bool(_) => EdmType::Boolean,
@@ -172,6 +188,10 @@ pub fn utf16_len(s: &str) -> usize {
 const UNIX_EPOCH_TICKS: i64 = 621_355_968_000_000_000;
 
 /// The smallest DateTime the service stores: 1601-01-01T00:00:00Z.
+///
+/// ```
+/// assert_eq!(tablekit::value::min_datetime().to_rfc3339(), "1601-01-01T00:00:00+00:00");
+/// ```
 pub fn min_datetime() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(1601, 1, 1, 0, 0, 0)
         .single()
@@ -179,11 +199,21 @@ pub fn min_datetime() -> DateTime<Utc> {
 }
 
 /// The largest DateTime the service stores: the last tick of 9999-12-31.
+///
+/// ```
+/// use chrono::Datelike;
+/// assert_eq!(tablekit::value::max_datetime().year(), 9999);
+/// ```
 pub fn max_datetime() -> DateTime<Utc> {
     from_ticks(MAX_TICKS).unwrap_or_default()
 }
 
 /// The ticks of .NET's `DateTime.MaxValue` (9999-12-31T23:59:59.9999999).
+///
+/// ```
+/// use tablekit::value::{from_ticks, max_datetime, MAX_TICKS};
+/// assert_eq!(from_ticks(MAX_TICKS), Some(max_datetime()));
+/// ```
 pub const MAX_TICKS: i64 = 3_155_378_975_999_999_999;
 
 /// .NET ticks (100 ns since 0001-01-01 UTC) of a time, the unit of `inverted_ticks` keys.

@@ -172,3 +172,98 @@ pub(crate) fn entity_path(table: &str, pk: &str, rk: &str) -> String {
 pub(crate) fn enc(value: &str) -> String {
     percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
+
+/// One operation of a hand-built `$batch`.
+pub(crate) struct BatchOp<'a> {
+    pub(crate) method: &'a str,
+    /// `T` for an insert, `T(PartitionKey='p',RowKey='r')` otherwise.
+    pub(crate) resource: String,
+    pub(crate) if_match: Option<&'a str>,
+    pub(crate) body: Option<String>,
+}
+
+/// A `$batch` body with one changeset, as the Python SDK writes it (CRLF lines).
+pub(crate) fn batch_body(endpoint: &str, ops: &[BatchOp<'_>]) -> (String, Vec<u8>) {
+    let mut out = String::new();
+    out.push_str("--batch_b1\r\nContent-Type: multipart/mixed; boundary=changeset_c1\r\n\r\n");
+    for (i, op) in ops.iter().enumerate() {
+        out.push_str("--changeset_c1\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n");
+        out.push_str(&format!("Content-ID: {i}\r\n\r\n"));
+        out.push_str(&format!(
+            "{} {endpoint}/{} HTTP/1.1\r\n",
+            op.method, op.resource
+        ));
+        out.push_str(
+            "Accept: application/json;odata=minimalmetadata\r\nDataServiceVersion: 3.0\r\n",
+        );
+        if let Some(tag) = op.if_match {
+            out.push_str(&format!("If-Match: {tag}\r\n"));
+        }
+        match &op.body {
+            Some(body) => {
+                out.push_str("Content-Type: application/json\r\n\r\n");
+                out.push_str(body);
+                out.push_str("\r\n");
+            }
+            None => out.push_str("\r\n\r\n"),
+        }
+    }
+    out.push_str("--changeset_c1--\r\n--batch_b1--\r\n");
+    (
+        "multipart/mixed; boundary=batch_b1".to_owned(),
+        out.into_bytes(),
+    )
+}
+
+/// An insert of `{"PartitionKey": pk, "RowKey": rk}` plus `extra` JSON members.
+pub(crate) fn insert_op<'a>(table: &str, pk: &str, rk: &str, extra: &str) -> BatchOp<'a> {
+    BatchOp {
+        method: "POST",
+        resource: table.to_owned(),
+        if_match: None,
+        body: Some(format!(
+            r#"{{"PartitionKey":"{pk}","RowKey":"{rk}"{extra}}}"#
+        )),
+    }
+}
+
+impl Raw {
+    pub(crate) async fn batch(&self, ops: &[BatchOp<'_>]) -> Answer {
+        let (content_type, body) = batch_body(&self.endpoint, ops);
+        self.send_bytes(
+            "POST",
+            "/$batch",
+            &[("Content-Type", &content_type)],
+            Some(body),
+        )
+        .await
+    }
+}
+
+impl Raw {
+    /// Inserts without panicking on a transport failure: the status, or the error's text.
+    pub(crate) async fn try_insert(&self, table: &str, json: &str) -> Result<u16, String> {
+        let date = Utc::now().format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+        let resource = format!("/{table}");
+        let to_sign = shared_key_string_to_sign(
+            "POST",
+            "",
+            "application/json",
+            &date,
+            &canonicalized_resource(&self.account, &self.path(&resource), None),
+        );
+        let auth = format!("SharedKey {}:{}", self.account, self.key.sign(&to_sign));
+        self.http
+            .post(format!("{}{resource}", self.endpoint))
+            .header("x-ms-date", &date)
+            .header("x-ms-version", "2019-02-02")
+            .header("Accept", "application/json;odata=nometadata")
+            .header("Content-Type", "application/json")
+            .header("Authorization", auth)
+            .body(json.to_owned())
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+            .map_err(|e| e.to_string())
+    }
+}

@@ -17,6 +17,7 @@ pub(crate) fn check(cx: &Ctxt, c: &mut Container<'_>) {
         skip_alone(cx, f);
         key_only(cx, c, f);
         key_field_type(cx, f);
+        format_needs_key(cx, f);
         constant_column_names(cx, f);
     }
     stored_names(cx, c);
@@ -168,6 +169,21 @@ fn key_field_type(cx: &Ctxt, f: &Field<'_>) {
             s.span,
             "a key field is a plain value: it cannot use `records`, `split` or `json`",
         );
+    }
+}
+
+/// A key format beside no key role formats nothing.
+fn format_needs_key(cx: &Ctxt, f: &Field<'_>) {
+    if let Some(format) = &f.attrs.format {
+        if f.attrs.partition_key.is_none() && f.attrs.row_key.is_none() {
+            cx.error_at(
+                format.span,
+                format!(
+                    "key format `{}` applies to key parts: add `partition_key` or `row_key` to the field",
+                    format.value.describe()
+                ),
+            );
+        }
     }
 }
 

@@ -7,9 +7,11 @@ use syn::{Ident, Type};
 use super::ast::{type_span, Container, Field, KeyPart, PartSource};
 use super::attr::{FieldStorage, KeyFormat};
 
-/// The path generated code uses for everything.
+/// The path generated code uses for everything. Unlike serde's `extern crate .. as _serde`
+/// alias, an absolute path keeps compiler messages about user code free of `_::_tablekit::`
+/// paths, which matter more here: the typed filter errors are part of the design.
 fn p() -> TokenStream {
-    quote!(_tablekit::__private)
+    quote!(::tablekit::__private)
 }
 
 /// The wrapper's name: `GamerEntity` for `Gamer`.
@@ -32,6 +34,7 @@ pub(crate) fn expand(c: &Container<'_>) -> TokenStream {
     let constructors = constructors(c);
     let accessors = c.fields.iter().enumerate().map(|(i, f)| accessors(c, i, f));
     let conversions = conversions(c, &wrapper);
+    let assertions = type_assertions(c);
     quote! {
         #[doc = #wrapper_doc]
         #[derive(Clone, Debug, PartialEq)]
@@ -40,9 +43,8 @@ pub(crate) fn expand(c: &Container<'_>) -> TokenStream {
         #[doc(hidden)]
         #[allow(clippy::all, non_upper_case_globals, unused_qualifications)]
         const _: () = {
-            extern crate tablekit as _tablekit;
-
             #traits
+            #assertions
 
             #[automatically_derived]
             impl #model {
@@ -91,6 +93,27 @@ fn traits(c: &Container<'_>, wrapper: &Ident) -> TokenStream {
                 &mut self.0
             }
         }
+    }
+}
+
+/// One check per stored field, spanned on its type, so a type that cannot be a property is
+/// reported once, at the field, with the value traits' own message.
+fn type_assertions(c: &Container<'_>) -> TokenStream {
+    let p = p();
+    let checks = c
+        .fields
+        .iter()
+        .filter(|f| !f.is_skipped() && !f.is_key_only() && f.storage() == FieldStorage::Value)
+        .map(|f| {
+            let ty = f.ty;
+            quote_spanned! {type_span(ty)=>
+                #p::assert_value::<#ty>();
+            }
+        });
+    quote! {
+        const _: () = {
+            #(#checks)*
+        };
     }
 }
 
@@ -355,6 +378,7 @@ fn constructors(c: &Container<'_>) -> TokenStream {
             let d = default_expr(f);
             quote!(dynamic.set(#name, #d);)
         });
+    let part_checks = separator_checks(c);
     let new_doc = format!(
         "A new `{model}` entity from its key fields; other fields hold their defaults. The keys are checked when the entity is sent (or now, with `try_new`)."
     );
@@ -374,6 +398,7 @@ fn constructors(c: &Container<'_>) -> TokenStream {
         /// Like `new`, but refuses keys the service would reject (forbidden characters, over
         /// 1 KiB) with a typed error.
         pub fn try_new(#(#params),*) -> #p::Result<Self, #p::Error> {
+            #part_checks
             let entity = Self::new(#(#args),*);
             #p::validate_keys(&entity.0)?;
             #p::Ok(entity)
@@ -424,6 +449,48 @@ fn constructors(c: &Container<'_>) -> TokenStream {
             #p::validate_keys(&self.0)
         }
     }
+}
+
+/// For `try_new`: string parts of a composite key must not hold the separator. The values are
+/// `impl Into<T>` parameters, so each is converted once into a local first.
+fn separator_checks(c: &Container<'_>) -> TokenStream {
+    let p = p();
+    let sep = c.separator();
+    let mut out = TokenStream::new();
+    let mut converted: Vec<usize> = Vec::new();
+    for (row, parts) in [(false, &c.partition_key), (true, &c.row_key)] {
+        if parts.len() < 2 {
+            continue;
+        }
+        let kind = if row {
+            quote!(#p::KeyKind::RowKey)
+        } else {
+            quote!(#p::KeyKind::PartitionKey)
+        };
+        for part in parts {
+            let PartSource::Field(i) = part.source else {
+                continue;
+            };
+            if !matches!(part.format, KeyFormat::Plain | KeyFormat::Lowercase) {
+                continue;
+            }
+            let Some(f) = c.fields.get(i) else { continue };
+            if f.kind != super::ast::TypeKind::Known("String")
+                && f.kind != super::ast::TypeKind::User
+            {
+                continue;
+            }
+            let (ident, ty) = (f.ident, f.ty);
+            if !converted.contains(&i) {
+                converted.push(i);
+                out.extend(quote!(let #ident: #ty = #p::Into::into(#ident);));
+            }
+            let text = part_expr(part, Some(ty), quote!(&#ident));
+            let name = ident.to_string();
+            out.extend(quote!(#p::check_key_part(#kind, #name, &#text, #sep)?;));
+        }
+    }
+    out
 }
 
 /// The element type of `Vec<R>`.
@@ -748,10 +815,9 @@ pub(crate) fn stub(input: &syn::DeriveInput) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
         const _: () = {
-            extern crate tablekit as _tablekit;
-            impl #impl_generics _tablekit::__private::TableModel for #ident #ty_generics #where_clause {
-                type Entity = _tablekit::__private::DynamicEntity;
-                const TABLE_NAME: _tablekit::__private::Option<&'static str> = _tablekit::__private::None;
+            impl #impl_generics ::tablekit::__private::TableModel for #ident #ty_generics #where_clause {
+                type Entity = ::tablekit::__private::DynamicEntity;
+                const TABLE_NAME: ::tablekit::__private::Option<&'static str> = ::tablekit::__private::None;
             }
         };
     }

@@ -227,3 +227,80 @@ fn check_writes_something(record: &RecordInput<'_>, errors: &mut Errors) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    fn error_of(input: DeriveInput) -> String {
+        match parse(&input) {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e
+                .into_iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join(" | "),
+        }
+    }
+
+    #[test]
+    fn parses_versions_and_field_ranges() {
+        let input: DeriveInput = parse_quote! {
+            #[record(version = 3)]
+            struct S { a: u8, #[record(since = 1, until = 3, default = 7)] b: u8 }
+        };
+        let record = parse(&input).unwrap();
+        assert_eq!(record.version, 3);
+        assert_eq!(
+            (record.fields[1].since, record.fields[1].until),
+            (1, Some(3))
+        );
+        assert!(record.fields[1].default.is_some());
+    }
+
+    #[test]
+    fn reports_every_bad_attribute_at_once() {
+        let message = error_of(parse_quote! {
+            #[record(version = 1)]
+            struct S { #[record(since = 2)] a: u8, #[record(sinse = 1)] b: u8 }
+        });
+        assert!(
+            message.contains("field added `since = 2` but the record writes `version = 1`"),
+            "{message}"
+        );
+        assert!(
+            message.contains(
+                "unknown record attribute `sinse`, expected one of `since`, `until`, `default`"
+            ),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn rejects_bad_ranges_duplicates_enums_and_empty_records() {
+        let message = error_of(parse_quote! {
+            #[record(version = 2)]
+            struct S { a: u8, #[record(since = 2, until = 1)] b: u8, #[record(until = 3)] c: u8 }
+        });
+        assert!(
+            message.contains("`until = 1` must be greater than `since = 2`"),
+            "{message}"
+        );
+        assert!(
+            message.contains("field removed `until = 3` but the record writes `version = 2`"),
+            "{message}"
+        );
+        assert!(
+            error_of(parse_quote! { #[record(version = 1, version = 2)] struct S { a: u8 } })
+                .contains("duplicate `version`")
+        );
+        assert!(error_of(parse_quote! { enum E { A } }).contains("only be derived for a struct"));
+        assert!(error_of(parse_quote! { struct S; }).contains("at least one field"));
+        assert!(
+            error_of(parse_quote! { #[record(version = 70000)] struct S { a: u8 } })
+                .contains("0 to 65535")
+        );
+    }
+}

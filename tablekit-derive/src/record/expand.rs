@@ -9,13 +9,8 @@ use super::attr::{RecordFieldInput, RecordInput};
 pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
     let ident = &record.input.ident;
     let version = record.version;
-    let (impl_generics, ty_generics, where_clause) = record.input.generics.split_for_impl();
-    let bounds = field_bounds(record);
-    let where_clause = match where_clause {
-        Some(w) => quote!(#w #(#bounds,)*),
-        None if bounds.is_empty() => quote!(),
-        None => quote!(where #(#bounds,)*),
-    };
+    let generics = bounded_generics(record);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let writes = record.fields.iter().filter_map(write_field);
     let reads = record
         .fields
@@ -28,6 +23,7 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
         const _: () = {
             extern crate tablekit as _tablekit;
             use _tablekit::__private::record as _r;
+            use _r::{ViaRecordField as _, ViaValue as _};
 
             #[automatically_derived]
             impl #impl_generics _r::Record for #ident #ty_generics #where_clause {
@@ -50,19 +46,20 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
     }
 }
 
-/// `FieldType: RecordField` for generic structs (harmless for concrete types).
-fn field_bounds(record: &RecordInput<'_>) -> Vec<TokenStream> {
-    if record.input.generics.params.is_empty() {
-        return Vec::new();
+/// The struct's generics plus `FieldType: RecordField` for each field of a generic struct.
+fn bounded_generics(record: &RecordInput<'_>) -> syn::Generics {
+    let mut generics = record.input.generics.clone();
+    if generics.params.is_empty() {
+        return generics;
     }
-    record
-        .fields
-        .iter()
-        .map(|f| {
-            let ty = &f.field.ty;
-            quote!(#ty: _r::RecordField)
-        })
-        .collect()
+    let where_clause = generics.make_where_clause();
+    for field in &record.fields {
+        let ty = &field.field.ty;
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(#ty: _tablekit::__private::record::RecordField));
+    }
+    generics
 }
 
 fn local(index: usize) -> syn::Ident {
@@ -77,7 +74,7 @@ fn write_field(field: &RecordFieldInput<'_>) -> Option<TokenStream> {
     let member = &field.member;
     let ty = &field.field.ty;
     Some(quote_spanned! {ty.span()=>
-        <#ty as _r::RecordField>::write_field(&self.#member, __writer);
+        (&_r::Dispatch::<#ty>::new()).record_write(&self.#member, __writer);
     })
 }
 
@@ -86,7 +83,7 @@ fn read_field(index: usize, field: &RecordFieldInput<'_>) -> TokenStream {
     let name = local(index);
     let ty = &field.field.ty;
     let read = quote_spanned! {ty.span()=>
-        <#ty as _r::RecordField>::read_field(__reader)?
+        (&_r::Dispatch::<#ty>::new()).record_read(__reader)?
     };
     let default = match &field.default {
         Some(expr) => quote_spanned!(expr.span()=> #expr),

@@ -97,10 +97,35 @@ fn variants<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Vec<(&'a syn::Ident, Strin
 
 fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]) -> TokenStream {
     let ident = &input.ident;
-    let p = quote!(_tablekit::__private);
+    let p = quote!(::tablekit::__private);
     let type_name = ident.to_string();
     let idents: Vec<_> = variants.iter().map(|(i, _)| *i).collect();
     let names: Vec<_> = variants.iter().map(|(_, n)| n).collect();
+    let (record_write, record_read) = if as_name {
+        (
+            quote!(writer.write(&#p::String::from(match self { #(#ident::#idents => #names),* }));),
+            quote! {
+                let text: #p::String = reader.read()?;
+                match text.as_str() {
+                    #(#names => #p::Ok(#ident::#idents),)*
+                    other => #p::Err(#p::RecordError::invalid(
+                        ::std::format!("`{}` is not a `{}` variant", other, #type_name),
+                    )),
+                }
+            },
+        )
+    } else {
+        (
+            quote!(writer.write(&match self { #(#ident::#idents => #ident::#idents as i32),* });),
+            quote! {
+                let n: i32 = reader.read()?;
+                #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
+                #p::Err(#p::RecordError::invalid(
+                    ::std::format!("{} is not a `{}` discriminant", n, #type_name),
+                ))
+            },
+        )
+    };
     let (into, from) = if as_name {
         (
             quote!(#p::Some(#p::Value::String(#p::String::from(match self { #(#ident::#idents => #names),* })))),
@@ -109,7 +134,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 match text.as_str() {
                     #(#names => #p::Ok(#ident::#idents),)*
                     other => #p::Err(#p::ValueError::Invalid(
-                        format!("`{}` is not a `{}` variant", other, #type_name),
+                        ::std::format!("`{}` is not a `{}` variant", other, #type_name),
                     )),
                 }
             },
@@ -121,7 +146,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
                 let n = <i32 as #p::FromValue>::from_value(value)?;
                 #(if n == #ident::#idents as i32 { return #p::Ok(#ident::#idents); })*
                 #p::Err(#p::ValueError::Invalid(
-                    format!("{} is not a `{}` discriminant", n, #type_name),
+                    ::std::format!("{} is not a `{}` discriminant", n, #type_name),
                 ))
             },
         )
@@ -130,12 +155,21 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
         #[doc(hidden)]
         #[allow(clippy::all)]
         const _: () = {
-            extern crate tablekit as _tablekit;
-
             #[automatically_derived]
             impl #p::IntoValue for #ident {
                 fn into_value(self) -> #p::Option<#p::Value> {
                     #into
+                }
+            }
+
+            // The same enum as a field of a `#[derive(Record)]` struct, in the same form.
+            #[automatically_derived]
+            impl #p::RecordField for #ident {
+                fn write_field(&self, writer: &mut #p::RecordWriter) {
+                    #record_write
+                }
+                fn read_field(reader: &mut #p::RecordReader<'_>) -> #p::Result<Self, #p::RecordError> {
+                    #record_read
                 }
             }
 

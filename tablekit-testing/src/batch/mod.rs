@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
+use futures::FutureExt as _;
 use http::StatusCode;
+use http_body_util::BodyExt as _;
 use tablekit::limits::MAX_BATCH_OPERATIONS;
 use tablekit::DynamicEntity;
 
@@ -45,6 +47,8 @@ pub(crate) struct SubRequest {
     pub(crate) method: String,
     /// The path of the (usually absolute) URL.
     pub(crate) path: String,
+    /// The path and query of the URL.
+    pub(crate) target: String,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: Vec<u8>,
 }
@@ -175,6 +179,7 @@ pub(crate) fn parse_sub_request(content: &[u8]) -> Result<SubRequest, String> {
     Ok(SubRequest {
         method: method.to_owned(),
         path: url_path(url).to_owned(),
+        target: url_target(url).to_owned(),
         headers,
         body: body.to_vec(),
     })
@@ -182,16 +187,19 @@ pub(crate) fn parse_sub_request(content: &[u8]) -> Result<SubRequest, String> {
 
 /// The path of an absolute or relative URL, without its query.
 fn url_path(url: &str) -> &str {
-    let without_scheme = match url.find("://") {
+    let target = url_target(url);
+    target.split_once('?').map_or(target, |(p, _)| p)
+}
+
+/// The path and query of an absolute or relative URL.
+fn url_target(url: &str) -> &str {
+    match url.find("://") {
         Some(i) => {
             let rest = url.get(i + 3..).unwrap_or_default();
             rest.find('/').and_then(|j| rest.get(j..)).unwrap_or("/")
         }
         None => url,
-    };
-    without_scheme
-        .split_once('?')
-        .map_or(without_scheme, |(p, _)| p)
+    }
 }
 
 /// A parsed operation and what its response needs.
@@ -219,16 +227,60 @@ pub(crate) fn execute(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Rep
             "A batch holds exactly one changeset.",
         ));
     };
-    let inner = changeset
-        .header("content-type")
-        .and_then(boundary)
-        .ok_or_else(|| ServiceError::invalid_input("The batch part is not a changeset."))?;
+    let Some(inner) = changeset.header("content-type").and_then(boundary) else {
+        return query(ctx, caller, changeset);
+    };
     let requests = split_parts(changeset.body, inner).map_err(ServiceError::invalid_input)?;
     let response = BatchResponse::new();
     match plan_and_apply(ctx, caller, &requests) {
         Ok(done) => Ok(response.success(ctx, &done)),
         Err(failure) => Ok(response.failure(ctx, &failure)),
     }
+}
+
+/// A batch holding one query (a point get or a table query) instead of a changeset.
+fn query(ctx: &Ctx<'_>, caller: &Caller, part: &Part<'_>) -> Result<Reply, ServiceError> {
+    let not_a_query =
+        || ServiceError::invalid_input("The batch part is neither a changeset nor a query.");
+    if !part
+        .header("content-type")
+        .is_some_and(|ct| ct.starts_with("application/http"))
+    {
+        return Err(not_a_query());
+    }
+    let request = parse_sub_request(part.body).map_err(ServiceError::invalid_input)?;
+    if request.method != "GET" {
+        return Err(not_a_query());
+    }
+    let mut builder = http::Request::builder().method("GET").uri(&request.target);
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    let (parts, ()) = builder.body(()).map_err(|_| not_a_query())?.into_parts();
+    let params = crate::router::query_params(parts.uri.query());
+    let sub = Ctx {
+        state: ctx.state,
+        parts: &parts,
+        params: &params,
+        request_id: ctx.request_id,
+        account: ctx.account.clone(),
+        level: Metadata::from_accept(request.header("accept")),
+    };
+    let (account, route) = route::parse(parts.uri.path())?;
+    if account != ctx.account {
+        return Err(not_a_query());
+    }
+    let answer = match route {
+        Route::Entities(table) => sub.query(caller, &table),
+        Route::Entity {
+            table,
+            partition_key,
+            row_key,
+        } => sub.get_entity(caller, &table, &partition_key, &row_key),
+        _ => return Err(not_a_query()),
+    };
+    let answer = answer.unwrap_or_else(|err| sub.error(&err));
+    Ok(BatchResponse::new().query(ctx, answer))
 }
 
 /// Why a batch failed: the operation's index (and Content-ID) and the error.
@@ -326,7 +378,7 @@ fn parse_operation(ctx: &Ctx<'_>, part: &Part<'_>) -> Result<Operation, ServiceE
             "An operation addresses another account.",
         ));
     }
-    let if_match = request.header("if-match").map(str::to_owned);
+    let if_match = operations::parse_if_match(request.header("if-match"))?;
     let (op, table) = match (request.method.as_str(), route) {
         ("POST", Route::Entities(table)) => (
             EntityOp::Insert(operations::parse_entity(&request.body, None)?),
@@ -516,6 +568,35 @@ impl BatchResponse {
             out.push_str("\r\n");
         }
         out.push_str(&self.close());
+        self.finish(ctx, out)
+    }
+
+    /// The answer to a batch holding one query: the query's response as the only part.
+    fn query(&self, ctx: &Ctx<'_>, answer: Reply) -> Reply {
+        let status = answer.status();
+        let mut out = format!(
+            "--{}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 {} {}\r\nDataServiceVersion: 3.0;\r\n",
+            self.batch,
+            status.as_u16(),
+            status.canonical_reason().unwrap_or_default()
+        );
+        for name in [
+            "content-type",
+            "etag",
+            "x-ms-error-code",
+            "x-ms-continuation-NextPartitionKey",
+            "x-ms-continuation-NextRowKey",
+        ] {
+            if let Some(value) = answer.headers().get(name).and_then(|v| v.to_str().ok()) {
+                out.push_str(&format!("{name}: {value}\r\n"));
+            }
+        }
+        out.push_str("\r\n");
+        let body = answer.into_body().collect().now_or_never();
+        if let Some(Ok(body)) = body {
+            out.push_str(&String::from_utf8_lossy(&body.to_bytes()));
+        }
+        out.push_str(&format!("\r\n--{}--\r\n", self.batch));
         self.finish(ctx, out)
     }
 

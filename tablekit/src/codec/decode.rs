@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -38,6 +39,7 @@ pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
     let seed = EntitySeed {
         failure: &mut failure,
         annotations: &mut annotations,
+        names: &mut Names::default(),
         index: None,
         capacity: 0,
     };
@@ -137,12 +139,14 @@ impl<'de> Visitor<'de> for EntitiesSeed<'_> {
         let mut entities: Vec<DynamicEntity> = Vec::new();
         // Reused by every entity: annotation names are borrowed from the input.
         let mut annotations = Vec::new();
+        let mut names = Names::default();
         loop {
             // Entities of one page usually share a shape: size the next like the last.
             let capacity = entities.last().map_or(0, DynamicEntity::len);
             let seed = EntitySeed {
                 failure: &mut *self.failure,
                 annotations: &mut annotations,
+                names: &mut names,
                 index: Some(entities.len()),
                 capacity,
             };
@@ -160,6 +164,8 @@ struct EntitySeed<'f, 'de> {
     failure: &'f mut Option<Error>,
     /// The `@odata.type` annotations seen in this entity so far.
     annotations: &'f mut Vec<(Cow<'de, str>, EdmType)>,
+    /// Property names already allocated, shared by the entities of a page.
+    names: &'f mut Names,
     /// The entity's position in its page, for error messages.
     index: Option<usize>,
     /// How many properties to make room for.
@@ -223,9 +229,11 @@ impl<'de> EntitySeed<'_, 'de> {
         name: Cow<'de, str>,
         value: Scalar<'de>,
     ) -> Result<(), Failed<'de>> {
+        // An annotation usually comes right before its value: look from the end.
         let edm = self
             .annotations
             .iter()
+            .rev()
             .find(|(n, _)| *n == name)
             .map(|(_, edm)| *edm);
         let value = match to_value(value, edm) {
@@ -233,10 +241,16 @@ impl<'de> EntitySeed<'_, 'de> {
             Ok(None) => return Ok(()),
             Err(reason) => return Err((name, reason)),
         };
-        if entity.contains(&name) {
+        let (shared, interned) = self.names.intern(&name, entity.len());
+        // An interned name is one `Arc` per page: a repeat is the same pointer.
+        let repeated = match interned {
+            true => entity.has_shared_name(&shared),
+            false => entity.contains(&name),
+        };
+        if repeated {
             return Err((name, "the property appears twice".into()));
         }
-        entity.push_unchecked(name.into_owned(), value);
+        entity.push_shared(shared, value);
         Ok(())
     }
 
@@ -273,6 +287,35 @@ impl<'de> EntitySeed<'_, 'de> {
         }
         self.annotations.push((name, edm));
         Ok(())
+    }
+}
+
+/// The property names met so far in a page. Entities of one page mostly share one shape, so
+/// the name at position `i` of the last entity is tried first; allocating each name once per
+/// page instead of once per property is the decoder's largest saving.
+#[derive(Default)]
+struct Names {
+    known: Vec<Arc<str>>,
+}
+
+impl Names {
+    /// Past this many distinct names, new ones are no longer remembered (bounds the search).
+    const MAX: usize = 256;
+
+    /// The shared name, and whether it is remembered (so equal names are the same `Arc`).
+    fn intern(&mut self, name: &str, position: usize) -> (Arc<str>, bool) {
+        if let Some(hit) = self.known.get(position).filter(|n| ***n == *name) {
+            return (Arc::clone(hit), true);
+        }
+        if let Some(hit) = self.known.iter().find(|n| ***n == *name) {
+            return (Arc::clone(hit), true);
+        }
+        let new: Arc<str> = Arc::from(name);
+        if self.known.len() < Self::MAX {
+            self.known.push(Arc::clone(&new));
+            return (new, true);
+        }
+        (new, false)
     }
 }
 
@@ -336,18 +379,24 @@ enum Key<'de> {
 
 impl<'de> Key<'de> {
     fn classify(key: Cow<'de, str>) -> Self {
-        match key.as_ref() {
-            "PartitionKey" => return Key::System(System::PartitionKey),
-            "RowKey" => return Key::System(System::RowKey),
-            "Timestamp" => return Key::System(System::Timestamp),
-            "odata.etag" => return Key::System(System::ETag),
-            k if k.starts_with("odata.") => return Key::Ignored,
-            _ => {}
+        // Property names cannot hold `@`, so the first one starts an annotation. A byte loop:
+        // keys are short, and this runs for every member of every entity.
+        if let Some(at) = key.as_bytes().iter().position(|&b| b == b'@') {
+            return Self::annotation(key, at);
         }
-        // Property names cannot hold `@`, so the first one starts an annotation.
-        let Some(at) = key.find('@') else {
-            return Key::Property(key);
+        let system = match key.as_ref() {
+            "PartitionKey" => System::PartitionKey,
+            "RowKey" => System::RowKey,
+            "Timestamp" => System::Timestamp,
+            "odata.etag" => System::ETag,
+            k if k.starts_with("odata.") => return Key::Ignored,
+            _ => return Key::Property(key),
         };
+        Key::System(system)
+    }
+
+    /// `Name@odata.type` holds `Name`'s type; other annotations are ignored.
+    fn annotation(key: Cow<'de, str>, at: usize) -> Self {
         if key.get(at + 1..) != Some("odata.type") || at == 0 {
             return Key::Ignored;
         }
@@ -497,6 +546,21 @@ mod tests {
             let back = decode_entity(&crate::codec::encode_entity(&e)).unwrap();
             assert_eq!(back.get::<f64>("D").map(f64::to_bits), Some(d.to_bits()));
         }
+    }
+
+    #[test]
+    fn repeated_properties_and_annotations_are_errors() {
+        let bodies: [&[u8]; 3] = [
+            br#"{"A":1,"A":2}"#,
+            br#"{"A@odata.type":"Edm.Int64","A@odata.type":"Edm.Int64","A":"1"}"#,
+            br#"{"value":[{"A":1},{"B":1,"A":1,"B":2}]}"#,
+        ];
+        for body in bodies {
+            let err = decode_page(body).or_else(|_| decode_entity(body).map(|e| vec![e]));
+            assert!(err.is_err(), "{}", String::from_utf8_lossy(body));
+        }
+        let err = decode_page(bodies[2]).unwrap_err();
+        assert!(err.to_string().contains("`B` of entity 1"), "{err}");
     }
 
     #[test]

@@ -2,11 +2,18 @@
 
 use base64::Engine;
 
-use super::datetime::format_datetime;
+use super::datetime::write_datetime;
 use crate::entity::DynamicEntity;
 use crate::value::Value;
 
 /// Encodes an entity (keys and properties) as an insert/update body.
+///
+/// ```
+/// let mut e = tablekit::DynamicEntity::new("p", "r");
+/// e.set("Big", 5i64);
+/// let body = tablekit::codec::encode_entity(&e);
+/// assert_eq!(body, br#"{"PartitionKey":"p","RowKey":"r","Big@odata.type":"Edm.Int64","Big":"5"}"#);
+/// ```
 pub fn encode_entity(entity: &DynamicEntity) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + entity.len() * 32);
     encode_entity_into(entity, &mut out);
@@ -14,6 +21,12 @@ pub fn encode_entity(entity: &DynamicEntity) -> Vec<u8> {
 }
 
 /// Encodes an entity, appending to `out`.
+///
+/// ```
+/// let mut out = b"[".to_vec();
+/// tablekit::codec::encode_entity_into(&tablekit::DynamicEntity::new("p", "r"), &mut out);
+/// assert_eq!(out, br#"[{"PartitionKey":"p","RowKey":"r"}"#);
+/// ```
 pub fn encode_entity_into(entity: &DynamicEntity, out: &mut Vec<u8>) {
     out.push(b'{');
     write_str_member(out, "PartitionKey", entity.partition_key());
@@ -28,24 +41,37 @@ pub fn encode_entity_into(entity: &DynamicEntity, out: &mut Vec<u8>) {
 
 fn write_property(out: &mut Vec<u8>, name: &str, value: &Value) {
     if let Some(edm) = annotation(value) {
-        write_json_str(out, &format!("{name}@odata.type"));
-        out.push(b':');
-        write_json_str(out, edm);
-        out.push(b',');
+        // `"Name@odata.type":"Edm.X",` without building the member name.
+        write_json_str(out, name);
+        out.pop();
+        out.extend_from_slice(b"@odata.type\":\"");
+        out.extend_from_slice(edm.as_bytes());
+        out.extend_from_slice(b"\",");
     }
     write_json_str(out, name);
     out.push(b':');
     match value {
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Int32(n) => out.extend_from_slice(n.to_string().as_bytes()),
-        Value::Int64(n) => write_json_str(out, &n.to_string()),
-        Value::Double(d) => write_double(out, *d),
-        Value::DateTime(t) => write_json_str(out, &format_datetime(t)),
-        Value::Guid(g) => write_json_str(out, &g.hyphenated().to_string()),
-        Value::String(s) => write_json_str(out, s),
-        Value::Binary(b) => {
-            write_json_str(out, &base64::engine::general_purpose::STANDARD.encode(b))
+        Value::Int32(n) => write_number(out, *n),
+        Value::Int64(n) => {
+            out.push(b'"');
+            write_number(out, *n);
+            out.push(b'"');
         }
+        Value::Double(d) => write_double(out, *d),
+        Value::DateTime(t) => {
+            out.push(b'"');
+            write_datetime(out, t);
+            out.push(b'"');
+        }
+        Value::Guid(g) => {
+            let mut buf = uuid::Uuid::encode_buffer();
+            out.push(b'"');
+            out.extend_from_slice(g.hyphenated().encode_lower(&mut buf).as_bytes());
+            out.push(b'"');
+        }
+        Value::String(s) => write_json_str(out, s),
+        Value::Binary(b) => write_base64(out, b),
     }
 }
 
@@ -57,15 +83,38 @@ fn annotation(value: &Value) -> Option<&'static str> {
     }
 }
 
+fn write_number(out: &mut Vec<u8>, n: impl serde::Serialize) {
+    // Writing a number into a Vec cannot fail.
+    serde_json::to_writer(&mut *out, &n).unwrap_or_default();
+}
+
 fn write_double(out: &mut Vec<u8>, d: f64) {
     if d.is_nan() {
-        write_json_str(out, "NaN");
+        out.extend_from_slice(b"\"NaN\"");
     } else if d.is_infinite() {
-        write_json_str(out, if d > 0.0 { "Infinity" } else { "-Infinity" });
+        out.extend_from_slice(if d > 0.0 {
+            b"\"Infinity\""
+        } else {
+            b"\"-Infinity\""
+        });
     } else {
-        // serde_json writes the shortest text that reads back to the same double.
-        serde_json::to_writer(&mut *out, &d).unwrap_or_default();
+        // The shortest text that reads back to the same double (`2.0` keeps its `.0`).
+        write_number(out, d);
     }
+}
+
+/// Standard base64 with padding; its alphabet needs no JSON escaping.
+fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    let engine = &base64::engine::general_purpose::STANDARD;
+    out.push(b'"');
+    let start = out.len();
+    let len = base64::encoded_len(bytes.len(), true).unwrap_or_default();
+    out.resize(start + len, 0);
+    let written = out.get_mut(start..).map_or(0, |tail| {
+        engine.encode_slice(bytes, tail).unwrap_or_default()
+    });
+    out.truncate(start + written);
+    out.push(b'"');
 }
 
 fn write_str_member(out: &mut Vec<u8>, name: &str, value: &str) {
@@ -77,4 +126,63 @@ fn write_str_member(out: &mut Vec<u8>, name: &str, value: &str) {
 fn write_json_str(out: &mut Vec<u8>, s: &str) {
     // Writing a &str into a Vec cannot fail.
     serde_json::to_writer(&mut *out, s).unwrap_or_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(value: Value) -> String {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("X", value);
+        String::from_utf8(encode_entity(&e)).unwrap()
+    }
+
+    #[test]
+    fn every_type_is_written_as_the_service_expects() {
+        let cases = [
+            (Value::Bool(true), r#""X":true"#),
+            (Value::Int32(-5), r#""X":-5"#),
+            (
+                Value::Int64(i64::MAX),
+                r#""X@odata.type":"Edm.Int64","X":"9223372036854775807""#,
+            ),
+            (Value::Double(2.0), r#""X@odata.type":"Edm.Double","X":2.0"#),
+            (
+                Value::Double(f64::NAN),
+                r#""X@odata.type":"Edm.Double","X":"NaN""#,
+            ),
+            (
+                Value::Double(f64::NEG_INFINITY),
+                r#""X@odata.type":"Edm.Double","X":"-Infinity""#,
+            ),
+            (
+                Value::Guid(uuid::Uuid::from_u128(1)),
+                r#""X@odata.type":"Edm.Guid","X":"00000000-0000-0000-0000-000000000001""#,
+            ),
+            (Value::String("a\"\u{1}".into()), r#""X":"a\"\u0001""#),
+            (
+                Value::Binary(vec![0, 1, 2, 255]),
+                r#""X@odata.type":"Edm.Binary","X":"AAEC/w==""#,
+            ),
+            (
+                Value::Binary(Vec::new()),
+                r#""X@odata.type":"Edm.Binary","X":"""#,
+            ),
+        ];
+        for (value, expected) in cases {
+            let text = body(value);
+            assert_eq!(
+                text,
+                format!(r#"{{"PartitionKey":"p","RowKey":"r",{expected}}}"#)
+            );
+        }
+    }
+
+    #[test]
+    fn datetimes_have_seven_digits() {
+        let t = chrono::DateTime::from_timestamp(0, 100).unwrap();
+        assert!(body(Value::DateTime(t))
+            .ends_with(r#""X@odata.type":"Edm.DateTime","X":"1970-01-01T00:00:00.0000001Z"}"#));
+    }
 }

@@ -36,6 +36,42 @@
 //! 03                         stars: u8 = 3 (added in version 1)
 //! ```
 //!
+//! # Deriving
+//!
+//! `#[derive(Record)]` writes the fields in declaration order through [`RecordField`]; a
+//! field type without that impl but convertible to a table value (a `#[derive(TableValue)]`
+//! enum, say) is stored as a tagged [`Value`](crate::Value) instead.
+//!
+//! ```
+//! use chrono::{DateTime, Utc};
+//! use tablekit::record::{decode_records, encode_records};
+//! use tablekit::Record;
+//!
+//! #[derive(Debug, PartialEq, Record)]
+//! #[record(version = 2)]
+//! struct CompletedLevel {
+//!     level: i32,
+//!     completed: DateTime<Utc>,
+//!     #[record(since = 1)]               // absent before version 1: reads as 0
+//!     stars: u8,
+//!     #[record(since = 2, default = String::from("-"))]
+//!     note: String,
+//!     #[record(until = 2)]               // written by versions 0 and 1 only
+//!     legacy_rank: u16,
+//! }
+//!
+//! let level = CompletedLevel {
+//!     level: 1, completed: DateTime::UNIX_EPOCH, stars: 3, note: "gg".into(), legacy_rank: 0,
+//! };
+//! let back: Vec<CompletedLevel> = decode_records(&encode_records(&[level]))?;
+//! assert_eq!(back[0].note, "gg");
+//! # Ok::<(), tablekit::RecordError>(())
+//! ```
+//!
+//! The derive checks at compile time that `since` and `until` are at most `version` and that
+//! `until` is greater than `since`. A removed (`until`) field stays in the struct so data from
+//! older versions can still be read into it; the current version no longer writes it.
+//!
 //! # Versioning
 //!
 //! [`Record::VERSION`] is the version the current code writes; [`Record::read`] receives the
@@ -79,6 +115,7 @@
 //! # Ok::<(), RecordError>(())
 //! ```
 
+pub(crate) mod dispatch;
 mod error;
 mod field;
 mod reader;

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::field::RecordField;
 use super::{varint, Record, RecordError};
-use crate::value::from_ticks;
+use crate::value::{from_ticks, Value};
 
 /// Reads record fields from a byte slice. Each read checks the bytes left first and returns a
 /// [`RecordError`] with the offset instead of panicking; nothing is read past the end.
@@ -85,6 +85,11 @@ impl<'a> RecordReader<'a> {
                 count: self.bytes.len(),
             })
         }
+    }
+
+    /// The next byte, without reading it.
+    pub(crate) fn peek_u8(&self) -> Option<u8> {
+        self.bytes.first().copied()
     }
 
     /// Takes the next `len` bytes.
@@ -385,5 +390,34 @@ impl<'a> RecordReader<'a> {
             records.push(R::read(self, version)?);
         }
         Ok(records)
+    }
+
+    /// Reads what [`write_value`](super::RecordWriter::write_value) wrote.
+    ///
+    /// ```
+    /// use tablekit::{record::RecordReader, Value};
+    /// assert_eq!(RecordReader::new(&[1, 1, 0, 0, 0]).read_value()?, Value::Int32(1));
+    /// assert!(RecordReader::new(&[8]).read_value().is_err());
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
+    pub fn read_value(&mut self) -> Result<Value, RecordError> {
+        let offset = self.offset;
+        Ok(match self.read_u8()? {
+            0 => Value::Bool(self.read_bool()?),
+            1 => Value::Int32(self.read_i32()?),
+            2 => Value::Int64(self.read_i64()?),
+            3 => Value::Double(self.read_f64()?),
+            4 => Value::DateTime(self.read_datetime()?),
+            5 => Value::Guid(self.read_uuid()?),
+            6 => Value::String(self.read_string()?),
+            7 => Value::Binary(self.read_bytes()?.to_vec()),
+            value => {
+                return Err(RecordError::InvalidTag {
+                    what: "value type",
+                    value,
+                    offset,
+                })
+            }
+        })
     }
 }

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::field::RecordField;
 use super::{varint, Record};
-use crate::value::to_ticks;
+use crate::value::{to_ticks, Value};
 
 /// Appends record fields to a byte buffer. Every method returns `&mut Self`, so a hand-written
 /// [`Record::write`] reads like seed 001's `propertyBytes.Add(a).Add(b)`.
@@ -282,5 +282,29 @@ impl RecordWriter {
             record.write(self);
         }
         self
+    }
+
+    /// Writes a table [`Value`]: a type byte (0 Bool, 1 Int32, 2 Int64, 3 Double, 4 DateTime,
+    /// 5 Guid, 6 String, 7 Binary), then the value as above. `#[derive(Record)]` stores a
+    /// field through it when its type has no [`RecordField`] impl but is a table value (a
+    /// `#[derive(TableValue)]` enum, say).
+    ///
+    /// ```
+    /// use tablekit::{record::RecordWriter, Value};
+    /// let mut w = RecordWriter::new();
+    /// w.write_value(&Value::Int32(1));
+    /// assert_eq!(w.as_bytes(), [1, 1, 0, 0, 0]);
+    /// ```
+    pub fn write_value(&mut self, value: &Value) -> &mut Self {
+        match value {
+            Value::Bool(b) => self.write_u8(0).write_bool(*b),
+            Value::Int32(n) => self.write_u8(1).write_i32(*n),
+            Value::Int64(n) => self.write_u8(2).write_i64(*n),
+            Value::Double(d) => self.write_u8(3).write_f64(*d),
+            Value::DateTime(t) => self.write_u8(4).write_datetime(t),
+            Value::Guid(g) => self.write_u8(5).write_uuid(g),
+            Value::String(s) => self.write_u8(6).write_str(s),
+            Value::Binary(b) => self.write_u8(7).write_bytes(b),
+        }
     }
 }

@@ -1,0 +1,446 @@
+//! Seed 002's micro-blogging site (the Windows Azure Table whitepaper), in tablekit.
+//!
+//! One table holds blogs, photos and comments. The PartitionKey is the channel plus an
+//! inverted year and month (`football_7991_03` for October 2008: 9999 - 2008, 13 - 10), so a
+//! channel's newest month sorts first and each month is its own unit of load balancing. The
+//! RowKey starts with inverted ticks (19 digits, newest first) and names the kind, so a
+//! partition reads newest first and a blog's comments sort right after the blog. Every entity
+//! also stores its `Kind`, so a mixed read comes back as the right types.
+//!
+//! Shown: the 10 most recent blogs of a channel, a year's blogs by partition range, a mixed
+//! "home page" read, entity group transactions (all or nothing), and a schema change.
+//!
+//! Run with `cargo run --example microblog` (the embedded emulator), or against any service
+//! with `TABLEKIT_CONNECTION_STRING` set.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use futures::TryStreamExt;
+use tablekit::client::{Table, TableServiceClient};
+use tablekit::prelude::*;
+
+use support::BoxError;
+
+/// What an entity of the table is; stored by name in the `Kind` property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, TableValue)]
+#[tablekit(as_name)]
+pub enum Kind {
+    /// A [`Blog`].
+    #[default]
+    Blog,
+    /// A [`Photo`].
+    Photo,
+    /// A [`Comment`].
+    Comment,
+}
+
+/// A blog post. PartitionKey `{channel}_{9999-year}_{13-month}`, RowKey
+/// `{inverted ticks}_Blog`.
+#[derive(Debug, Clone, PartialEq, TableEntity)]
+#[tablekit(table = "Microblog", row_key(constant = "Blog", order = 1))]
+pub struct Blog {
+    /// The channel.
+    #[tablekit(partition_key(order = 0))]
+    pub channel: String,
+    /// When it was posted: in both keys, and stored as a property too.
+    #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
+    #[tablekit(row_key(order = 0, inverted_ticks))]
+    pub posted: DateTime<Utc>,
+    /// Always [`Kind::Blog`]: what a mixed read dispatches on.
+    #[tablekit(default = Kind::Blog)]
+    pub kind: Kind,
+    /// The text.
+    pub text: String,
+    /// The rating.
+    pub rating: i32,
+}
+
+/// A photo, in the same partitions as blogs. RowKey `{inverted ticks}_Photo`.
+#[derive(Debug, Clone, PartialEq, TableEntity)]
+#[tablekit(table = "Microblog", row_key(constant = "Photo", order = 1))]
+pub struct Photo {
+    /// The channel.
+    #[tablekit(partition_key(order = 0))]
+    pub channel: String,
+    /// When it was posted.
+    #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
+    #[tablekit(row_key(order = 0, inverted_ticks))]
+    pub posted: DateTime<Utc>,
+    /// Always [`Kind::Photo`].
+    #[tablekit(default = Kind::Photo)]
+    pub kind: Kind,
+    /// Where the image is.
+    pub uri: String,
+    /// The caption.
+    pub caption: String,
+}
+
+/// A comment on a blog: in the blog's partition, RowKey
+/// `{blog's inverted ticks}_Comment_{ticks}`, so comments sort after their blog, oldest first.
+#[derive(Debug, Clone, PartialEq, TableEntity)]
+#[tablekit(table = "Microblog", row_key(constant = "Comment", order = 1))]
+pub struct Comment {
+    /// The blog's channel.
+    #[tablekit(partition_key(order = 0))]
+    pub channel: String,
+    /// When the blog was posted: the comment's partition and RowKey prefix.
+    #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
+    #[tablekit(row_key(order = 0, inverted_ticks))]
+    pub blog_posted: DateTime<Utc>,
+    /// When the comment was written.
+    #[tablekit(row_key(order = 2, ticks))]
+    pub written: DateTime<Utc>,
+    /// Always [`Kind::Comment`].
+    #[tablekit(default = Kind::Comment)]
+    pub kind: Kind,
+    /// The text.
+    pub text: String,
+}
+
+/// Version 2 of [`Blog`], deployed later: adds `Category` and no longer has `Rating`.
+pub mod v2 {
+    use tablekit::prelude::*;
+
+    /// A blog as version 2 of the application sees it.
+    #[derive(Debug, Clone, PartialEq, TableEntity)]
+    #[tablekit(table = "Microblog", row_key(constant = "Blog", order = 1))]
+    pub struct Blog {
+        /// The channel.
+        #[tablekit(partition_key(order = 0))]
+        pub channel: String,
+        /// When it was posted.
+        #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
+        #[tablekit(row_key(order = 0, inverted_ticks))]
+        pub posted: DateTime<Utc>,
+        /// Always `Kind::Blog`, stored by name.
+        #[tablekit(default = String::from("Blog"))]
+        pub kind: String,
+        /// The text.
+        pub text: String,
+        /// New in version 2: blogs written before read `general`.
+        #[tablekit(default = String::from("general"))]
+        pub category: String,
+    }
+}
+
+/// Any entity of the table, as its own type.
+#[derive(Debug)]
+pub enum Post {
+    /// A blog.
+    Blog(BlogEntity),
+    /// A photo.
+    Photo(PhotoEntity),
+    /// A comment.
+    Comment(CommentEntity),
+}
+
+impl Post {
+    /// Wraps a dynamic entity as the type its `Kind` names (nothing is converted or lost).
+    pub fn from_dynamic(entity: DynamicEntity) -> Result<Post, tablekit::Error> {
+        let kind: Kind = entity
+            .try_get("Kind")?
+            .ok_or_else(|| tablekit::Error::decode("Kind", "the entity has no `Kind`"))?;
+        Ok(match kind {
+            Kind::Blog => Post::Blog(BlogEntity::wrap(entity)),
+            Kind::Photo => Post::Photo(PhotoEntity::wrap(entity)),
+            Kind::Comment => Post::Comment(CommentEntity::wrap(entity)),
+        })
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Post::Blog(_) => Kind::Blog,
+            Post::Photo(_) => Kind::Photo,
+            Post::Comment(_) => Kind::Comment,
+        }
+    }
+}
+
+/// The channel most of the data is in, and another one the queries must not reach into.
+pub const CHANNEL: &str = "football";
+const OTHER_CHANNEL: &str = "rust";
+
+/// What the demo observed, for the test suite to check.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// When the 10 most recent football blogs were posted, in the order read.
+    pub most_recent: Vec<DateTime<Utc>>,
+    /// When every football blog of 2009 was posted, in the order read.
+    pub year_2009: Vec<DateTime<Utc>>,
+    /// The kinds on the home page (the newest partition, newest first), in the order read.
+    pub home_page: Vec<Kind>,
+    /// Entities in the table after the successful transaction added a blog and 2 comments.
+    pub after_transaction: usize,
+    /// Entities in the table after the failed transaction (it must apply nothing).
+    pub after_failed_transaction: usize,
+    /// The 0-based index of the operation the failed transaction named.
+    pub failed_operation: Option<usize>,
+    /// The category an old blog reads under version 2 (its default).
+    pub old_blog_category: String,
+    /// After the upgrade: properties of the blog as stored.
+    pub upgraded_properties: Vec<String>,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let service = support::connect().await?;
+    println!("microblog on {}", service.description);
+    run(&service.client).await?;
+    Ok(())
+}
+
+/// Loads 14 months of posts, then runs the whitepaper's queries, transactions and upgrade.
+pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
+    let table = support::fresh_table::<DynamicEntity>(client, "Microblog").await?;
+    let outcome = demo(client, table.name()).await;
+    table.delete_table().await?;
+    println!("deleted table {}", table.name());
+    outcome
+}
+
+async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxError> {
+    let mut outcome = Outcome::default();
+    let any: Table<DynamicEntity> = client.table_named(name);
+    let blogs: Table<Blog> = client.table_named(name);
+
+    support::heading("load: one entity group transaction per partition");
+    load(&any).await?;
+
+    support::heading("the 10 most recent football blogs");
+    outcome.most_recent = most_recent_blogs(&blogs, CHANNEL, 10).await?;
+
+    support::heading("every football blog of 2009 (a PartitionKey range)");
+    outcome.year_2009 = blogs_of_year(&blogs, CHANNEL, 2009).await?;
+
+    support::heading("home page: the newest month, every kind, newest first");
+    outcome.home_page = home_page(&any, CHANNEL, 8).await?;
+
+    support::heading("a blog and its first comments, all or nothing");
+    let (applied, failed_at) = transactions(client, name).await?;
+    outcome.after_transaction = applied;
+    outcome.failed_operation = failed_at;
+    outcome.after_failed_transaction = any.query_all().count().await?;
+    println!(
+        "{} entities before the failed transaction, {} after",
+        outcome.after_transaction, outcome.after_failed_transaction
+    );
+
+    support::heading("schema change: add Category, remove Rating");
+    let (category, properties) = upgrade_a_blog(client, name).await?;
+    outcome.old_blog_category = category;
+    outcome.upgraded_properties = properties;
+    Ok(outcome)
+}
+
+/// Noon on a day (the sample data's dates are all valid).
+fn at(year: i32, month: u32, day: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(year, month, day, 12, 0, 0)
+        .single()
+        .unwrap_or(DateTime::UNIX_EPOCH)
+}
+
+/// The months of sample data: September 2008 to October 2009.
+pub fn months() -> Vec<(i32, u32)> {
+    let mut out = Vec::new();
+    let (mut year, mut month) = (2008, 9);
+    while (year, month) <= (2009, 10) {
+        out.push((year, month));
+        (year, month) = if month == 12 {
+            (year + 1, 1)
+        } else {
+            (year, month + 1)
+        };
+    }
+    out
+}
+
+/// Each month: football blogs on the 3rd and the 17th with a comment each, a photo on the
+/// 10th, and one rust blog. Each partition goes in as one transaction (up to 100 operations).
+async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
+    let mut total = 0;
+    for (year, month) in months() {
+        let mut batch = any.batch();
+        for day in [3, 17] {
+            let posted = at(year, month, day);
+            let mut blog = BlogEntity::new(CHANNEL, posted);
+            blog.set_text(format!("match report {year}-{month:02}-{day:02}"));
+            blog.set_rating(day as i32 % 5);
+            batch.insert(blog.as_dynamic())?;
+            let mut comment = CommentEntity::new(CHANNEL, posted, posted + Duration::hours(1));
+            comment.set_text("what a game".into());
+            batch.insert(comment.as_dynamic())?;
+        }
+        let mut photo = PhotoEntity::new(CHANNEL, at(year, month, 10));
+        photo.set_uri(format!("https://example.invalid/{year}/{month}.jpg"));
+        photo.set_caption("the stadium".into());
+        batch.insert(photo.as_dynamic())?;
+        let partition = batch.partition_key().unwrap_or_default().to_owned();
+        total += batch.len();
+        batch.submit().await?;
+        println!("{partition}: 5 entities in one transaction");
+
+        let mut rust = BlogEntity::new(OTHER_CHANNEL, at(year, month, 20));
+        rust.set_text("borrowing, explained".into());
+        any.insert(rust.as_dynamic_mut()).await?;
+        total += 1;
+    }
+    println!("{total} entities loaded");
+    Ok(())
+}
+
+/// The newest `n` blogs of a channel: partitions of the channel sort newest month first and
+/// rows newest first, so the first `n` results are the answer. `top(n)` keeps pages small.
+async fn most_recent_blogs(
+    blogs: &Table<Blog>,
+    channel: &str,
+    n: usize,
+) -> Result<Vec<DateTime<Utc>>, BoxError> {
+    let query = Query::<Blog>::new()
+        .filter(Blog::partition_key_prefix(&channel.to_owned()).and(Blog::KIND.eq(Kind::Blog)))
+        .top(n as u32);
+    // Pages may come back short; the chunker reads on until it has `n` (or the data ends).
+    let recent = blogs.query(query).chunks().next_chunk(n).await?;
+    for blog in &recent {
+        println!("  {}  {}", blog.posted().format("%Y-%m-%d"), blog.text());
+    }
+    Ok(recent.iter().map(|b| b.posted()).collect())
+}
+
+/// Every blog a channel had in `year`: the year's partitions are exactly the PartitionKeys
+/// starting with `{channel}_{9999 - year}_`, one range scan.
+async fn blogs_of_year(
+    blogs: &Table<Blog>,
+    channel: &str,
+    year: i32,
+) -> Result<Vec<DateTime<Utc>>, BoxError> {
+    let prefix = format!("{channel}_{:04}_", 9999 - year);
+    let query = Query::<Blog>::new()
+        .filter(
+            Blog::PARTITION_KEY
+                .starts_with(&prefix)
+                .and(Blog::KIND.eq(Kind::Blog)),
+        )
+        .select((Blog::POSTED, Blog::TEXT));
+    println!("filter: {}", query.filter_string().unwrap_or_default());
+    let posted: Vec<DateTime<Utc>> = blogs
+        .query(query)
+        .entities()
+        .map_ok(|b| b.posted())
+        .try_collect()
+        .await?;
+    println!("{} blogs in {year}", posted.len());
+    Ok(posted)
+}
+
+/// The newest partition of a channel, every kind, newest first: read as dynamic entities
+/// and wrapped as the type each one's `Kind` names.
+async fn home_page(
+    any: &Table<DynamicEntity>,
+    channel: &str,
+    n: usize,
+) -> Result<Vec<Kind>, BoxError> {
+    let newest = months().last().copied().unwrap_or((2009, 10));
+    let partition = Blog::partition_key_of(&channel.to_owned(), &at(newest.0, newest.1, 1));
+    let query = Query::<DynamicEntity>::new()
+        .filter(Column::<DynamicEntity, String>::dynamic("PartitionKey").eq(partition.as_str()))
+        .top(n as u32);
+    let mut kinds = Vec::new();
+    for entity in any.query(query).chunks().next_chunk(n).await? {
+        let post = Post::from_dynamic(entity)?;
+        match &post {
+            Post::Blog(b) => println!("  blog    {}: {}", b.posted().format("%d %b"), b.text()),
+            Post::Photo(p) => println!("  photo   {}: {}", p.posted().format("%d %b"), p.uri()),
+            Post::Comment(c) => println!(
+                "  comment on the {} blog: {}",
+                c.blog_posted().format("%d %b"),
+                c.text()
+            ),
+        }
+        kinds.push(post.kind());
+    }
+    Ok(kinds)
+}
+
+/// A new blog and two comments in one transaction; then a transaction whose second
+/// operation conflicts, which applies nothing and names the failing operation.
+async fn transactions(
+    client: &TableServiceClient,
+    name: &str,
+) -> Result<(usize, Option<usize>), BoxError> {
+    let any: Table<DynamicEntity> = client.table_named(name);
+    let posted = at(2009, 10, 25);
+    let mut blog = BlogEntity::new(CHANNEL, posted);
+    blog.set_text("derby day".into());
+    let mut first = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(5));
+    first.set_text("first!".into());
+    let mut second = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(9));
+    second.set_text("great post".into());
+
+    let mut batch = any.batch();
+    batch.insert(blog.as_dynamic())?;
+    batch.insert(first.as_dynamic())?;
+    batch.insert(second.as_dynamic())?;
+    let outcome = batch.submit().await?;
+    println!(
+        "committed {} operations: {:?}",
+        outcome.results().len(),
+        outcome
+            .results()
+            .iter()
+            .map(|r| r.status())
+            .collect::<Vec<_>>()
+    );
+    let applied = any.query_all().count().await?;
+
+    let mut third = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(12));
+    third.set_text("late to the party".into());
+    let mut batch = any.batch();
+    batch.insert(third.as_dynamic())?;
+    batch.insert(first.as_dynamic())?; // already there: the whole transaction fails
+    let failed_at = match batch.submit().await {
+        Ok(_) => return Err("a transaction with a duplicate insert succeeded".into()),
+        Err(tablekit::Error::Batch { index, source }) => {
+            println!("refused, nothing applied: operation {index:?} failed with {source}");
+            index
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok((applied, failed_at))
+}
+
+/// Version 2 reads a version-1 blog (the new property reads its default, the removed one is
+/// still stored and kept by a merge), then upgrades it on access: set the new property,
+/// remove the old one, and Replace, the only write that drops properties.
+async fn upgrade_a_blog(
+    client: &TableServiceClient,
+    name: &str,
+) -> Result<(String, Vec<String>), BoxError> {
+    let v2_blogs: Table<v2::Blog> = client.table_named(name);
+    let posted = at(2009, 10, 25);
+    let key = v2::Blog::partition_key_of(&CHANNEL.to_owned(), &posted);
+    let row = v2::Blog::row_key_of(&posted);
+    let mut blog = v2_blogs
+        .get(&key, &row)
+        .await?
+        .ok_or("the derby day blog is gone")?;
+    let category = blog.category();
+    println!(
+        "v2 reads an old blog: category `{category}` (default), Rating still stored: {}",
+        blog.as_dynamic().contains("Rating")
+    );
+    blog.set_category("derbies".into());
+    blog.as_dynamic_mut().remove("Rating");
+    v2_blogs.replace(&mut blog).await?;
+
+    let stored = client
+        .table_named::<DynamicEntity>(name)
+        .get(&key, &row)
+        .await?
+        .ok_or("the derby day blog is gone")?;
+    let properties: Vec<String> = stored.properties().map(|(n, _)| n.to_owned()).collect();
+    println!("after Replace: {}", properties.join(", "));
+    Ok((category, properties))
+}

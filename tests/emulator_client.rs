@@ -1,0 +1,56 @@
+//! tablekit's client on the emulator, where only the emulator can prove it: the request
+//! counter shows that input the client refuses never reaches the server.
+
+use tablekit::client::{Table, TableServiceClient};
+use tablekit::{DynamicEntity, Error};
+use tablekit_testing::{Emulator, Operation};
+
+async fn client(emulator: &Emulator) -> TableServiceClient {
+    TableServiceClient::from_connection_string(&emulator.connection_string()).unwrap()
+}
+
+#[tokio::test]
+async fn refused_input_sends_nothing() {
+    let emulator = Emulator::start().await.unwrap();
+    let fixture = emulator.unique_table("Counted").unwrap();
+    let client = client(&emulator).await;
+    let table: Table = client.table_named(fixture.name());
+    let before = emulator.requests();
+
+    let mut slash = DynamicEntity::new("a/b", "r");
+    assert!(matches!(
+        table.insert(&mut slash).await,
+        Err(Error::InvalidInput(_))
+    ));
+    let mut big = DynamicEntity::new("p", "r");
+    big.set("Blob", vec![0u8; 64 * 1024 + 1]);
+    assert!(matches!(
+        table.upsert_replace(&mut big).await,
+        Err(Error::InvalidInput(_))
+    ));
+    let mut many = DynamicEntity::new("p", "r");
+    for i in 0..253 {
+        many.set(format!("P{i}"), i);
+    }
+    assert!(matches!(
+        table.insert(&mut many).await,
+        Err(Error::InvalidInput(_))
+    ));
+    let bad_name: Table = client.table_named("1bad");
+    assert!(bad_name.create().await.is_err());
+
+    assert_eq!(emulator.requests(), before, "nothing was sent");
+    assert!(fixture.entities().unwrap().is_empty());
+
+    let mut fine = DynamicEntity::new("p", "r");
+    fine.set("N", 1);
+    table.insert(&mut fine).await.unwrap();
+    assert_eq!(
+        emulator.requests().count(Operation::Insert),
+        before.count(Operation::Insert) + 1
+    );
+    assert!(
+        fine.etag().is_some(),
+        "the ETag the emulator sent was recorded"
+    );
+}

@@ -1,0 +1,9 @@
+use tablekit::prelude::*;
+
+#[derive(TableEntity)]
+enum Level {
+    Dungeon,
+    Castle,
+}
+
+fn main() {}

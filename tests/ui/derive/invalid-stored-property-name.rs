@@ -1,0 +1,11 @@
+use tablekit::prelude::*;
+
+#[derive(TableEntity)]
+struct Gamer {
+    #[tablekit(partition_key)]
+    tag: String,
+    #[tablekit(rename = "High Score")]
+    score: i32,
+}
+
+fn main() {}

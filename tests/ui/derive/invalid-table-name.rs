@@ -1,0 +1,10 @@
+use tablekit::prelude::*;
+
+#[derive(TableEntity)]
+#[tablekit(table = "my-gamers")]
+struct Gamer {
+    #[tablekit(partition_key)]
+    tag: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use tablekit::prelude::*;
+
+#[derive(TableEntity)]
+struct Gamer {
+    #[tablekit(partition_key)]
+    tag: String,
+    friends: Vec<String>,
+}
+
+fn main() {}

@@ -97,7 +97,7 @@ async fn count(table: &Table) -> usize {
 fn patient() -> ConflictRetry {
     ConflictRetry::new()
         .max_attempts(1_000)
-        .and_then(|p| p.backoff(Duration::from_millis(1), Duration::from_millis(40)))
+        .and_then(|p| p.backoff(Duration::from_millis(1), Duration::from_millis(8)))
         .expect("a valid policy")
 }
 

@@ -22,7 +22,7 @@ use crate::filter::utf16_cmp;
 use crate::service_error::ServiceError;
 
 /// A key ordered by UTF-16 code units (the service's order), not by bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Key(pub(crate) String);
 
 impl Ord for Key {

@@ -186,6 +186,14 @@ proptest! {
     }
 
     #[test]
+    fn utf16_order_holds_where_it_differs_from_byte_order(
+        a in "[a\u{E9}\u{D7FF}\u{E000}\u{FF61}\u{FFFF}\u{10000}\u{1F600}\u{10FFFF}]{0,6}",
+        b in "[a\u{E9}\u{D7FF}\u{E000}\u{FF61}\u{FFFF}\u{10000}\u{1F600}\u{10FFFF}]{0,6}",
+    ) {
+        prop_assert_eq!(utf16_cmp(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+    }
+
+    #[test]
     fn int64_and_double_literals_match_their_own_types(n in any::<i64>(), d in -1e12f64..1e12) {
         let mut e = DynamicEntity::new("p", "r");
         e.set("L", n);

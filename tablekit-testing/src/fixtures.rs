@@ -171,15 +171,15 @@ fn seed(
         }
         entity.set_etag(None);
         entity.set_timestamp(Some(state.store.next_timestamp()));
-        changes.push(Change::Put(entity));
+        changes.push(Change::Put(Arc::new(entity)));
     }
     let count = changes.len();
-    state.store.commit(account, &mut table, changes);
+    state.store.commit(account, &mut table, changes)?;
     Ok(count)
 }
 
 fn entities(state: &State, account: &str, table: &str) -> Result<Vec<DynamicEntity>> {
     let table = state.store.table(account, table)?;
     let table = table.read().unwrap_or_else(|e| e.into_inner());
-    Ok(table.entities.values().cloned().collect())
+    Ok(table.entities.values().map(|e| (**e).clone()).collect())
 }

@@ -5,12 +5,14 @@ mod azurite;
 mod batch;
 mod continuation;
 mod counter;
+mod datetime;
 mod error;
 mod faults;
 pub mod filter;
 mod fixtures;
 #[doc(hidden)]
 pub mod fuzzing;
+mod json;
 mod operations;
 mod response;
 mod route;

@@ -49,7 +49,8 @@ pub(crate) fn entity_key(pk: &str, rk: &str) -> EntityKey {
 #[derive(Debug, Default)]
 pub(crate) struct Table {
     pub(crate) name: String,
-    pub(crate) entities: BTreeMap<EntityKey, DynamicEntity>,
+    /// Shared, so a read copies pointers under the lock and writes its answer after it.
+    pub(crate) entities: BTreeMap<EntityKey, Arc<DynamicEntity>>,
     /// Set when the table is deleted while a request still holds it.
     pub(crate) deleted: bool,
 }
@@ -58,7 +59,7 @@ pub(crate) struct Table {
 #[derive(Clone, Debug)]
 pub(crate) enum Change {
     /// Store this entity (Timestamp set) under its keys.
-    Put(DynamicEntity),
+    Put(Arc<DynamicEntity>),
     /// Remove the entity with these keys.
     Delete(String, String),
 }
@@ -186,8 +187,14 @@ impl Store {
             .ok_or_else(ServiceError::table_not_found)
     }
 
-    /// Applies changes to a locked table, journaling them first when persistent.
-    pub(crate) fn commit(&self, account: &str, table: &mut Table, changes: Vec<Change>) {
+    /// Applies changes to a locked table, journaling them first when persistent; when the
+    /// journal cannot be written nothing is applied (500: the write is not acknowledged).
+    pub(crate) fn commit(
+        &self,
+        account: &str,
+        table: &mut Table,
+        changes: Vec<Change>,
+    ) -> Result<(), ServiceError> {
         if self.journal.is_some() {
             for change in &changes {
                 self.log(&Record::from_change(account, &table.name, change));
@@ -196,6 +203,7 @@ impl Store {
         for change in changes {
             apply(table, change);
         }
+        Ok(())
     }
 
     fn log(&self, record: &Record) {
@@ -254,7 +262,7 @@ impl Store {
                     .fetch_max(value::to_ticks(&ts), AtomicOrdering::Relaxed);
                 apply(
                     &mut table.write().unwrap_or_else(|e| e.into_inner()),
-                    Change::Put(entity),
+                    Change::Put(Arc::new(entity)),
                 );
             }
             Record::Delete {

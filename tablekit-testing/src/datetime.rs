@@ -37,17 +37,18 @@ pub(crate) fn write(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: Fraction,
         }
     };
     let body = full.strip_suffix(b"Z").unwrap_or(full);
-    let body = match fraction {
+    let mut body = match fraction {
         Fraction::Seven => body,
         Fraction::Trimmed => trim_fraction(body),
     };
-    for &b in body {
-        if b == b':' {
+    if colon != b":" {
+        while let Some(at) = body.iter().position(|&b| b == b':') {
+            out.extend_from_slice(body.get(..at).unwrap_or_default());
             out.extend_from_slice(colon);
-        } else {
-            out.push(b);
+            body = body.get(at + 1..).unwrap_or_default();
         }
     }
+    out.extend_from_slice(body);
     out.push(b'Z');
 }
 
@@ -84,25 +85,36 @@ fn seven_digits(time: &DateTime<Utc>, text: &mut [u8; TEXT_LEN]) -> Option<()> {
     // A leap second (nanoseconds >= 1e9) stays in second 59 as .9999999, the last tick .NET
     // can hold, like the client codec.
     let ticks = (time.timestamp_subsec_nanos() / 100).min(9_999_999);
-    let fields: [(usize, i64, usize); 7] = [
-        (0, year, 4),
-        (5, month, 2),
-        (8, day, 2),
-        (11, of_day / 3600, 2),
-        (14, of_day / 60 % 60, 2),
-        (17, of_day % 60, 2),
-        (20, i64::from(ticks), 7),
-    ];
+    let ticks = i64::from(ticks);
     *text = *b"0000-00-00T00:00:00.0000000Z";
-    for (at, value, width) in fields {
-        let mut n = value;
-        for slot in text.get_mut(at..at + width)?.iter_mut().rev() {
-            *slot = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
+    let pairs = [
+        (0, year / 100),
+        (2, year % 100),
+        (5, month),
+        (8, day),
+        (11, of_day / 3600),
+        (14, of_day / 60 % 60),
+        (17, of_day % 60),
+        (20, ticks / 100_000),
+        (22, ticks / 1000 % 100),
+        (24, ticks / 10 % 100),
+    ];
+    for (at, n) in pairs {
+        let digits = usize::try_from(n).ok()? * 2;
+        text.get_mut(at..at + 2)?
+            .copy_from_slice(PAIRS.get(digits..digits + 2)?);
     }
+    *text.get_mut(26)? = b'0' + (ticks % 10) as u8;
     Some(())
 }
+
+/// "00", "01", ... "99": two digits per lookup.
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
 
 /// (year, month, day) of a day count since 1970-01-01 in the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`).

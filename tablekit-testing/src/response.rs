@@ -118,15 +118,15 @@ fn write_key(out: &mut Vec<u8>, key: &str) {
 /// `percent_encoding::CONTROLS.add(b' ')` does.
 fn write_header_safe(out: &mut Vec<u8>, text: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    for &b in text.as_bytes() {
-        if b <= b' ' || b >= 0x7F {
-            out.push(b'%');
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xF)]);
-        } else {
-            out.push(b);
+    let mut rest = text.as_bytes();
+    while let Some(at) = rest.iter().position(|&b| b <= b' ' || b >= 0x7F) {
+        out.extend_from_slice(rest.get(..at).unwrap_or_default());
+        if let Some(&b) = rest.get(at) {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
         }
+        rest = rest.get(at + 1..).unwrap_or_default();
     }
+    out.extend_from_slice(rest);
 }
 
 /// Writes entities of one table at one metadata level.

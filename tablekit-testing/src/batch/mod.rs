@@ -119,7 +119,7 @@ fn trim_line_break(content: &[u8]) -> &[u8] {
 
 /// Splits header lines from the body at the first empty line.
 fn split_head(content: &[u8]) -> Result<(Headers<'_>, &[u8]), String> {
-    let mut headers = Vec::new();
+    let mut headers = Vec::with_capacity(8);
     let mut pos = 0;
     loop {
         let Some(end) = line_end(content, pos) else {

@@ -17,6 +17,7 @@ mod operations;
 mod response;
 mod route;
 mod router;
+mod scan;
 mod server;
 mod service_error;
 mod store;

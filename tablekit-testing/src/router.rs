@@ -21,9 +21,10 @@ use crate::filter::{Field, Filter, Subject};
 use crate::operations::{self, EntityOp};
 use crate::response::{self, EntityWriter, Metadata};
 use crate::route::{self, Route};
+use crate::scan;
 use crate::server::State;
 use crate::service_error::ServiceError;
-use crate::store::{entity_key, EntityKey, Key, Table};
+use crate::store::{entity_key, EntityKey, Key};
 
 /// A response with its whole body.
 pub(crate) type Reply = Response<Full<Bytes>>;
@@ -452,7 +453,11 @@ impl Ctx<'_> {
             if table.deleted {
                 return Err(ServiceError::table_not_found());
             }
-            let (page, next) = select_page(&table, caller, filter.as_ref(), start, top);
+            let (page, next) =
+                scan::page(&table, filter.as_ref(), start, top, |pk, rk| match caller {
+                    Caller::Owner => true,
+                    Caller::Sas(grant) => grant.allows_keys(pk, rk),
+                });
             (page, next, table.name.clone())
         };
         // The lock is released: the answer is written from shared pointers.
@@ -651,41 +656,6 @@ impl Ctx<'_> {
             .commit(&self.account, &mut table, vec![planned.change])?;
         Ok((stored, table.name.clone()))
     }
-}
-
-/// The entities of one page, in key order, and the key to continue from: shared pointers,
-/// copied under the table's read lock.
-fn select_page(
-    table: &Table,
-    caller: &Caller,
-    filter: Option<&Filter>,
-    start: Option<EntityKey>,
-    top: usize,
-) -> (Vec<Arc<DynamicEntity>>, Option<EntityKey>) {
-    let partition = filter.and_then(Filter::partition_key);
-    let mut lower = start.unwrap_or_else(|| entity_key("", ""));
-    if let Some(pk) = partition {
-        lower = lower.max(entity_key(pk, ""));
-    }
-    let mut page = Vec::new();
-    for (key, entity) in table.entities.range(lower..) {
-        if partition.is_some_and(|pk| key.0 .0 != pk) {
-            break;
-        }
-        if let Caller::Sas(grant) = caller {
-            if !grant.allows_keys(&key.0 .0, &key.1 .0) {
-                continue;
-            }
-        }
-        if filter.is_some_and(|f| !f.matches(&**entity)) {
-            continue;
-        }
-        if page.len() == top {
-            return (page, Some(key.clone()));
-        }
-        page.push(entity.clone());
-    }
-    (page, None)
 }
 
 /// A table in the listing, as a filter sees it (`TableName eq 'x'`).

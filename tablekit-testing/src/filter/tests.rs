@@ -89,17 +89,21 @@ fn strings_order_by_utf16_code_units() {
 #[test]
 fn partition_key_is_found_in_the_top_level_and_chain() {
     let f = Filter::parse("N gt 1 and ('p' eq PartitionKey and RowKey ge 'a')").unwrap();
-    assert_eq!(f.partition_key(), Some("p"));
+    assert_eq!(f.key_range().partition.single(), Some("p"));
     assert_eq!(
         Filter::parse("PartitionKey eq 'p' or N eq 1")
             .unwrap()
-            .partition_key(),
+            .key_range()
+            .partition
+            .single(),
         None
     );
     assert_eq!(
         Filter::parse("not (PartitionKey eq 'p')")
             .unwrap()
-            .partition_key(),
+            .key_range()
+            .partition
+            .single(),
         None
     );
 }

@@ -12,6 +12,7 @@ pub mod filter;
 mod fixtures;
 #[doc(hidden)]
 pub mod fuzzing;
+mod journal;
 mod json;
 mod operations;
 mod response;

@@ -22,7 +22,8 @@ use crate::value::{TicksDecoder, Value};
 #[derive(Debug, Clone)]
 pub struct RecordReader<'a> {
     bytes: &'a [u8],
-    offset: usize,
+    /// The length of the whole input: the position is what is gone from it.
+    len: usize,
     /// Times in one collection mostly share a few days: the decoder remembers the last.
     ticks: TicksDecoder,
 }
@@ -46,7 +47,7 @@ impl<'a> RecordReader<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         RecordReader {
             bytes,
-            offset: 0,
+            len: bytes.len(),
             ticks: TicksDecoder::default(),
         }
     }
@@ -71,8 +72,9 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(r.position(), 1);
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn position(&self) -> usize {
-        self.offset
+        self.len - self.bytes.len()
     }
 
     /// Succeeds only when every byte has been read: leftovers mean the data is not what the
@@ -88,7 +90,7 @@ impl<'a> RecordReader<'a> {
             Ok(())
         } else {
             Err(RecordError::TrailingBytes {
-                offset: self.offset,
+                offset: self.position(),
                 count: self.bytes.len(),
             })
         }
@@ -103,7 +105,7 @@ impl<'a> RecordReader<'a> {
     /// The error for needing `needed` bytes where fewer remain.
     fn truncated(&self, needed: usize) -> RecordError {
         RecordError::Truncated {
-            offset: self.offset,
+            offset: self.position(),
             needed,
             remaining: self.bytes.len(),
         }
@@ -117,7 +119,6 @@ impl<'a> RecordReader<'a> {
         }
         let (head, tail) = self.bytes.split_at(len);
         self.bytes = tail;
-        self.offset += len;
         Ok(head)
     }
 
@@ -128,7 +129,6 @@ impl<'a> RecordReader<'a> {
             return Err(self.truncated(N));
         };
         self.bytes = tail;
-        self.offset += N;
         Ok(*head)
     }
 
@@ -221,7 +221,7 @@ impl<'a> RecordReader<'a> {
     /// Reads a 0/1 byte, naming `what` in the error for anything else.
     #[inline]
     fn read_tag(&mut self, what: &'static str) -> Result<bool, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         match self.read_u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -243,7 +243,7 @@ impl<'a> RecordReader<'a> {
     /// ```
     #[inline]
     pub fn read_datetime(&mut self) -> Result<DateTime<Utc>, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         let ticks = self.read_i64()?;
         self.ticks
             .decode(ticks)
@@ -273,7 +273,7 @@ impl<'a> RecordReader<'a> {
     /// ```
     #[inline]
     pub fn read_len(&mut self) -> Result<usize, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         let (length, used) =
             varint::read(self.bytes).ok_or(RecordError::InvalidVarint { offset })?;
         self.take(used)?;
@@ -311,7 +311,7 @@ impl<'a> RecordReader<'a> {
     #[inline]
     pub fn read_str(&mut self) -> Result<&'a str, RecordError> {
         let len = self.read_len()?;
-        let offset = self.offset;
+        let offset = self.position();
         std::str::from_utf8(self.take(len)?).map_err(|_| RecordError::InvalidUtf8 { offset })
     }
 
@@ -429,7 +429,7 @@ impl<'a> RecordReader<'a> {
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
     pub fn read_value(&mut self) -> Result<Value, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         Ok(match self.read_u8()? {
             0 => Value::Bool(self.read_bool()?),
             1 => Value::Int32(self.read_i32()?),

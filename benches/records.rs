@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tablekit::record::{
     decode_records, encode_records, RecordError, RecordField, RecordReader, RecordWriter,
 };
@@ -49,7 +49,8 @@ const SPLIT_BYTES: usize = 1024 * 1024;
 /// 1 MiB plus the header needs 17 properties.
 const SPLIT_PROPERTIES: usize = 17;
 
-fn levels() -> Vec<CompletedLevel> {
+/// `RECORDS` levels completed `spacing_secs` apart, at sub-second times.
+fn levels(spacing_secs: i64) -> Vec<CompletedLevel> {
     (0..RECORDS)
         .map(|i| CompletedLevel {
             level: if i % 2 == 0 {
@@ -57,21 +58,31 @@ fn levels() -> Vec<CompletedLevel> {
             } else {
                 Level::Castle
             },
-            completed: DateTime::from_timestamp(1_400_000_000 + i as i64, 0).unwrap_or_default(),
+            completed: DateTime::from_timestamp(
+                1_400_000_000 + i as i64 * spacing_secs,
+                (i as u32 * 7_919 % 10_000_000) * 100,
+            )
+            .unwrap_or_default(),
         })
         .collect()
 }
 
 fn records(c: &mut Criterion) {
-    let levels = levels();
-    let bytes = encode_records(&levels);
+    // Each level on a different day: the worst case for decoding times.
+    let spread = encode_records(&levels(86_400 + 437)).unwrap_or_default();
+    // A level every 7 minutes or so: 5,000 levels over 25 days, as a keen player's would be.
+    let levels = levels(437);
+    let bytes = encode_records(&levels).unwrap_or_default();
     let mut group = c.benchmark_group("records");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("encode_5000", |b| {
-        b.iter(|| encode_records(black_box(&levels)))
+        b.iter(|| encode_records(black_box(&levels)).unwrap_or_default())
     });
     group.bench_function("decode_5000", |b| {
         b.iter(|| decode_records::<CompletedLevel>(black_box(&bytes)))
+    });
+    group.bench_function("decode_5000_one_per_day", |b| {
+        b.iter(|| decode_records::<CompletedLevel>(black_box(&spread)))
     });
     group.bench_function("memcpy", |b| b.iter(|| black_box(&bytes).to_vec()));
     group.finish();
@@ -83,12 +94,26 @@ fn split_join(c: &mut Criterion) {
     split::write_split(&mut stored, "Blob", &value, SPLIT_PROPERTIES).unwrap_or_default();
     let mut group = c.benchmark_group("split_1mib");
     group.throughput(Throughput::Bytes(SPLIT_BYTES as u64));
+    // A fresh entity each time, dropped in the loop as the floor's buffers are.
     group.bench_function("split", |b| {
-        b.iter_batched_ref(
-            || DynamicEntity::new("p", "r"),
-            |e| split::write_split(e, "Blob", black_box(&value), SPLIT_PROPERTIES),
-            BatchSize::SmallInput,
-        )
+        b.iter(|| {
+            let mut e = DynamicEntity::new("p", "r");
+            split::write_split(&mut e, "Blob", black_box(&value), SPLIT_PROPERTIES).map(|()| e)
+        })
+    });
+    // Rewriting a value the entity already holds: the chunks' buffers are reused.
+    let mut rewritten = stored.clone();
+    group.bench_function("split_over_previous", |b| {
+        b.iter(|| split::write_split(&mut rewritten, "Blob", black_box(&value), SPLIT_PROPERTIES))
+    });
+    // The floor for a fresh entity: copying the same bytes into as many new 64 KiB buffers.
+    group.bench_function("memcpy_into_chunks", |b| {
+        b.iter(|| {
+            black_box(&value)
+                .chunks(64 * 1024)
+                .map(<[u8]>::to_vec)
+                .collect::<Vec<_>>()
+        })
     });
     group.bench_function("join", |b| {
         b.iter(|| split::read_split(black_box(&stored), "Blob"))

@@ -86,7 +86,7 @@ fn derived_record_writes_the_documented_bytes() {
         completed: DateTime::UNIX_EPOCH,
         stars: 3,
     };
-    let bytes = encode_records(&[level]);
+    let bytes = encode_records(&[level]).unwrap();
     assert_eq!(
         bytes,
         [1, 0, 1, 1, 0, 0, 0, 0, 0x80, 0xb5, 0xf7, 0xf5, 0x7f, 0x9f, 0x08, 3]
@@ -105,7 +105,7 @@ fn version_0_data_reads_with_version_1_code() {
             completed: at(1_500_000_000, 0),
         },
     ];
-    let bytes = encode_records(&old);
+    let bytes = encode_records(&old).unwrap();
     assert_eq!(
         bytes.len(),
         2 + 1 + 2 * 12,
@@ -127,17 +127,20 @@ fn removed_field_is_read_from_old_data_and_no_longer_written() {
         completed: at(1_600_000_000, 0),
         stars: 5,
     };
-    let from_v1: Vec<v2::CompletedLevel> = decode_records(&encode_records(&[v1])).unwrap();
+    let from_v1: Vec<v2::CompletedLevel> = decode_records(&encode_records(&[v1]).unwrap()).unwrap();
     assert_eq!(from_v1[0].stars, 5);
     assert_eq!(
         from_v1[0].note, "none",
         "the declared default for older data"
     );
 
-    let from_v0: Vec<v2::CompletedLevel> = decode_records(&encode_records(&[v0::CompletedLevel {
-        level: Level::Dungeon,
-        completed: at(0, 0),
-    }]))
+    let from_v0: Vec<v2::CompletedLevel> = decode_records(
+        &encode_records(&[v0::CompletedLevel {
+            level: Level::Dungeon,
+            completed: at(0, 0),
+        }])
+        .unwrap(),
+    )
     .unwrap();
     assert_eq!((from_v0[0].stars, from_v0[0].note.as_str()), (0, "none"));
 
@@ -147,7 +150,7 @@ fn removed_field_is_read_from_old_data_and_no_longer_written() {
         stars: 9,
         note: "hi".into(),
     };
-    let bytes = encode_records(std::slice::from_ref(&current));
+    let bytes = encode_records(std::slice::from_ref(&current)).unwrap();
     // version, count, level, ticks, note (length 2 + "hi"): no stars byte.
     assert_eq!(bytes.len(), 2 + 1 + 4 + 8 + 3);
     let back: Vec<v2::CompletedLevel> = decode_records(&bytes).unwrap();
@@ -161,7 +164,8 @@ fn newer_data_is_refused_not_misread() {
         level: Level::Castle,
         completed: at(0, 0),
         stars: 1,
-    }]);
+    }])
+    .unwrap();
     let err = decode_records::<v0::CompletedLevel>(&bytes).unwrap_err();
     assert!(
         matches!(
@@ -257,13 +261,13 @@ fn everything() -> Everything {
 #[test]
 fn every_field_type_round_trips() {
     let records = vec![everything(), everything()];
-    let back: Vec<Everything> = decode_records(&encode_records(&records)).unwrap();
+    let back: Vec<Everything> = decode_records(&encode_records(&records).unwrap()).unwrap();
     assert_eq!(back, records);
     assert!(back[0].j.is_sign_negative(), "-0.0 keeps its sign bit");
 
     let pairs = vec![Pair(1, "x".into())];
     assert_eq!(
-        decode_records::<Pair>(&encode_records(&pairs)).unwrap(),
+        decode_records::<Pair>(&encode_records(&pairs).unwrap()).unwrap(),
         pairs
     );
     // Version-0 tuple data (just the u8) reads with the new field defaulted.
@@ -276,14 +280,14 @@ fn every_field_type_round_trips() {
         items: vec![1u16, 2],
     }];
     assert_eq!(
-        decode_records::<Wrapper<u16>>(&encode_records(&wrapped)).unwrap(),
+        decode_records::<Wrapper<u16>>(&encode_records(&wrapped).unwrap()).unwrap(),
         wrapped
     );
     let bounded = vec![Bounded {
         first: String::from("a"),
         rest: vec!["b".into()],
     }];
-    let back: Vec<Bounded<String>> = decode_records(&encode_records(&bounded)).unwrap();
+    let back: Vec<Bounded<String>> = decode_records(&encode_records(&bounded).unwrap()).unwrap();
     assert_eq!(back, bounded);
 }
 
@@ -294,7 +298,7 @@ fn datetimes_keep_ticks_and_drop_only_sub_tick_nanos() {
         completed: at(1_700_000_000, 999_999_999),
         stars: 0,
     }];
-    let back: Vec<v1::CompletedLevel> = decode_records(&encode_records(&records)).unwrap();
+    let back: Vec<v1::CompletedLevel> = decode_records(&encode_records(&records).unwrap()).unwrap();
     assert_eq!(back[0].completed, at(1_700_000_000, 999_999_900));
 }
 
@@ -321,7 +325,7 @@ fn multibyte_strings_over_255_bytes_round_trip() {
                 after: 1,
             },
         ];
-        let back: Vec<Note> = decode_records(&encode_records(&notes)).unwrap();
+        let back: Vec<Note> = decode_records(&encode_records(&notes).unwrap()).unwrap();
         assert_eq!(back, notes, "the field after the string reads intact");
     }
 }
@@ -339,7 +343,7 @@ fn string_lengths_around_the_16_bit_boundaries_round_trip() {
         let records = vec![Text {
             text: "x".repeat(len),
         }];
-        let back: Vec<Text> = decode_records(&encode_records(&records)).unwrap();
+        let back: Vec<Text> = decode_records(&encode_records(&records).unwrap()).unwrap();
         assert_eq!(back[0].text.len(), len);
     }
 }
@@ -355,7 +359,7 @@ fn no_record_is_ever_dropped() {
             stars: (i % 256) as u8,
         })
         .collect();
-    let back: Vec<v1::CompletedLevel> = decode_records(&encode_records(&many)).unwrap();
+    let back: Vec<v1::CompletedLevel> = decode_records(&encode_records(&many).unwrap()).unwrap();
     assert_eq!(back, many);
 }
 
@@ -383,11 +387,82 @@ impl Record for Forgetful {
     }
 }
 
+/// A hand-written record that writes nothing, and a field type that writes nothing.
+struct Silent;
+
+impl Record for Silent {
+    const VERSION: u16 = 0;
+    fn write(&self, _: &mut RecordWriter) {}
+    fn read(_: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> {
+        Ok(Silent)
+    }
+}
+
+#[derive(Debug)]
+struct Nothing;
+
+impl RecordField for Nothing {
+    fn write_field(&self, _: &mut RecordWriter) {}
+    fn read_field(_: &mut RecordReader<'_>) -> Result<Self, RecordError> {
+        Ok(Nothing)
+    }
+}
+
+#[derive(Record)]
+#[record(version = 0)]
+struct HoldsNothing {
+    id: u8,
+    nothing: Vec<Nothing>,
+}
+
+/// A record or element that writes no bytes could never be read back (a reader bounds a
+/// count by the bytes left), so writing it is the error, naming the type: at the top level,
+/// nested in a field, and for an empty sequence nothing is refused.
+#[test]
+fn values_that_write_no_bytes_are_refused_when_written() {
+    let err = encode_records(&[Silent, Silent]).unwrap_err();
+    assert!(
+        matches!(err, RecordError::EmptyValue { what } if what.ends_with("Silent")),
+        "{err}"
+    );
+    assert!(err.to_string().contains("wrote no bytes"), "{err}");
+
+    let nested = [HoldsNothing {
+        id: 1,
+        nothing: vec![Nothing],
+    }];
+    let err = encode_records(&nested).unwrap_err();
+    assert!(
+        matches!(err, RecordError::EmptyValue { what } if what.ends_with("Nothing")),
+        "{err}"
+    );
+
+    // No values, nothing unreadable: both round-trip.
+    assert_eq!(
+        decode_records::<Silent>(&encode_records::<Silent>(&[]).unwrap())
+            .unwrap()
+            .len(),
+        0
+    );
+    let empty = [HoldsNothing {
+        id: 2,
+        nothing: Vec::new(),
+    }];
+    let back = decode_records::<HoldsNothing>(&encode_records(&empty).unwrap()).unwrap();
+    assert_eq!((back[0].id, back[0].nothing.len()), (2, 0));
+
+    // Through a split property the error comes before the entity changes.
+    let mut entity = tablekit::DynamicEntity::new("p", "r");
+    let err = tablekit::split::write_records(&mut entity, "Silent", &[Silent], 4).unwrap_err();
+    assert!(err.to_string().contains("wrote no bytes"), "{err}");
+    assert_eq!(entity.len(), 0);
+}
+
 /// Defect: a read callback that consumed nothing looped forever (records were read until the
 /// bytes ran out). The stored count bounds the loop and the leftovers are reported.
 #[test]
 fn a_reader_that_reads_nothing_ends_with_an_error() {
-    let bytes = encode_records(&[Forgetful, Forgetful, Forgetful]);
+    let bytes = encode_records(&[Forgetful, Forgetful, Forgetful]).unwrap();
     let err = decode_records::<Forgetful>(&bytes).err().unwrap();
     assert_eq!(
         err,
@@ -402,7 +477,7 @@ fn a_reader_that_reads_nothing_ends_with_an_error() {
 /// is a typed error, never a panic.
 #[test]
 fn every_truncation_is_a_typed_error() {
-    let bytes = encode_records(&[everything()]);
+    let bytes = encode_records(&[everything()]).unwrap();
     for len in 0..bytes.len() {
         let err = decode_records::<Everything>(&bytes[..len]).unwrap_err();
         assert!(
@@ -552,7 +627,7 @@ fn mixed_strategy() -> impl Strategy<Value = Mixed> {
 proptest! {
     #[test]
     fn records_round_trip(records in proptest::collection::vec(mixed_strategy(), 0..20)) {
-        let bytes = encode_records(&records);
+        let bytes = encode_records(&records).unwrap();
         prop_assert_eq!(decode_records::<Mixed>(&bytes).unwrap(), records);
     }
 
@@ -566,7 +641,7 @@ proptest! {
     /// Flipping any one byte of valid data gives a value or a typed error, never a panic.
     #[test]
     fn corrupted_bytes_never_panic(records in proptest::collection::vec(mixed_strategy(), 1..4), index in any::<prop::sample::Index>(), flip in 1u8..) {
-        let mut bytes = encode_records(&records);
+        let mut bytes = encode_records(&records).unwrap();
         let i = index.index(bytes.len());
         bytes[i] ^= flip;
         let _ = decode_records::<Mixed>(&bytes);
@@ -604,7 +679,7 @@ fn table_value_enums_are_record_fields() {
             count: 2,
         },
     ];
-    let bytes = encode_records(&records);
+    let bytes = encode_records(&records).unwrap();
     // The enum as its i32 discriminant (no type tag); `None` as the absent tag 0; the u8.
     assert_eq!(&bytes[3..9], [1, 0, 0, 0, 0, 1]);
     assert_eq!(decode_records::<StageRecord>(&bytes).unwrap(), records);

@@ -240,7 +240,10 @@ fn the_property_holds_the_encoded_records_behind_the_split_header() {
     let Some(Value::Binary(stored)) = gamer.as_dynamic().value("CompletedLevels") else {
         panic!("not binary")
     };
-    assert_eq!(stored[split::HEADER_LEN..], encode_records(&levels));
+    assert_eq!(
+        stored[split::HEADER_LEN..],
+        encode_records(&levels).unwrap()
+    );
 }
 
 macro_rules! on_both_backends {

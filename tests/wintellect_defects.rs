@@ -130,7 +130,7 @@ fn multibyte_strings_over_255_bytes_round_trip_in_records() {
             name: name.clone(),
         })
         .collect();
-    let back = decode_records::<Level>(&encode_records(&levels)).expect("readable");
+    let back = decode_records::<Level>(&encode_records(&levels).unwrap()).expect("readable");
     assert_eq!(back, levels);
 }
 
@@ -141,8 +141,8 @@ fn strings_of_32768_to_65535_bytes_round_trip_in_records() {
             id: 1,
             name: "s".repeat(len),
         };
-        let back =
-            decode_records::<Level>(&encode_records(std::slice::from_ref(&level))).expect("read");
+        let back = decode_records::<Level>(&encode_records(std::slice::from_ref(&level)).unwrap())
+            .expect("read");
         assert_eq!(back, [level], "{len} bytes");
     }
 }
@@ -152,7 +152,8 @@ fn the_record_reader_checks_the_version() {
     let mut bytes = encode_records(&[Level {
         id: 1,
         name: "a".into(),
-    }]);
+    }])
+    .unwrap();
     bytes[0] = 7;
     let err = decode_records::<Level>(&bytes).expect_err("unknown version");
     assert!(
@@ -193,7 +194,8 @@ fn truncated_records_give_a_typed_error() {
     let bytes = encode_records(&[Level {
         id: 42,
         name: "a long enough name".into(),
-    }]);
+    }])
+    .unwrap();
     for cut in 0..bytes.len() {
         let err = decode_records::<Level>(&bytes[..cut]).expect_err("truncated");
         assert!(

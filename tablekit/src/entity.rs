@@ -7,9 +7,8 @@
 //! not lost. Reads never panic: `get` answers `None` for absent or unreadable values, `try_get`
 //! says which.
 
-use std::sync::Arc;
-
 use chrono::{DateTime, Utc};
+use smol_str::SmolStr;
 
 use crate::convert::{FromValue, IntoValue};
 use crate::error::Error;
@@ -38,8 +37,9 @@ pub struct DynamicEntity {
     row_key: String,
     timestamp: Option<DateTime<Utc>>,
     etag: Option<ETag>,
-    /// Names are shared (`Arc`): the entities of one decoded page hold one copy of each name.
-    properties: Vec<(Arc<str>, Value)>,
+    /// Short names (most) are stored inline and long ones shared, so the entities of a decoded
+    /// page neither allocate nor reference-count a name per property.
+    properties: Vec<(SmolStr, Value)>,
 }
 
 impl DynamicEntity {
@@ -253,7 +253,7 @@ impl DynamicEntity {
     fn insert_value(&mut self, name: String, value: Value) {
         match self.properties.iter_mut().find(|(n, _)| **n == *name) {
             Some(slot) => slot.1 = value,
-            None => self.properties.push((Arc::from(name), value)),
+            None => self.properties.push((SmolStr::from(name), value)),
         }
     }
 
@@ -327,16 +327,11 @@ impl DynamicEntity {
     /// assert_eq!(e.get::<i32>("A"), Some(1));
     /// ```
     pub fn push_unchecked(&mut self, name: String, value: Value) {
-        self.properties.push((Arc::from(name), value));
+        self.properties.push((SmolStr::from(name), value));
     }
 
-    /// Whether a property is named by this very `Arc` (decoders share one per name).
-    pub(crate) fn has_shared_name(&self, name: &Arc<str>) -> bool {
-        self.properties.iter().any(|(n, _)| Arc::ptr_eq(n, name))
-    }
-
-    /// [`push_unchecked`](Self::push_unchecked) with a name shared with other entities.
-    pub(crate) fn push_shared(&mut self, name: Arc<str>, value: Value) {
+    /// [`push_unchecked`](Self::push_unchecked) with a name decoders keep from entity to entity.
+    pub(crate) fn push_shared(&mut self, name: SmolStr, value: Value) {
         self.properties.push((name, value));
     }
 

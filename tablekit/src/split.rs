@@ -243,20 +243,34 @@ pub fn write_split(
     let count = check_write(name, bytes.len(), max_properties)?;
     let first_len = bytes.len().min(MAX_BINARY_BYTES - HEADER_LEN);
     let (first, rest) = bytes.split_at(first_len);
-    let mut head = Vec::with_capacity(HEADER_LEN + first.len());
-    head.push(FORMAT_VERSION);
+    let mut header = [0u8; HEADER_LEN];
+    header[0] = FORMAT_VERSION;
     // check_write bounds count by 252 and the length by 252 x 64 KiB: both fit.
-    head.extend_from_slice(&(count as u16).to_le_bytes());
-    head.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    head.extend_from_slice(&crc32fast::hash(bytes).to_le_bytes());
-    head.extend_from_slice(first);
-    entity.set(name, Value::Binary(head));
+    header[1..3].copy_from_slice(&(count as u16).to_le_bytes());
+    header[3..7].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+    header[7..].copy_from_slice(&crc32fast::hash(bytes).to_le_bytes());
+    store_binary(entity, name, &[&header, first]);
     for (index, chunk) in rest.chunks(MAX_BINARY_BYTES).enumerate() {
-        // Each chunk is its own allocation: nothing is shared between properties.
-        entity.set(chunk_name(name, index + 1), Value::Binary(chunk.to_vec()));
+        store_binary(entity, &chunk_name(name, index + 1), &[chunk]);
     }
     entity.retain(|property, _| chunk_index(name, property).is_none_or(|i| i < count));
     Ok(())
+}
+
+/// Stores `parts`, joined, as the binary property `property`. A binary value already there
+/// (a split value being rewritten) lends its buffer, so a rewrite copies but allocates nothing.
+fn store_binary(entity: &mut DynamicEntity, property: &str, parts: &[&[u8]]) {
+    let len = parts.iter().map(|part| part.len()).sum();
+    if let Some(Value::Binary(buffer)) = entity.value_mut(property) {
+        buffer.clear();
+        buffer.reserve_exact(len);
+        parts.iter().for_each(|part| buffer.extend_from_slice(part));
+        return;
+    }
+    // Each chunk is its own allocation: nothing is shared between properties.
+    let mut buffer = Vec::with_capacity(len);
+    parts.iter().for_each(|part| buffer.extend_from_slice(part));
+    entity.set(property, Value::Binary(buffer));
 }
 
 /// The parsed header of a split value.
@@ -452,7 +466,7 @@ pub fn write_records<R: Record>(
     records: &[R],
     max_properties: usize,
 ) -> Result<(), Error> {
-    write_split(entity, name, &encode_records(records), max_properties)
+    write_split(entity, name, &encode_records(records)?, max_properties)
 }
 
 /// Reads what [`write_records`] stored; no property reads as no records.

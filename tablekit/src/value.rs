@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use uuid::Uuid;
 
 /// One property value: the eight EDM types the Table service stores.
@@ -228,6 +228,7 @@ pub const MAX_TICKS: i64 = 3_155_378_975_999_999_999;
 /// let t = Utc.with_ymd_and_hms(1970, 1, 1, 0, 0, 0).unwrap();
 /// assert_eq!(tablekit::value::to_ticks(&t), 621_355_968_000_000_000);
 /// ```
+#[inline]
 pub fn to_ticks(time: &DateTime<Utc>) -> i64 {
     let secs = time.timestamp();
     let sub = i64::from(time.timestamp_subsec_nanos() / 100);
@@ -236,17 +237,65 @@ pub fn to_ticks(time: &DateTime<Utc>) -> i64 {
         .saturating_add(UNIX_EPOCH_TICKS)
 }
 
-/// The time at `ticks` (.NET ticks), or `None` outside chrono's range.
+/// The time at `ticks` (.NET ticks), or `None` outside .NET's range (`0..=`[`MAX_TICKS`]:
+/// 0001-01-01 to 9999-12-31): such ticks can only come from damaged data.
 ///
 /// ```
-/// let t = tablekit::value::from_ticks(621_355_968_000_000_001).unwrap();
+/// use tablekit::value::{from_ticks, MAX_TICKS};
+/// let t = from_ticks(621_355_968_000_000_001).unwrap();
 /// assert_eq!(t.timestamp_subsec_nanos(), 100);
+/// assert!(from_ticks(-1).is_none() && from_ticks(MAX_TICKS + 1).is_none());
 /// ```
+#[inline]
 pub fn from_ticks(ticks: i64) -> Option<DateTime<Utc>> {
-    let since_epoch = ticks.checked_sub(UNIX_EPOCH_TICKS)?;
-    let secs = since_epoch.div_euclid(10_000_000);
-    let nanos = (since_epoch.rem_euclid(10_000_000) * 100) as u32;
-    DateTime::from_timestamp(secs, nanos)
+    TicksDecoder::default().decode(ticks)
+}
+
+/// .NET ticks in one day.
+const TICKS_PER_DAY: i64 = 86_400 * TICKS_PER_SECOND;
+const TICKS_PER_SECOND: i64 = 10_000_000;
+
+/// Turns ticks into times, remembering the calendar date of the last day it saw.
+///
+/// Finding the date of a day number is most of the cost of decoding a time, and the times
+/// of one collection (a player's completed levels, a day of log lines) mostly share a few
+/// days, so a reader of many times keeps one of these.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TicksDecoder {
+    /// Days since 0001-01-01 of `date`; `i64::MIN` before the first decode.
+    day: i64,
+    date: NaiveDate,
+}
+
+impl Default for TicksDecoder {
+    fn default() -> Self {
+        TicksDecoder {
+            day: i64::MIN,
+            date: NaiveDate::MIN,
+        }
+    }
+}
+
+impl TicksDecoder {
+    /// The time at `ticks`, or `None` outside `0..=MAX_TICKS`.
+    #[inline]
+    pub(crate) fn decode(&mut self, ticks: i64) -> Option<DateTime<Utc>> {
+        if !(0..=MAX_TICKS).contains(&ticks) {
+            return None;
+        }
+        let day = ticks / TICKS_PER_DAY;
+        let in_day = ticks % TICKS_PER_DAY;
+        if day != self.day {
+            // Day 0 is 0001-01-01, which chrono numbers 1; day < 3.7 million fits an i32.
+            self.date = NaiveDate::from_num_days_from_ce_opt(i32::try_from(day + 1).ok()?)?;
+            self.day = day;
+        }
+        // Both fit a u32: seconds < 86,400 and nanoseconds < 10^9.
+        let seconds = (in_day / TICKS_PER_SECOND) as u32;
+        let nanos = (in_day % TICKS_PER_SECOND * 100) as u32;
+        let time = NaiveTime::from_num_seconds_from_midnight_opt(seconds, nanos)?;
+        Some(self.date.and_time(time).and_utc())
+    }
 }
 
 /// Drops precision below the service's 100 ns tick, so a value reads back exactly as written.
@@ -271,6 +320,60 @@ mod tests {
             assert_eq!(from_ticks(to_ticks(&t)), Some(t));
         }
         assert_eq!(to_ticks(&max_datetime()), MAX_TICKS);
+    }
+
+    /// The plain conversion, through chrono's Unix timestamps: what the decoder must equal.
+    fn reference_from_ticks(ticks: i64) -> Option<DateTime<Utc>> {
+        if !(0..=MAX_TICKS).contains(&ticks) {
+            return None;
+        }
+        let since_epoch = ticks - UNIX_EPOCH_TICKS;
+        let secs = since_epoch.div_euclid(TICKS_PER_SECOND);
+        let nanos = (since_epoch.rem_euclid(TICKS_PER_SECOND) * 100) as u32;
+        DateTime::from_timestamp(secs, nanos)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn from_ticks_matches_the_reference(ticks in proptest::num::i64::ANY) {
+            proptest::prop_assert_eq!(from_ticks(ticks), reference_from_ticks(ticks));
+        }
+
+        /// One decoder over a run of times (the cache hit, the day changing, errors in
+        /// between) gives what a fresh conversion gives.
+        #[test]
+        fn a_reused_decoder_matches_the_reference(
+            start in -2 * MAX_TICKS..2 * MAX_TICKS,
+            steps in proptest::collection::vec(-3 * TICKS_PER_DAY..3 * TICKS_PER_DAY, 1..40),
+        ) {
+            let mut decoder = TicksDecoder::default();
+            let mut ticks = start;
+            for step in steps {
+                ticks = ticks.saturating_add(step);
+                proptest::prop_assert_eq!(decoder.decode(ticks), reference_from_ticks(ticks));
+            }
+        }
+    }
+
+    #[test]
+    fn the_decoder_handles_day_boundaries_and_the_range_ends() {
+        let mut decoder = TicksDecoder::default();
+        for ticks in [
+            0,
+            TICKS_PER_DAY - 1,
+            TICKS_PER_DAY,
+            -1,
+            MAX_TICKS,
+            UNIX_EPOCH_TICKS,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            assert_eq!(
+                decoder.decode(ticks),
+                reference_from_ticks(ticks),
+                "{ticks}"
+            );
+        }
     }
 
     #[test]

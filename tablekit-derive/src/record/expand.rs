@@ -29,10 +29,12 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
             impl #impl_generics _r::Record for #ident #ty_generics #where_clause {
                 const VERSION: u16 = #version;
 
+                #[inline]
                 fn write(&self, __writer: &mut _r::RecordWriter) {
                     #(#writes)*
                 }
 
+                #[inline]
                 fn read(
                     __reader: &mut _r::RecordReader<'_>,
                     __version: u16,

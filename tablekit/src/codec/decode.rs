@@ -1,18 +1,18 @@
-//! JSON response bodies straight to entities, with serde visitors over the bytes.
+//! JSON response bodies straight to entities.
 //!
-//! No intermediate `serde_json::Value` tree is built: keys are borrowed from the input when
-//! they hold no escapes, typed values (`Edm.Int64`, `Edm.DateTime`, `Edm.Guid`) are parsed from
-//! borrowed text, and only names and string/binary values are allocated. An `@odata.type`
-//! annotation may come before its value (minimalmetadata and fullmetadata responses) or after it
-//! (SDK request bodies): a value read before its annotation is typed again when it arrives.
+//! No intermediate tree is built: the [`JsonReader`] hands out member names and values
+//! borrowed from the input, typed values (`Edm.Int64`, `Edm.DateTime`, `Edm.Guid`) are parsed
+//! from borrowed text, and only names and string/binary values are allocated. An
+//! `@odata.type` annotation may come before its value (minimalmetadata and fullmetadata
+//! responses) or after it (SDK request bodies): a value read before its annotation is typed
+//! again when it arrives.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::sync::Arc;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use smol_str::SmolStr;
 
 use super::datetime::parse_datetime;
+use super::json::{JsonReader, SyntaxError};
 use super::property::{retype, to_value, Reason, Scalar};
 use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
@@ -34,16 +34,11 @@ use crate::value::EdmType;
 /// # Ok::<(), tablekit::Error>(())
 /// ```
 pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
-    let mut failure = None;
-    let mut annotations = Vec::new();
-    let seed = EntitySeed {
-        failure: &mut failure,
-        annotations: &mut annotations,
-        names: &mut Names::default(),
-        index: None,
-        capacity: 0,
-    };
-    run(bytes, "entity", seed).map_err(|e| failure.take().unwrap_or(e))
+    decode(bytes, "entity", |json| {
+        let entity = EntityReader::default().entity(json, None, 0)?;
+        json.end()?;
+        Ok(entity)
+    })
 }
 
 /// Decodes a query page: `{"value": [entity, ...]}` (other members such as
@@ -58,178 +53,135 @@ pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
 /// # Ok::<(), tablekit::Error>(())
 /// ```
 pub fn decode_page(bytes: &[u8]) -> Result<Vec<DynamicEntity>> {
-    let mut failure = None;
-    let seed = PageSeed {
-        failure: &mut failure,
-    };
-    run(bytes, "page", seed).map_err(|e| failure.take().unwrap_or(e))
+    decode(bytes, "page", |json| {
+        let entities = page(json)?;
+        json.end()?;
+        Ok(entities)
+    })
 }
 
-/// Runs `seed` over the whole input, which must hold one JSON value and nothing after it.
-/// A typed error the seed left aside takes precedence over the returned one (see callers).
-///
-/// Valid UTF-8 input (every well-formed response) is checked once as a whole, so serde_json
-/// does not check each string again: one pass over the page is much cheaper than one call
-/// per string. Other input is read as bytes, so its error names the same place as before.
-pub(super) fn run<'de, S: DeserializeSeed<'de>>(
+/// Runs `read` over the input, naming `what` in the errors of malformed JSON.
+fn decode<'de, T>(
     bytes: &'de [u8],
     what: &str,
-    seed: S,
-) -> Result<S::Value> {
-    let result = match std::str::from_utf8(bytes) {
-        Ok(text) => read_all(serde_json::Deserializer::from_str(text), seed),
-        Err(_) => read_all(serde_json::Deserializer::from_slice(bytes), seed),
-    };
-    result.map_err(|e| Error::decode(what, e.to_string()))
+    read: impl FnOnce(&mut JsonReader<'de>) -> Result<T, Failed<'de>>,
+) -> Result<T> {
+    let result = JsonReader::new(bytes)
+        .map_err(Failed::Syntax)
+        .and_then(|mut json| read(&mut json));
+    result.map_err(|failed| failed.into_error(what))
 }
 
-/// `seed` over one JSON value, then the end of the input.
-fn read_all<'de, R, S>(
-    mut json: serde_json::Deserializer<R>,
-    seed: S,
-) -> serde_json::Result<S::Value>
-where
-    R: serde_json::de::Read<'de>,
-    S: DeserializeSeed<'de>,
-{
-    let value = seed.deserialize(&mut json)?;
-    json.end().map(|()| value)
+/// Why decoding stopped.
+enum Failed<'de> {
+    /// The input is not JSON.
+    Syntax(SyntaxError),
+    /// The JSON is not a page or an entity (a missing or repeated `value`, say).
+    Shape(&'static str),
+    /// A property's value is not valid: its name, why, and its entity's place in the page.
+    Property {
+        name: Cow<'de, str>,
+        reason: Reason,
+        index: Option<usize>,
+    },
 }
 
-/// The top-level object of a query page.
-struct PageSeed<'f> {
-    failure: &'f mut Option<Error>,
-}
-
-impl<'de> DeserializeSeed<'de> for PageSeed<'_> {
-    type Value = Vec<DynamicEntity>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
+impl From<SyntaxError> for Failed<'_> {
+    fn from(e: SyntaxError) -> Self {
+        Failed::Syntax(e)
     }
 }
 
-impl<'de> Visitor<'de> for PageSeed<'_> {
-    type Value = Vec<DynamicEntity>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object with a `value` array")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entities = None;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if key != "value" {
-                map.next_value::<IgnoredAny>()?;
-            } else if entities.is_some() {
-                return Err(de::Error::duplicate_field("value"));
-            } else {
-                entities = Some(map.next_value_seed(EntitiesSeed {
-                    failure: &mut *self.failure,
-                })?);
+impl Failed<'_> {
+    fn into_error(self, what: &str) -> Error {
+        match self {
+            Failed::Syntax(e) => Error::decode(what, e.to_string()),
+            Failed::Shape(reason) => Error::decode(what, reason),
+            Failed::Property {
+                name,
+                reason,
+                index: Some(i),
+            } => Error::decode(
+                format!("property `{name}` of entity {i} in the page"),
+                reason,
+            ),
+            Failed::Property { name, reason, .. } => {
+                Error::decode(format!("property `{name}`"), reason)
             }
         }
-        entities.ok_or_else(|| de::Error::missing_field("value"))
     }
 }
 
-/// The `value` array of a page.
-struct EntitiesSeed<'f> {
-    failure: &'f mut Option<Error>,
+/// The top-level object of a page: its `value` array is the entities.
+fn page<'de>(json: &mut JsonReader<'de>) -> Result<Vec<DynamicEntity>, Failed<'de>> {
+    json.begin_object()?;
+    let mut entities = None;
+    let mut first = true;
+    while let Some(key) = json.next_key(first)? {
+        first = false;
+        if key != "value" {
+            json.skip_value()?;
+        } else if entities.is_some() {
+            return Err(Failed::Shape("duplicate field `value`"));
+        } else {
+            entities = Some(EntityReader::default().entities(json)?);
+        }
+    }
+    entities.ok_or(Failed::Shape("missing field `value`"))
 }
 
-impl<'de> DeserializeSeed<'de> for EntitiesSeed<'_> {
-    type Value = Vec<DynamicEntity>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
+/// Reads entities, keeping what one entity teaches about the next (names, sizes).
+#[derive(Default)]
+struct EntityReader<'de> {
+    /// The `@odata.type` annotations seen in the current entity so far.
+    annotations: Vec<(Cow<'de, str>, EdmType)>,
+    /// Property names already made, shared by the entities of a page.
+    names: Names,
 }
 
-impl<'de> Visitor<'de> for EntitiesSeed<'_> {
-    type Value = Vec<DynamicEntity>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of entities")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+impl<'de> EntityReader<'de> {
+    /// The `value` array of a page.
+    fn entities(&mut self, json: &mut JsonReader<'de>) -> Result<Vec<DynamicEntity>, Failed<'de>> {
+        json.begin_array()?;
         let mut entities: Vec<DynamicEntity> = Vec::new();
-        // Reused by every entity: annotation names are borrowed from the input.
-        let mut annotations = Vec::new();
-        let mut names = Names::default();
-        loop {
+        while json.next_element(entities.is_empty())? {
             // Entities of one page usually share a shape: size the next like the last.
             let capacity = entities.last().map_or(0, DynamicEntity::len);
-            let seed = EntitySeed {
-                failure: &mut *self.failure,
-                annotations: &mut annotations,
-                names: &mut names,
-                index: Some(entities.len()),
-                capacity,
-            };
-            match seq.next_element_seed(seed)? {
-                Some(entity) => entities.push(entity),
-                None => return Ok(entities),
-            }
+            let entity = self.entity(json, Some(entities.len()), capacity)?;
+            entities.push(entity);
         }
-    }
-}
-
-/// One entity object.
-struct EntitySeed<'f, 'de> {
-    /// Where a typed error is left for the caller (serde errors carry only text).
-    failure: &'f mut Option<Error>,
-    /// The `@odata.type` annotations seen in this entity so far.
-    annotations: &'f mut Vec<(Cow<'de, str>, EdmType)>,
-    /// Property names already allocated, shared by the entities of a page.
-    names: &'f mut Names,
-    /// The entity's position in its page, for error messages.
-    index: Option<usize>,
-    /// How many properties to make room for.
-    capacity: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for EntitySeed<'_, 'de> {
-    type Value = DynamicEntity;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EntitySeed<'_, 'de> {
-    type Value = DynamicEntity;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an entity (a JSON object)")
+        Ok(entities)
     }
 
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entity = DynamicEntity::with_capacity(self.capacity);
+    /// One entity object; `index` is its place in a page, for errors.
+    fn entity(
+        &mut self,
+        json: &mut JsonReader<'de>,
+        index: Option<usize>,
+        capacity: usize,
+    ) -> Result<DynamicEntity, Failed<'de>> {
+        json.begin_object()?;
+        let mut entity = DynamicEntity::with_capacity(capacity);
         self.annotations.clear();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            let step = match key {
-                Key::Ignored => map.next_value::<IgnoredAny>().map(|_| Ok(())),
-                Key::System(system) => map
-                    .next_value_seed(ScalarSeed)
-                    .map(|value| set_system(&mut entity, system, value)),
-                Key::Property(name) => map
-                    .next_value_seed(ScalarSeed)
-                    .map(|value| self.property(&mut entity, name, value)),
-                Key::Annotation(name) => map
-                    .next_value_seed(ScalarSeed)
-                    .map(|value| self.annotation(&mut entity, name, value)),
+        self.names.next_entity();
+        let mut first = true;
+        while let Some(key) = json.next_key(first)? {
+            first = false;
+            let step = match Key::classify(key) {
+                Key::Ignored => {
+                    json.skip_value()?;
+                    Ok(())
+                }
+                Key::System(system) => set_system(&mut entity, system, json.scalar()?),
+                Key::Property(name) => self.property(&mut entity, name, json.scalar()?),
+                Key::Annotation(name) => self.annotation(&mut entity, name, json.scalar()?),
             };
-            if let Err((name, reason)) = step? {
-                let what = match self.index {
-                    Some(i) => format!("property `{name}` of entity {i} in the page"),
-                    None => format!("property `{name}`"),
-                };
-                let error = Error::decode(what, reason);
-                let text = error.to_string();
-                *self.failure = Some(error);
-                return Err(de::Error::custom(text));
+            if let Err((name, reason)) = step {
+                return Err(Failed::Property {
+                    name,
+                    reason,
+                    index,
+                });
             }
         }
         Ok(entity)
@@ -237,16 +189,16 @@ impl<'de> Visitor<'de> for EntitySeed<'_, 'de> {
 }
 
 /// A failed property: its name and why.
-type Failed<'de> = (Cow<'de, str>, Reason);
+type BadProperty<'de> = (Cow<'de, str>, Reason);
 
-impl<'de> EntitySeed<'_, 'de> {
+impl<'de> EntityReader<'de> {
     /// A user property's value, typed by an annotation seen before it (if any).
     fn property(
         &mut self,
         entity: &mut DynamicEntity,
         name: Cow<'de, str>,
         value: Scalar<'de>,
-    ) -> Result<(), Failed<'de>> {
+    ) -> Result<(), BadProperty<'de>> {
         // An annotation usually comes right before its value: look from the end.
         let edm = self
             .annotations
@@ -259,17 +211,13 @@ impl<'de> EntitySeed<'_, 'de> {
             Ok(None) => return Ok(()),
             Err(reason) => return Err((name, reason)),
         };
-        let (shared, interned) = self.names.intern(&name, entity.len());
-        // An interned name is one `Arc` per page: a repeat is the same pointer.
-        let repeated = match interned {
-            true => entity.has_shared_name(&shared),
-            false => entity.contains(&name),
-        };
-        if repeated {
-            return Err((name, "the property appears twice".into()));
+        match self.names.claim(&name, entity) {
+            Some(shared) => {
+                entity.push_shared(shared, value);
+                Ok(())
+            }
+            None => Err((name, "the property appears twice".into())),
         }
-        entity.push_shared(shared, value);
-        Ok(())
     }
 
     /// `Name@odata.type`: remembered for a value still to come, or applied to one already read.
@@ -278,7 +226,7 @@ impl<'de> EntitySeed<'_, 'de> {
         entity: &mut DynamicEntity,
         name: Cow<'de, str>,
         value: Scalar<'de>,
-    ) -> Result<(), Failed<'de>> {
+    ) -> Result<(), BadProperty<'de>> {
         let edm = match &value {
             Scalar::Str(text) => EdmType::from_odata_name(text),
             _ => None,
@@ -309,31 +257,72 @@ impl<'de> EntitySeed<'_, 'de> {
 }
 
 /// The property names met so far in a page. Entities of one page mostly share one shape, so
-/// the name at position `i` of the last entity is tried first; allocating each name once per
-/// page instead of once per property is the decoder's largest saving.
+/// the name at position `i` of the last entity is tried first; making each name once per page
+/// instead of once per property is one of the decoder's largest savings.
 #[derive(Default)]
 struct Names {
-    known: Vec<Arc<str>>,
+    known: Vec<SmolStr>,
+    /// The remembered names the entity being read already has.
+    seen: NameSet,
 }
 
 impl Names {
     /// Past this many distinct names, new ones are no longer remembered (bounds the search).
-    const MAX: usize = 256;
+    const MAX: usize = NameSet::CAPACITY;
 
-    /// The shared name, and whether it is remembered (so equal names are the same `Arc`).
-    fn intern(&mut self, name: &str, position: usize) -> (Arc<str>, bool) {
-        if let Some(hit) = self.known.get(position).filter(|n| ***n == *name) {
-            return (Arc::clone(hit), true);
+    /// Starts the next entity: it has no names yet.
+    fn next_entity(&mut self) {
+        self.seen.clear();
+    }
+
+    /// The name for the next property of `entity`, or `None` when `entity` already has it.
+    fn claim(&mut self, name: &str, entity: &DynamicEntity) -> Option<SmolStr> {
+        let (shared, index) = self.intern(name, entity.len());
+        // A remembered name has a number: a repeat is one bit test, not a search.
+        let fresh = match index {
+            Some(index) => self.seen.insert(index),
+            None => !entity.contains(name),
+        };
+        fresh.then_some(shared)
+    }
+
+    /// The name, and its number when it is remembered (equal names get equal numbers).
+    fn intern(&mut self, name: &str, position: usize) -> (SmolStr, Option<usize>) {
+        if let Some(hit) = self.known.get(position).filter(|n| **n == *name) {
+            return (hit.clone(), Some(position));
         }
-        if let Some(hit) = self.known.iter().find(|n| ***n == *name) {
-            return (Arc::clone(hit), true);
+        if let Some(index) = self.known.iter().position(|n| *n == *name) {
+            return (self.known[index].clone(), Some(index));
         }
-        let new: Arc<str> = Arc::from(name);
+        let new = SmolStr::new(name);
         if self.known.len() < Self::MAX {
-            self.known.push(Arc::clone(&new));
-            return (new, true);
+            self.known.push(new.clone());
+            return (new, Some(self.known.len() - 1));
         }
-        (new, false)
+        (new, None)
+    }
+}
+
+/// Which remembered names an entity already has: its duplicate check.
+#[derive(Default)]
+struct NameSet {
+    bits: [u64; 4],
+}
+
+impl NameSet {
+    /// How many name numbers the set holds.
+    const CAPACITY: usize = 256;
+
+    fn clear(&mut self) {
+        self.bits = [0; 4];
+    }
+
+    /// Adds name `index` (below [`Self::CAPACITY`]): `false` when it was already there.
+    fn insert(&mut self, index: usize) -> bool {
+        let (word, bit) = (index / 64 % 4, 1u64 << (index % 64));
+        let fresh = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        fresh
     }
 }
 
@@ -359,7 +348,7 @@ fn set_system<'de>(
     entity: &mut DynamicEntity,
     system: System,
     value: Scalar<'de>,
-) -> Result<(), Failed<'de>> {
+) -> Result<(), BadProperty<'de>> {
     let name = match system {
         System::PartitionKey => "PartitionKey",
         System::RowKey => "RowKey",
@@ -428,103 +417,6 @@ impl<'de> Key<'de> {
     }
 }
 
-/// Reads a member name, borrowed when it holds no escapes.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key<'de>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Key<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Key::classify(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Key::classify(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Key::classify(Cow::Owned(v)))
-    }
-}
-
-/// Reads any JSON value as a [`Scalar`]; objects and arrays are skipped and reported as
-/// [`Scalar::Nested`], so the caller can name the property in its error.
-struct ScalarSeed;
-
-impl<'de> DeserializeSeed<'de> for ScalarSeed {
-    type Value = Scalar<'de>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ScalarSeed {
-    type Value = Scalar<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a property value")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Null)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Scalar::Null)
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Scalar::Bool(v))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Scalar::Int(v))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(i64::try_from(v).map_or(Scalar::UInt(v), Scalar::Int))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Scalar::Float(v))
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Scalar::Str(Cow::Owned(v)))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Nested)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Scalar::Nested)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,7 +481,7 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_reported_where_it_is() {
-        // Not valid UTF-8 as a whole: read as bytes, so serde_json names the bad string.
+        // Not valid UTF-8: the error says where the bad byte is.
         let err = decode_page(b"{\"value\":[{\"A\":\"x\xff\"}]}").unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, Error::Decode { .. }), "{text}");

@@ -22,6 +22,7 @@
 mod datetime;
 mod decode;
 mod encode;
+mod json;
 mod property;
 mod tables;
 

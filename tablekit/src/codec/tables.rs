@@ -1,9 +1,9 @@
 //! Table-service bodies: the table list page and a created table's echo.
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use super::decode::run;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// `{"value":[{"TableName":"x"}, ...]}`; other members are ignored.
 #[derive(Deserialize)]
@@ -26,7 +26,7 @@ struct TableItem {
 /// # Ok::<(), tablekit::Error>(())
 /// ```
 pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
-    let page: TablePage = run(bytes, "table list", std::marker::PhantomData)?;
+    let page: TablePage = read(bytes, "table list")?;
     Ok(page.value.into_iter().map(|t| t.name).collect())
 }
 
@@ -38,8 +38,13 @@ pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
 /// # Ok::<(), tablekit::Error>(())
 /// ```
 pub fn decode_table_name(bytes: &[u8]) -> Result<String> {
-    let table: TableItem = run(bytes, "table", std::marker::PhantomData)?;
+    let table: TableItem = read(bytes, "table")?;
     Ok(table.name)
+}
+
+/// One JSON value of type `T`, naming `what` in the error.
+fn read<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| Error::decode(what, e.to_string()))
 }
 
 #[cfg(test)]

@@ -37,10 +37,12 @@ pub trait ViaRecordField<T> {
 }
 
 impl<T: RecordField> ViaRecordField<T> for Dispatch<T> {
+    #[inline]
     fn record_write(&self, value: &T, writer: &mut RecordWriter) {
         value.write_field(writer);
     }
 
+    #[inline]
     fn record_read(&self, reader: &mut RecordReader<'_>) -> Result<T, RecordError> {
         T::read_field(reader)
     }
@@ -59,6 +61,7 @@ pub trait ViaValue<T> {
 const ABSENT: u8 = 255;
 
 impl<T: IntoValue + FromValue + Clone> ViaValue<T> for &Dispatch<T> {
+    #[inline]
     fn record_write(&self, value: &T, writer: &mut RecordWriter) {
         match value.clone().into_value() {
             Some(value) => writer.write_value(&value),
@@ -66,6 +69,7 @@ impl<T: IntoValue + FromValue + Clone> ViaValue<T> for &Dispatch<T> {
         };
     }
 
+    #[inline]
     fn record_read(&self, reader: &mut RecordReader<'_>) -> Result<T, RecordError> {
         if reader.peek_u8() == Some(ABSENT) {
             reader.read_u8()?;

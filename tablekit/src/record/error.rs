@@ -1,4 +1,5 @@
-//! [`RecordError`]: every way record bytes can fail to read, each with its position.
+//! [`RecordError`]: every way record bytes can fail to read (each with its position), and the
+//! one way records can fail to write.
 
 /// Why record bytes could not be read. Reading never panics: each malformed input ends in one
 /// of these, with the byte offset where the problem was found.
@@ -91,6 +92,16 @@ pub enum RecordError {
         ticks: i64,
         /// Where they are.
         offset: usize,
+    },
+    /// A value in a counted sequence (a record of a `Vec`, or a `Vec` element) wrote no
+    /// bytes. A reader checks a count against the bytes left, at least one per value, so such
+    /// data could not be read back: writing it is refused instead.
+    #[error(
+        "`{what}` wrote no bytes: each record or element of a sequence must write at least one byte"
+    )]
+    EmptyValue {
+        /// The type that wrote nothing.
+        what: &'static str,
     },
     /// A value a hand-written [`Record::read`](crate::Record::read) rejected (an unknown enum
     /// discriminant, say); see [`RecordError::invalid`].

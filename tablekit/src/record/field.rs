@@ -58,11 +58,10 @@ pub trait RecordField: Sized {
     /// u16::write_slice(&[1, 2], &mut w);
     /// assert_eq!(w.as_bytes(), [2, 1, 0, 2, 0]);
     /// ```
+    #[inline]
     fn write_slice(items: &[Self], writer: &mut RecordWriter) {
         writer.write_len(items.len());
-        for item in items {
-            item.write_field(writer);
-        }
+        writer.write_each(items, Self::write_field);
     }
 
     /// Reads what [`write_slice`](Self::write_slice) wrote.
@@ -73,6 +72,7 @@ pub trait RecordField: Sized {
     /// assert_eq!(v, [1, 2]);
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     fn read_vec(reader: &mut RecordReader<'_>) -> Result<Vec<Self>, RecordError> {
         // Every value takes at least one byte, so read_len's bound also bounds the count.
         let count = reader.read_len()?;
@@ -87,9 +87,11 @@ pub trait RecordField: Sized {
 macro_rules! primitive_field {
     ($($ty:ty => $write:ident, $read:ident;)*) => {$(
         impl RecordField for $ty {
+            #[inline]
             fn write_field(&self, writer: &mut RecordWriter) {
                 writer.$write(*self);
             }
+            #[inline]
             fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
                 reader.$read()
             }
@@ -112,54 +114,65 @@ primitive_field! {
 
 /// A byte; a `Vec<u8>` is the byte length then the bytes, copied at once.
 impl RecordField for u8 {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         writer.write_u8(*self);
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         reader.read_u8()
     }
 
+    #[inline]
     fn write_slice(items: &[Self], writer: &mut RecordWriter) {
         writer.write_bytes(items);
     }
 
+    #[inline]
     fn read_vec(reader: &mut RecordReader<'_>) -> Result<Vec<Self>, RecordError> {
         reader.read_bytes().map(<[u8]>::to_vec)
     }
 }
 
 impl RecordField for String {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         writer.write_str(self);
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         reader.read_string()
     }
 }
 
 impl RecordField for DateTime<Utc> {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         writer.write_datetime(self);
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         reader.read_datetime()
     }
 }
 
 impl RecordField for Uuid {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         writer.write_uuid(self);
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         reader.read_uuid()
     }
 }
 
 impl<T: RecordField> RecordField for Option<T> {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         match self {
             Some(value) => {
@@ -172,16 +185,19 @@ impl<T: RecordField> RecordField for Option<T> {
         }
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         reader.read_option()
     }
 }
 
 impl<T: RecordField> RecordField for Vec<T> {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         T::write_slice(self, writer);
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         T::read_vec(reader)
     }
@@ -189,18 +205,22 @@ impl<T: RecordField> RecordField for Vec<T> {
 
 /// A nested record carries its own version; a `Vec` of records carries one version for all.
 impl<R: Record> RecordField for R {
+    #[inline]
     fn write_field(&self, writer: &mut RecordWriter) {
         writer.write_record(self);
     }
 
+    #[inline]
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError> {
         reader.read_record()
     }
 
+    #[inline]
     fn write_slice(items: &[Self], writer: &mut RecordWriter) {
         writer.write_records(items);
     }
 
+    #[inline]
     fn read_vec(reader: &mut RecordReader<'_>) -> Result<Vec<Self>, RecordError> {
         reader.read_records()
     }

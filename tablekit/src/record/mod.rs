@@ -63,7 +63,7 @@
 //! let level = CompletedLevel {
 //!     level: 1, completed: DateTime::UNIX_EPOCH, stars: 3, note: "gg".into(), legacy_rank: 0,
 //! };
-//! let back: Vec<CompletedLevel> = decode_records(&encode_records(&[level]))?;
+//! let back: Vec<CompletedLevel> = decode_records(&encode_records(&[level])?)?;
 //! assert_eq!(back[0].note, "gg");
 //! # Ok::<(), tablekit::RecordError>(())
 //! ```
@@ -105,7 +105,7 @@
 //! }
 //!
 //! let level = CompletedLevel { level: 1, completed: DateTime::UNIX_EPOCH, stars: 3 };
-//! let bytes = encode_records(&[level]);
+//! let bytes = encode_records(&[level])?;
 //! assert_eq!(bytes, [1, 0, 1, 1, 0, 0, 0, 0, 0x80, 0xb5, 0xf7, 0xf5, 0x7f, 0x9f, 0x08, 3]);
 //!
 //! // Bytes a version-0 writer produced read with version-1 code: stars default to 0.
@@ -144,8 +144,9 @@ pub use writer::RecordWriter;
 ///         Ok(Tag(r.read_string()?))
 ///     }
 /// }
-/// let bytes = tablekit::record::encode_records(&[Tag("é".into())]);
+/// let bytes = tablekit::record::encode_records(&[Tag("é".into())])?;
 /// assert_eq!(bytes, [0, 0, 1, 2, 0xc3, 0xa9]);
+/// # Ok::<(), RecordError>(())
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a record",
@@ -165,6 +166,9 @@ pub trait Record: Sized {
 
 /// Encodes records: the 2-byte version header, the record count, then the records.
 ///
+/// A record that writes no bytes is [`RecordError::EmptyValue`]: its data could not be read
+/// back, since a reader bounds the count by the bytes left.
+///
 /// ```
 /// # use tablekit::record::{RecordReader, RecordWriter};
 /// # use tablekit::{Record, RecordError};
@@ -174,14 +178,15 @@ pub trait Record: Sized {
 /// #     fn write(&self, w: &mut RecordWriter) { w.write_u32(self.0); }
 /// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Id(r.read_u32()?)) }
 /// # }
-/// let bytes = tablekit::record::encode_records(&[Id(1)]);
+/// let bytes = tablekit::record::encode_records(&[Id(1)])?;
 /// assert_eq!(bytes, [2, 0, 1, 1, 0, 0, 0]);
+/// # Ok::<(), RecordError>(())
 /// ```
-pub fn encode_records<R: Record>(records: &[R]) -> Vec<u8> {
+pub fn encode_records<R: Record>(records: &[R]) -> Result<Vec<u8>, RecordError> {
     // A guess of 8 bytes a record saves most of the buffer's regrowth copies.
     let mut writer = RecordWriter::with_capacity(records.len().saturating_mul(8) + 16);
     writer.write_records(records);
-    writer.into_bytes()
+    writer.finish()
 }
 
 /// Decodes what [`encode_records`] wrote. Unknown versions, truncation, lengths past the end,

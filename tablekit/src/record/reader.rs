@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::field::RecordField;
 use super::{varint, Record, RecordError};
-use crate::value::{from_ticks, Value};
+use crate::value::{TicksDecoder, Value};
 
 /// Reads record fields from a byte slice. Each read checks the bytes left first and returns a
 /// [`RecordError`] with the offset instead of panicking; nothing is read past the end.
@@ -22,12 +22,16 @@ use crate::value::{from_ticks, Value};
 #[derive(Debug, Clone)]
 pub struct RecordReader<'a> {
     bytes: &'a [u8],
-    offset: usize,
+    /// The length of the whole input: the position is what is gone from it.
+    len: usize,
+    /// Times in one collection mostly share a few days: the decoder remembers the last.
+    ticks: TicksDecoder,
 }
 
 macro_rules! read_le {
     ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
         $(#[$doc])*
+        #[inline]
         pub fn $name(&mut self) -> Result<$ty, RecordError> {
             Ok(<$ty>::from_le_bytes(self.take_array()?))
         }
@@ -41,7 +45,11 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(tablekit::record::RecordReader::new(&[1, 2]).remaining(), 2);
     /// ```
     pub fn new(bytes: &'a [u8]) -> Self {
-        RecordReader { bytes, offset: 0 }
+        RecordReader {
+            bytes,
+            len: bytes.len(),
+            ticks: TicksDecoder::default(),
+        }
     }
 
     /// How many bytes are left.
@@ -64,8 +72,9 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(r.position(), 1);
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn position(&self) -> usize {
-        self.offset
+        self.len - self.bytes.len()
     }
 
     /// Succeeds only when every byte has been read: leftovers mean the data is not what the
@@ -81,42 +90,46 @@ impl<'a> RecordReader<'a> {
             Ok(())
         } else {
             Err(RecordError::TrailingBytes {
-                offset: self.offset,
+                offset: self.position(),
                 count: self.bytes.len(),
             })
         }
     }
 
     /// The next byte, without reading it.
+    #[inline]
     pub(crate) fn peek_u8(&self) -> Option<u8> {
         self.bytes.first().copied()
     }
 
+    /// The error for needing `needed` bytes where fewer remain.
+    fn truncated(&self, needed: usize) -> RecordError {
+        RecordError::Truncated {
+            offset: self.position(),
+            needed,
+            remaining: self.bytes.len(),
+        }
+    }
+
     /// Takes the next `len` bytes.
+    #[inline]
     fn take(&mut self, len: usize) -> Result<&'a [u8], RecordError> {
         if len > self.bytes.len() {
-            return Err(RecordError::Truncated {
-                offset: self.offset,
-                needed: len,
-                remaining: self.bytes.len(),
-            });
+            return Err(self.truncated(len));
         }
         let (head, tail) = self.bytes.split_at(len);
         self.bytes = tail;
-        self.offset += len;
         Ok(head)
     }
 
+    /// Takes the next `N` bytes as an array.
+    #[inline]
     fn take_array<const N: usize>(&mut self) -> Result<[u8; N], RecordError> {
-        let offset = self.offset;
-        let remaining = self.bytes.len();
-        self.take(N)?
-            .try_into()
-            .map_err(|_| RecordError::Truncated {
-                offset,
-                needed: N,
-                remaining,
-            })
+        let Some((head, tail)) = self.bytes.split_first_chunk::<N>() else {
+            return Err(self.truncated(N));
+        };
+        self.bytes = tail;
+        Ok(*head)
     }
 
     read_le! {
@@ -200,13 +213,15 @@ impl<'a> RecordReader<'a> {
     /// assert!(RecordReader::new(&[2]).read_bool().is_err());
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_bool(&mut self) -> Result<bool, RecordError> {
         self.read_tag("bool")
     }
 
     /// Reads a 0/1 byte, naming `what` in the error for anything else.
+    #[inline]
     fn read_tag(&mut self, what: &'static str) -> Result<bool, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         match self.read_u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -226,10 +241,13 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(t, chrono::DateTime::UNIX_EPOCH);
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_datetime(&mut self) -> Result<DateTime<Utc>, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         let ticks = self.read_i64()?;
-        from_ticks(ticks).ok_or(RecordError::InvalidDateTime { ticks, offset })
+        self.ticks
+            .decode(ticks)
+            .ok_or(RecordError::InvalidDateTime { ticks, offset })
     }
 
     /// Reads 16 bytes as a UUID.
@@ -239,6 +257,7 @@ impl<'a> RecordReader<'a> {
     /// assert!(u.is_nil());
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_uuid(&mut self) -> Result<Uuid, RecordError> {
         Ok(Uuid::from_bytes(self.take_array()?))
     }
@@ -252,8 +271,9 @@ impl<'a> RecordReader<'a> {
     /// assert!(RecordReader::new(&[3, 0, 0]).read_len().is_err());
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_len(&mut self) -> Result<usize, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         let (length, used) =
             varint::read(self.bytes).ok_or(RecordError::InvalidVarint { offset })?;
         self.take(used)?;
@@ -274,6 +294,7 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(tablekit::record::RecordReader::new(&[2, 9, 8]).read_bytes()?, [9, 8]);
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_bytes(&mut self) -> Result<&'a [u8], RecordError> {
         let len = self.read_len()?;
         self.take(len)
@@ -287,9 +308,10 @@ impl<'a> RecordReader<'a> {
     /// assert!(RecordReader::new(&[1, 0xff]).read_str().is_err());
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_str(&mut self) -> Result<&'a str, RecordError> {
         let len = self.read_len()?;
-        let offset = self.offset;
+        let offset = self.position();
         std::str::from_utf8(self.take(len)?).map_err(|_| RecordError::InvalidUtf8 { offset })
     }
 
@@ -299,6 +321,7 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(tablekit::record::RecordReader::new(&[1, b'x']).read_string()?, "x");
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_string(&mut self) -> Result<String, RecordError> {
         self.read_str().map(str::to_owned)
     }
@@ -311,6 +334,7 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(r.read::<String>()?, "x");
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read<T: RecordField>(&mut self) -> Result<T, RecordError> {
         T::read_field(self)
     }
@@ -323,6 +347,7 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(r.read_option::<u8>()?, None);
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
+    #[inline]
     pub fn read_option<T: RecordField>(&mut self) -> Result<Option<T>, RecordError> {
         if self.read_tag("Option tag")? {
             T::read_field(self).map(Some)
@@ -332,6 +357,7 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Reads the 2-byte version of `R` and refuses one newer than `R::VERSION`.
+    #[inline]
     fn read_version<R: Record>(&mut self) -> Result<u16, RecordError> {
         let found = self.read_u16()?;
         if found > R::VERSION {
@@ -359,6 +385,7 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(r.read_record::<Point>()?, Point(-1));
     /// # Ok::<(), RecordError>(())
     /// ```
+    #[inline]
     pub fn read_record<R: Record>(&mut self) -> Result<R, RecordError> {
         let version = self.read_version::<R>()?;
         R::read(self, version)
@@ -382,6 +409,7 @@ impl<'a> RecordReader<'a> {
     /// assert_eq!(r.read_records::<Point>()?, [Point(1), Point(2)]);
     /// # Ok::<(), RecordError>(())
     /// ```
+    #[inline]
     pub fn read_records<R: Record>(&mut self) -> Result<Vec<R>, RecordError> {
         let version = self.read_version::<R>()?;
         let count = self.read_len()?;
@@ -401,7 +429,7 @@ impl<'a> RecordReader<'a> {
     /// # Ok::<(), tablekit::RecordError>(())
     /// ```
     pub fn read_value(&mut self) -> Result<Value, RecordError> {
-        let offset = self.offset;
+        let offset = self.position();
         Ok(match self.read_u8()? {
             0 => Value::Bool(self.read_bool()?),
             1 => Value::Int32(self.read_i32()?),

@@ -4,6 +4,7 @@
 //! corrupted multi-byte text), and a varint has no sign bit to misread at 32,768.
 
 /// Appends `value` as LEB128: 7 bits per byte, low bits first, high bit set on all but the last.
+#[inline]
 pub(crate) fn write(buf: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         buf.push((value as u8 & 0x7f) | 0x80);
@@ -14,6 +15,7 @@ pub(crate) fn write(buf: &mut Vec<u8>, mut value: u64) {
 
 /// Reads a LEB128 value from the start of `bytes`: the value and the bytes used, or `None` when
 /// it is unterminated, longer than 10 bytes or above `u64::MAX`.
+#[inline]
 pub(crate) fn read(bytes: &[u8]) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
     for (index, &byte) in bytes.iter().take(10).enumerate() {

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::field::RecordField;
-use super::{varint, Record};
+use super::{varint, Record, RecordError};
 use crate::value::{to_ticks, Value};
 
 /// Appends record fields to a byte buffer. Every method returns `&mut Self`, so a hand-written
@@ -15,16 +15,21 @@ use crate::value::{to_ticks, Value};
 /// let mut w = RecordWriter::new();
 /// w.write_i32(1).write_str("é").write_bool(true);
 /// // i32 LE, then the string's byte length (2, a varint) and its UTF-8 bytes, then the bool.
-/// assert_eq!(w.into_bytes(), [1, 0, 0, 0, 2, 0xc3, 0xa9, 1]);
+/// assert_eq!(w.finish()?, [1, 0, 0, 0, 2, 0xc3, 0xa9, 1]);
+/// # Ok::<(), tablekit::RecordError>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct RecordWriter {
     buf: Vec<u8>,
+    /// The first type in a counted sequence that wrote no bytes: [`finish`](Self::finish)
+    /// reports it, since a reader could not read such data back.
+    empty: Option<&'static str>,
 }
 
 macro_rules! write_le {
     ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
         $(#[$doc])*
+        #[inline]
         pub fn $name(&mut self, value: $ty) -> &mut Self {
             self.buf.extend_from_slice(&value.to_le_bytes());
             self
@@ -51,6 +56,7 @@ impl RecordWriter {
     pub fn with_capacity(capacity: usize) -> Self {
         RecordWriter {
             buf: Vec::with_capacity(capacity),
+            empty: None,
         }
     }
 
@@ -65,15 +71,32 @@ impl RecordWriter {
         &self.buf
     }
 
-    /// The bytes written.
+    /// The bytes written, or [`RecordError::EmptyValue`] when a record or element of a
+    /// counted sequence wrote no bytes (its data could not be read back).
     ///
     /// ```
     /// let mut w = tablekit::record::RecordWriter::new();
     /// w.write_u8(9);
-    /// assert_eq!(w.into_bytes(), [9]);
+    /// assert_eq!(w.finish()?, [9]);
+    /// # Ok::<(), tablekit::RecordError>(())
     /// ```
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.buf
+    pub fn finish(self) -> Result<Vec<u8>, RecordError> {
+        match self.empty {
+            Some(what) => Err(RecordError::EmptyValue { what }),
+            None => Ok(self.buf),
+        }
+    }
+
+    /// Writes each item of a counted sequence with `write`, noting an item that wrote nothing.
+    #[inline]
+    pub(crate) fn write_each<T>(&mut self, items: &[T], mut write: impl FnMut(&T, &mut Self)) {
+        for item in items {
+            let before = self.buf.len();
+            write(item, self);
+            if self.buf.len() == before && self.empty.is_none() {
+                self.empty = Some(std::any::type_name::<T>());
+            }
+        }
     }
 
     write_le! {
@@ -155,6 +178,7 @@ impl RecordWriter {
     /// let mut w = tablekit::record::RecordWriter::new();
     /// assert_eq!(w.write_bool(true).write_bool(false).as_bytes(), [1, 0]);
     /// ```
+    #[inline]
     pub fn write_bool(&mut self, value: bool) -> &mut Self {
         self.write_u8(u8::from(value))
     }
@@ -168,6 +192,7 @@ impl RecordWriter {
     /// w.write_datetime(&DateTime::UNIX_EPOCH);
     /// assert_eq!(w.as_bytes(), 621_355_968_000_000_000i64.to_le_bytes());
     /// ```
+    #[inline]
     pub fn write_datetime(&mut self, value: &DateTime<Utc>) -> &mut Self {
         self.write_i64(to_ticks(value))
     }
@@ -178,6 +203,7 @@ impl RecordWriter {
     /// let mut w = tablekit::record::RecordWriter::new();
     /// assert_eq!(w.write_uuid(&uuid::Uuid::nil()).as_bytes(), [0; 16]);
     /// ```
+    #[inline]
     pub fn write_uuid(&mut self, value: &Uuid) -> &mut Self {
         self.buf.extend_from_slice(value.as_bytes());
         self
@@ -189,6 +215,7 @@ impl RecordWriter {
     /// let mut w = tablekit::record::RecordWriter::new();
     /// assert_eq!(w.write_len(300).as_bytes(), [0xac, 0x02]);
     /// ```
+    #[inline]
     pub fn write_len(&mut self, len: usize) -> &mut Self {
         varint::write(&mut self.buf, len as u64);
         self
@@ -200,6 +227,7 @@ impl RecordWriter {
     /// let mut w = tablekit::record::RecordWriter::new();
     /// assert_eq!(w.write_str("ab").as_bytes(), [2, b'a', b'b']);
     /// ```
+    #[inline]
     pub fn write_str(&mut self, value: &str) -> &mut Self {
         self.write_bytes(value.as_bytes())
     }
@@ -210,6 +238,7 @@ impl RecordWriter {
     /// let mut w = tablekit::record::RecordWriter::new();
     /// assert_eq!(w.write_bytes(&[9, 9]).as_bytes(), [2, 9, 9]);
     /// ```
+    #[inline]
     pub fn write_bytes(&mut self, value: &[u8]) -> &mut Self {
         self.write_len(value.len());
         self.buf.extend_from_slice(value);
@@ -223,6 +252,7 @@ impl RecordWriter {
     /// w.write(&7u16).write(&String::from("x"));
     /// assert_eq!(w.as_bytes(), [7, 0, 1, b'x']);
     /// ```
+    #[inline]
     pub fn write<T: RecordField>(&mut self, value: &T) -> &mut Self {
         value.write_field(self);
         self
@@ -235,6 +265,7 @@ impl RecordWriter {
     /// w.write_option(&Some(5u8)).write_option(&None::<u8>);
     /// assert_eq!(w.as_bytes(), [1, 5, 0]);
     /// ```
+    #[inline]
     pub fn write_option<T: RecordField>(&mut self, value: &Option<T>) -> &mut Self {
         self.write(value)
     }
@@ -254,6 +285,7 @@ impl RecordWriter {
     /// w.write_record(&Point(-1));
     /// assert_eq!(w.as_bytes(), [3, 0, 0xff]);
     /// ```
+    #[inline]
     pub fn write_record<R: Record>(&mut self, record: &R) -> &mut Self {
         self.write_u16(R::VERSION);
         record.write(self);
@@ -275,12 +307,11 @@ impl RecordWriter {
     /// w.write_records(&[Point(1), Point(2)]);
     /// assert_eq!(w.as_bytes(), [3, 0, 2, 1, 2]);
     /// ```
+    #[inline]
     pub fn write_records<R: Record>(&mut self, records: &[R]) -> &mut Self {
         self.write_u16(R::VERSION);
         self.write_len(records.len());
-        for record in records {
-            record.write(self);
-        }
+        self.write_each(records, R::write);
         self
     }
 

@@ -26,30 +26,49 @@ const TEXT_LEN: usize = 28;
 
 /// Appends `time` as the service writes it, with `colon` in place of each `:`.
 pub(crate) fn write(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: Fraction, colon: &[u8]) {
-    let mut text = [0u8; TEXT_LEN];
-    let fallback;
-    let full: &[u8] = match seven_digits(time, &mut text) {
-        Some(()) => &text,
-        // Outside years 0 to 9999 (validation refuses those): the client codec's spelling.
-        None => {
-            fallback = codec::format_datetime(time);
-            fallback.as_bytes()
-        }
-    };
-    let body = full.strip_suffix(b"Z").unwrap_or(full);
-    let mut body = match fraction {
-        Fraction::Seven => body,
-        Fraction::Trimmed => trim_fraction(body),
-    };
-    if colon != b":" {
-        while let Some(at) = body.iter().position(|&b| b == b':') {
-            out.extend_from_slice(body.get(..at).unwrap_or_default());
-            out.extend_from_slice(colon);
-            body = body.get(at + 1..).unwrap_or_default();
-        }
+    Text::new(time).write(out, fraction, colon);
+}
+
+/// A time's 7-digit text, formatted once and then written in several spellings (an entity's
+/// ETag and Timestamp share one).
+pub(crate) struct Text {
+    digits: [u8; TEXT_LEN],
+    /// The client codec's spelling, outside years 0 to 9999 (validation refuses those).
+    fallback: Option<String>,
+}
+
+impl Text {
+    /// Formats `time`.
+    pub(crate) fn new(time: &DateTime<Utc>) -> Self {
+        let mut digits = [0u8; TEXT_LEN];
+        let fallback = match seven_digits(time, &mut digits) {
+            Some(()) => None,
+            None => Some(codec::format_datetime(time)),
+        };
+        Text { digits, fallback }
     }
-    out.extend_from_slice(body);
-    out.push(b'Z');
+
+    /// Appends the text, with `colon` in place of each `:`.
+    pub(crate) fn write(&self, out: &mut Vec<u8>, fraction: Fraction, colon: &[u8]) {
+        let full = match &self.fallback {
+            Some(text) => text.as_bytes(),
+            None => &self.digits,
+        };
+        let body = full.strip_suffix(b"Z").unwrap_or(full);
+        let mut body = match fraction {
+            Fraction::Seven => body,
+            Fraction::Trimmed => trim_fraction(body),
+        };
+        if colon != b":" {
+            while let Some(at) = body.iter().position(|&b| b == b':') {
+                out.extend_from_slice(body.get(..at).unwrap_or_default());
+                out.extend_from_slice(colon);
+                body = body.get(at + 1..).unwrap_or_default();
+            }
+        }
+        out.extend_from_slice(body);
+        out.push(b'Z');
+    }
 }
 
 /// Appends the weak ETag of an entity written at `time`.

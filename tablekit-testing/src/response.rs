@@ -190,7 +190,7 @@ impl EntityWriter<'_> {
     }
 
     fn members(&self, out: &mut Vec<u8>, entity: &DynamicEntity, in_page: bool) {
-        let timestamp = entity.timestamp().unwrap_or_default();
+        let timestamp = datetime::Text::new(&entity.timestamp().unwrap_or_default());
         match self.level {
             Metadata::None => {}
             Metadata::Minimal => etag_member(out, &timestamp),
@@ -255,12 +255,12 @@ impl EntityWriter<'_> {
         }
     }
 
-    fn timestamp(&self, out: &mut Vec<u8>, timestamp: &DateTime<Utc>) {
+    fn timestamp(&self, out: &mut Vec<u8>, timestamp: &datetime::Text) {
         if self.level == Metadata::Full {
             member(out, "Timestamp@odata.type", "Edm.DateTime");
         }
         out.extend_from_slice(b"\"Timestamp\":\"");
-        datetime::write(out, timestamp, Fraction::Seven, b":");
+        timestamp.write(out, Fraction::Seven, b":");
         out.push(b'"');
     }
 
@@ -282,9 +282,9 @@ impl EntityWriter<'_> {
 }
 
 /// `"odata.etag":"W/\"datetime'...'\"",` (the ETag's quotes escaped inside the JSON string).
-fn etag_member(out: &mut Vec<u8>, timestamp: &DateTime<Utc>) {
+fn etag_member(out: &mut Vec<u8>, timestamp: &datetime::Text) {
     out.extend_from_slice(b"\"odata.etag\":\"W/\\\"datetime'");
-    datetime::write(out, timestamp, Fraction::Seven, b"%3A");
+    timestamp.write(out, Fraction::Seven, b"%3A");
     out.extend_from_slice(b"'\\\"\",");
 }
 

@@ -137,14 +137,21 @@ fn split_head(content: &[u8]) -> Result<(Headers<'_>, &[u8]), String> {
 }
 
 fn push_header<'a>(headers: &mut Headers<'a>, line: &'a [u8]) -> Result<(), String> {
-    let line = text(line)?.trim_end_matches(['\r', '\n']);
-    if line.trim_end().is_empty() {
+    // Byte-level: a header line is ASCII in practice, and this runs for every header of
+    // every operation.
+    let line = line.trim_ascii();
+    if line.is_empty() {
         return Ok(());
     }
-    let (name, value) = line
-        .split_once(':')
-        .ok_or_else(|| format!("`{line}` is not a header"))?;
-    headers.push((name.trim(), value.trim()));
+    let Some(colon) = memchr::memchr(b':', line) else {
+        return Err(format!(
+            "`{}` is not a header",
+            String::from_utf8_lossy(line)
+        ));
+    };
+    let name = line.get(..colon).unwrap_or_default().trim_ascii();
+    let value = line.get(colon + 1..).unwrap_or_default().trim_ascii();
+    headers.push((text(name)?, text(value)?));
     Ok(())
 }
 

@@ -14,6 +14,10 @@
 //! batches (8 in flight), a full scan with paging, 1000 point gets (8 in flight), one filtered
 //! query. The workload is [`run_w1`], a function of a client, so any backend (Azurite, the
 //! emulator, a real account) runs the same code. A fresh table is used and deleted afterwards.
+//!
+//! On the emulator a `server (s)` column also shows the time the emulator itself spent
+//! answering ([`Emulator::busy_time`](tablekit_testing::Emulator::busy_time)); the rest of
+//! the process's CPU time is the client's (request encoding, response decoding).
 
 use std::time::{Duration, Instant};
 
@@ -32,7 +36,12 @@ pub struct PhaseReport {
     pub elapsed: Duration,
     /// User + system CPU time of this process during the phase (`None` where unknown).
     pub cpu: Option<Duration>,
+    /// Time the in-process emulator spent answering during the phase (`None` elsewhere).
+    pub server: Option<Duration>,
 }
+
+/// Reads a server's cumulative busy time (`None` when the server is not in this process).
+pub type ServerProbe<'a> = &'a (dyn Fn() -> Option<Duration> + Sync);
 
 impl PhaseReport {
     /// Operations per second of wall-clock time.
@@ -60,19 +69,27 @@ fn sample_entity(partition: &str, row: usize) -> DynamicEntity {
 
 /// Runs W1 on a fresh table of `client` and reports each phase.
 pub async fn run_w1(client: &TableServiceClient) -> tablekit::Result<Vec<PhaseReport>> {
+    run_w1_probed(client, &|| None).await
+}
+
+/// Runs W1 like [`run_w1`], also reporting the server's busy time per phase from `probe`.
+pub async fn run_w1_probed(
+    client: &TableServiceClient,
+    probe: ServerProbe<'_>,
+) -> tablekit::Result<Vec<PhaseReport>> {
     let name = format!("w1{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
     let table: Table = client.table_named(&name);
     table.create().await?;
-    let result = phases(&table).await;
+    let result = phases(&table, probe).await;
     table.delete_table().await?;
     result
 }
 
-async fn phases(table: &Table) -> tablekit::Result<Vec<PhaseReport>> {
+async fn phases(table: &Table, probe: ServerProbe<'_>) -> tablekit::Result<Vec<PhaseReport>> {
     let mut reports = Vec::new();
 
     reports.push(
-        measure("single inserts (8 in flight)", || async {
+        measure("single inserts (8 in flight)", probe, || async {
             stream::iter(0..SINGLE_INSERTS)
                 .map(|i| async move {
                     let mut e = sample_entity(&format!("p{}", i % PARTITIONS), i);
@@ -87,25 +104,29 @@ async fn phases(table: &Table) -> tablekit::Result<Vec<PhaseReport>> {
     );
 
     reports.push(
-        measure("batched inserts (100/batch, 8 in flight)", || async {
-            stream::iter(0..BATCHED_INSERTS / 100)
-                .map(|b| async move {
-                    let mut batch = table.batch();
-                    for i in 0..100 {
-                        batch.insert(&sample_entity(&format!("b{b}"), i))?;
-                    }
-                    batch.submit().await.map(|_| ())
-                })
-                .buffer_unordered(IN_FLIGHT)
-                .try_for_each(|()| async { Ok(()) })
-                .await?;
-            Ok(BATCHED_INSERTS)
-        })
+        measure(
+            "batched inserts (100/batch, 8 in flight)",
+            probe,
+            || async {
+                stream::iter(0..BATCHED_INSERTS / 100)
+                    .map(|b| async move {
+                        let mut batch = table.batch();
+                        for i in 0..100 {
+                            batch.insert(&sample_entity(&format!("b{b}"), i))?;
+                        }
+                        batch.submit().await.map(|_| ())
+                    })
+                    .buffer_unordered(IN_FLIGHT)
+                    .try_for_each(|()| async { Ok(()) })
+                    .await?;
+                Ok(BATCHED_INSERTS)
+            },
+        )
         .await?,
     );
 
     reports.push(
-        measure("full scan (paged)", || async {
+        measure("full scan (paged)", probe, || async {
             let count = table.query_all().count().await?;
             let expected = SINGLE_INSERTS + BATCHED_INSERTS;
             if count != expected {
@@ -120,7 +141,7 @@ async fn phases(table: &Table) -> tablekit::Result<Vec<PhaseReport>> {
     );
 
     reports.push(
-        measure("point gets (8 in flight)", || async {
+        measure("point gets (8 in flight)", probe, || async {
             stream::iter(0..POINT_GETS)
                 .map(|i| async move {
                     let row = (i * 7) % SINGLE_INSERTS;
@@ -139,20 +160,29 @@ async fn phases(table: &Table) -> tablekit::Result<Vec<PhaseReport>> {
     );
 
     reports.push(
-        measure("filtered query (Score lt 100 and Active)", || async {
-            let q = Query::new().filter_raw("Score lt 100 and Active eq true");
-            table.query(q).count().await
-        })
+        measure(
+            "filtered query (Score lt 100 and Active)",
+            probe,
+            || async {
+                let q = Query::new().filter_raw("Score lt 100 and Active eq true");
+                table.query(q).count().await
+            },
+        )
         .await?,
     );
     Ok(reports)
 }
 
-async fn measure<F, Fut>(name: &'static str, phase: F) -> tablekit::Result<PhaseReport>
+async fn measure<F, Fut>(
+    name: &'static str,
+    probe: ServerProbe<'_>,
+    phase: F,
+) -> tablekit::Result<PhaseReport>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = tablekit::Result<usize>>,
 {
+    let server_before = probe();
     let cpu_before = process_cpu_time();
     let start = Instant::now();
     let operations = phase().await?;
@@ -161,11 +191,16 @@ where
         (Some(before), Some(after)) => after.checked_sub(before),
         _ => None,
     };
+    let server = match (server_before, probe()) {
+        (Some(before), Some(after)) => after.checked_sub(before),
+        _ => None,
+    };
     Ok(PhaseReport {
         name,
         operations,
         elapsed,
         cpu,
+        server,
     })
 }
 
@@ -183,20 +218,21 @@ fn process_cpu_time() -> Option<Duration> {
 
 fn print(reports: &[PhaseReport]) {
     println!(
-        "{:<44} {:>8} {:>10} {:>10} {:>10}",
-        "phase", "ops", "seconds", "ops/s", "cpu (s)"
+        "{:<44} {:>8} {:>10} {:>10} {:>10} {:>11}",
+        "phase", "ops", "seconds", "ops/s", "cpu (s)", "server (s)"
     );
+    let seconds = |d: Option<Duration>| {
+        d.map_or_else(|| "n/a".to_owned(), |d| format!("{:.3}", d.as_secs_f64()))
+    };
     for r in reports {
-        let cpu = r
-            .cpu
-            .map_or_else(|| "n/a".to_owned(), |c| format!("{:.2}", c.as_secs_f64()));
         println!(
-            "{:<44} {:>8} {:>10.3} {:>10.0} {:>10}",
+            "{:<44} {:>8} {:>10.3} {:>10.0} {:>10} {:>11}",
             r.name,
             r.operations,
             r.elapsed.as_secs_f64(),
             r.ops_per_second(),
-            cpu
+            seconds(r.cpu),
+            seconds(r.server)
         );
     }
 }
@@ -213,7 +249,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "endpoint: {} (in-process emulator)",
         client.endpoint().base_url()
     );
-    let on_emulator = run_w1(&client).await?;
+    let on_emulator = run_w1_probed(&client, &|| Some(emulator.busy_time())).await?;
     print(&on_emulator);
     emulator.shutdown().await;
 

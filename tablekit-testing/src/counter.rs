@@ -84,9 +84,20 @@ impl std::fmt::Display for Operation {
 #[derive(Debug, Default)]
 pub(crate) struct RequestCounter {
     counts: [AtomicU64; Operation::ALL.len()],
+    /// Nanoseconds spent answering requests.
+    busy_nanos: AtomicU64,
 }
 
 impl RequestCounter {
+    pub(crate) fn record_busy(&self, time: std::time::Duration) {
+        let nanos = u64::try_from(time.as_nanos()).unwrap_or(u64::MAX);
+        self.busy_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
+
+    pub(crate) fn busy(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.busy_nanos.load(Ordering::Relaxed))
+    }
+
     pub(crate) fn record(&self, op: Operation) {
         if let Some(count) = self.counts.get(op.index()) {
             count.fetch_add(1, Ordering::Relaxed);

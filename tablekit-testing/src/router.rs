@@ -93,10 +93,13 @@ pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<
         Ok(body) => body,
         Err(err) => return Ok(ctx.error(&err)),
     };
+    // Answering is synchronous (no await inside): its wall time is the server's own work.
+    let started = std::time::Instant::now();
     let reply = match parsed.and_then(|(_, route)| ctx.dispatch(route, &body)) {
         Ok(reply) => reply,
         Err(err) => ctx.error(&err),
     };
+    state.counter.record_busy(started.elapsed());
     match fault {
         Some(Fault::AppliedThenDropped) => Err(Dropped),
         Some(Fault::AppliedThenInternalError) => {

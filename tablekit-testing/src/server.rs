@@ -147,6 +147,22 @@ impl Emulator {
         self.state.counter.snapshot()
     }
 
+    /// Time spent answering requests since the start, summed over all requests: parsing,
+    /// authentication, storage and writing the answers, without the HTTP framing and the
+    /// network. Sampled before and after a workload, it shows the server's own share of the
+    /// time when client and emulator share a process.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// assert_eq!(emulator.busy_time(), std::time::Duration::ZERO);
+    /// # Ok(()) }
+    /// ```
+    pub fn busy_time(&self) -> std::time::Duration {
+        self.state.counter.busy()
+    }
+
     /// Sets all request counts back to zero.
     pub fn reset_requests(&self) {
         self.state.counter.reset();

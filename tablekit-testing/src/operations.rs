@@ -2,6 +2,8 @@
 //! does to the stored entity, and which error it gets (409 on an existing insert, 404 and 412
 //! on a conditional write, upsert without `If-Match`).
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use http::StatusCode;
 use tablekit::{codec, limits, DynamicEntity};
@@ -59,15 +61,23 @@ impl EntityOp {
 #[derive(Debug)]
 pub(crate) struct Planned {
     pub(crate) change: Change,
-    /// The entity as stored afterwards (`None` after a delete).
-    pub(crate) stored: Option<DynamicEntity>,
     /// 201 for an insert, 204 otherwise.
     pub(crate) status: StatusCode,
 }
 
+impl Planned {
+    /// The entity as stored afterwards (`None` after a delete).
+    pub(crate) fn stored(&self) -> Option<&Arc<DynamicEntity>> {
+        match &self.change {
+            Change::Put(entity) => Some(entity),
+            Change::Delete(..) => None,
+        }
+    }
+}
+
 /// Decides what `op` does given the `current` entity, stamping writes with `now`.
 pub(crate) fn plan(
-    op: &EntityOp,
+    op: EntityOp,
     current: Option<&DynamicEntity>,
     now: DateTime<Utc>,
 ) -> Result<Planned, ServiceError> {
@@ -76,7 +86,7 @@ pub(crate) fn plan(
             if current.is_some() {
                 return Err(ServiceError::entity_exists());
             }
-            Ok(put(entity.clone(), now, StatusCode::CREATED))
+            Ok(put(entity, now, StatusCode::CREATED))
         }
         EntityOp::Update {
             entity,
@@ -85,14 +95,12 @@ pub(crate) fn plan(
         } => {
             if let Some(tag) = if_match {
                 let current = current.ok_or_else(ServiceError::resource_not_found)?;
-                check_etag(tag, current)?;
+                check_etag(&tag, current)?;
             }
-            let mut next = entity.clone();
-            if *merge {
-                if let Some(current) = current {
-                    next = merged(current, entity)?;
-                }
-            }
+            let next = match (merge, current) {
+                (true, Some(current)) => merged(current, &entity)?,
+                _ => entity,
+            };
             Ok(put(next, now, StatusCode::NO_CONTENT))
         }
         EntityOp::Delete {
@@ -101,10 +109,9 @@ pub(crate) fn plan(
             if_match,
         } => {
             let current = current.ok_or_else(ServiceError::resource_not_found)?;
-            check_etag(if_match, current)?;
+            check_etag(&if_match, current)?;
             Ok(Planned {
-                change: Change::Delete(partition_key.clone(), row_key.clone()),
-                stored: None,
+                change: Change::Delete(partition_key, row_key),
                 status: StatusCode::NO_CONTENT,
             })
         }
@@ -115,8 +122,7 @@ fn put(mut entity: DynamicEntity, now: DateTime<Utc>, status: StatusCode) -> Pla
     entity.set_timestamp(Some(now));
     entity.set_etag(None);
     Planned {
-        change: Change::Put(entity.clone()),
-        stored: Some(entity),
+        change: Change::Put(Arc::new(entity)),
         status,
     }
 }
@@ -216,19 +222,19 @@ mod tests {
             merge: false,
         };
         let now = Utc::now();
-        assert!(plan(&update(Some(&tag)), Some(&current), now).is_ok());
-        assert!(plan(&update(Some("*")), Some(&current), now).is_ok());
+        assert!(plan(update(Some(&tag)), Some(&current), now).is_ok());
+        assert!(plan(update(Some("*")), Some(&current), now).is_ok());
         assert_eq!(
-            plan(&update(Some("W/\"stale\"")), Some(&current), now)
+            plan(update(Some("W/\"stale\"")), Some(&current), now)
                 .unwrap_err()
                 .code,
             "UpdateConditionNotSatisfied"
         );
         assert_eq!(
-            plan(&update(Some("*")), None, now).unwrap_err().code,
+            plan(update(Some("*")), None, now).unwrap_err().code,
             "ResourceNotFound"
         );
-        assert!(plan(&update(None), None, now).is_ok(), "upsert");
+        assert!(plan(update(None), None, now).is_ok(), "upsert");
     }
 
     #[test]
@@ -256,8 +262,8 @@ mod tests {
             if_match: None,
             merge: true,
         };
-        let planned = plan(&op, Some(&current), Utc::now()).unwrap();
-        let e = planned.stored.unwrap();
+        let planned = plan(op, Some(&current), Utc::now()).unwrap();
+        let e = planned.stored().unwrap();
         assert_eq!(e.get::<i32>("A"), Some(1));
         assert_eq!(e.get::<i32>("B"), Some(2));
     }

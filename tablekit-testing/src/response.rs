@@ -6,10 +6,13 @@
 //! the non-finite Doubles); `fullmetadata` adds `odata.type`, `odata.id`, `odata.editLink` and
 //! the Timestamp's annotation.
 
+use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use tablekit::{codec, DynamicEntity, Value};
 
+use crate::datetime::{self, Fraction};
+use crate::json;
 use crate::service_error::ServiceError;
 
 /// The `odata=` level a client asked for in `Accept`.
@@ -54,10 +57,10 @@ impl Metadata {
 /// The weak ETag of an entity written at `timestamp`:
 /// `W/"datetime'2026-11-22T11%3A38%3A42.0854950Z'"`.
 pub(crate) fn etag(timestamp: &DateTime<Utc>) -> String {
-    format!(
-        "W/\"datetime'{}'\"",
-        codec::format_datetime(timestamp).replace(':', "%3A")
-    )
+    let mut out = Vec::with_capacity(48);
+    datetime::write_etag(&mut out, timestamp);
+    // Only ASCII was written.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The ETag of a stored entity (every stored entity has a Timestamp).
@@ -77,12 +80,53 @@ pub(crate) fn entity_path(table: &str, entity: &DynamicEntity) -> String {
 /// An entity's absolute URL for a `Location` header: non-ASCII and spaces percent-encoded,
 /// since header values are ASCII.
 pub(crate) fn entity_location(base: &str, table: &str, entity: &DynamicEntity) -> String {
-    const HEADER_UNSAFE: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS.add(b' ');
-    let path = entity_path(table, entity);
-    format!(
-        "{base}/{}",
-        percent_encoding::utf8_percent_encode(&path, HEADER_UNSAFE)
-    )
+    let mut out = Vec::with_capacity(base.len() + table.len() + 64);
+    write_entity_location(&mut out, base, table, entity);
+    // Every byte outside printable ASCII was percent-encoded.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends [`entity_location`]'s text.
+pub(crate) fn write_entity_location(
+    out: &mut Vec<u8>,
+    base: &str,
+    table: &str,
+    entity: &DynamicEntity,
+) {
+    write_header_safe(out, base);
+    out.push(b'/');
+    write_header_safe(out, table);
+    out.extend_from_slice(b"(PartitionKey='");
+    write_key(out, entity.partition_key());
+    out.extend_from_slice(b"',RowKey='");
+    write_key(out, entity.row_key());
+    out.extend_from_slice(b"')");
+}
+
+/// A key inside `'...'`: quotes doubled, then made header-safe.
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    let mut rest = key;
+    while let Some(quote) = rest.find('\'') {
+        write_header_safe(out, rest.get(..quote).unwrap_or_default());
+        out.extend_from_slice(b"''");
+        rest = rest.get(quote + 1..).unwrap_or_default();
+    }
+    write_header_safe(out, rest);
+}
+
+/// Percent-encodes what a header value cannot hold (controls, space, non-ASCII), as
+/// `percent_encoding::CONTROLS.add(b' ')` does.
+fn write_header_safe(out: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut rest = text.as_bytes();
+    while let Some(at) = rest.iter().position(|&b| b <= b' ' || b >= 0x7F) {
+        out.extend_from_slice(rest.get(..at).unwrap_or_default());
+        if let Some(&b) = rest.get(at) {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+        }
+        rest = rest.get(at + 1..).unwrap_or_default();
+    }
+    out.extend_from_slice(rest);
 }
 
 /// Writes entities of one table at one metadata level.
@@ -102,11 +146,7 @@ impl EntityWriter<'_> {
         let mut out = Vec::with_capacity(256);
         out.push(b'{');
         if self.level != Metadata::None {
-            out.extend_from_slice(b"\"odata.metadata\":");
-            json_str(
-                &mut out,
-                &format!("{}/$metadata#{}/@Element", self.base, self.table),
-            );
+            self.metadata_url(&mut out, "/@Element");
             out.push(b',');
         }
         self.members(&mut out, entity, false);
@@ -119,15 +159,15 @@ impl EntityWriter<'_> {
         &self,
         entities: impl IntoIterator<Item = &'e DynamicEntity>,
     ) -> Vec<u8> {
-        let mut out = Vec::with_capacity(4096);
+        let entities = entities.into_iter();
+        let mut out = Vec::with_capacity(128 + entities.size_hint().0 * 320);
         out.push(b'{');
         if self.level != Metadata::None {
-            out.extend_from_slice(b"\"odata.metadata\":");
-            json_str(&mut out, &format!("{}/$metadata#{}", self.base, self.table));
+            self.metadata_url(&mut out, "");
             out.push(b',');
         }
         out.extend_from_slice(b"\"value\":[");
-        for (i, entity) in entities.into_iter().enumerate() {
+        for (i, entity) in entities.enumerate() {
             if i > 0 {
                 out.push(b',');
             }
@@ -139,17 +179,25 @@ impl EntityWriter<'_> {
         out
     }
 
+    /// `"odata.metadata":"{base}/$metadata#{table}{suffix}"`.
+    fn metadata_url(&self, out: &mut Vec<u8>, suffix: &str) {
+        out.extend_from_slice(b"\"odata.metadata\":\"");
+        json::write_str_body(out, self.base);
+        out.extend_from_slice(b"/$metadata#");
+        json::write_str_body(out, self.table);
+        json::write_str_body(out, suffix);
+        out.push(b'"');
+    }
+
     fn members(&self, out: &mut Vec<u8>, entity: &DynamicEntity, in_page: bool) {
-        let etag = entity_etag(entity);
+        let timestamp = datetime::Text::new(&entity.timestamp().unwrap_or_default());
         match self.level {
             Metadata::None => {}
-            Metadata::Minimal => {
-                member(out, "odata.etag", &etag);
-            }
+            Metadata::Minimal => etag_member(out, &timestamp),
             Metadata::Full => {
                 let path = entity_path(self.table, entity);
                 if in_page {
-                    member(out, "odata.etag", &etag);
+                    etag_member(out, &timestamp);
                 }
                 member(
                     out,
@@ -158,7 +206,7 @@ impl EntityWriter<'_> {
                 );
                 member(out, "odata.id", &format!("{}/{path}", self.base));
                 if !in_page {
-                    member(out, "odata.etag", &etag);
+                    etag_member(out, &timestamp);
                 }
                 member(out, "odata.editLink", &path);
             }
@@ -173,27 +221,27 @@ impl EntityWriter<'_> {
         match self.select {
             None => {
                 sep(out);
-                member_end(out, "PartitionKey", entity.partition_key());
+                json::write_member(out, "PartitionKey", entity.partition_key());
                 sep(out);
-                member_end(out, "RowKey", entity.row_key());
+                json::write_member(out, "RowKey", entity.row_key());
                 for (name, value) in entity.properties() {
                     sep(out);
                     self.property(out, name, value);
                 }
                 sep(out);
-                self.timestamp(out, entity);
+                self.timestamp(out, &timestamp);
             }
             Some(names) => {
                 for name in names {
                     sep(out);
                     match name.as_str() {
-                        "PartitionKey" => member_end(out, name, entity.partition_key()),
-                        "RowKey" => member_end(out, name, entity.row_key()),
-                        "Timestamp" => self.timestamp(out, entity),
+                        "PartitionKey" => json::write_member(out, name, entity.partition_key()),
+                        "RowKey" => json::write_member(out, name, entity.row_key()),
+                        "Timestamp" => self.timestamp(out, &timestamp),
                         _ => match entity.value(name) {
                             Some(value) => self.property(out, name, value),
                             None => {
-                                json_str(out, name);
+                                json::write_str(out, name);
                                 out.extend_from_slice(b":null");
                             }
                         },
@@ -207,27 +255,37 @@ impl EntityWriter<'_> {
         }
     }
 
-    fn timestamp(&self, out: &mut Vec<u8>, entity: &DynamicEntity) {
-        let text = codec::format_datetime(&entity.timestamp().unwrap_or_default());
+    fn timestamp(&self, out: &mut Vec<u8>, timestamp: &datetime::Text) {
         if self.level == Metadata::Full {
             member(out, "Timestamp@odata.type", "Edm.DateTime");
         }
-        member_end(out, "Timestamp", &text);
+        out.extend_from_slice(b"\"Timestamp\":\"");
+        timestamp.write(out, Fraction::Seven, b":");
+        out.push(b'"');
     }
 
     fn property(&self, out: &mut Vec<u8>, name: &str, value: &Value) {
         if self.level != Metadata::None {
             if let Some(edm) = annotation(value) {
-                json_str(out, &format!("{name}@odata.type"));
-                out.push(b':');
-                json_str(out, edm);
-                out.push(b',');
+                // `"Name@odata.type":"Edm.X",`
+                out.push(b'"');
+                json::write_str_body(out, name);
+                out.extend_from_slice(b"@odata.type\":\"");
+                out.extend_from_slice(edm.as_bytes());
+                out.extend_from_slice(b"\",");
             }
         }
-        json_str(out, name);
+        json::write_str(out, name);
         out.push(b':');
         write_value(out, value);
     }
+}
+
+/// `"odata.etag":"W/\"datetime'...'\"",` (the ETag's quotes escaped inside the JSON string).
+fn etag_member(out: &mut Vec<u8>, timestamp: &datetime::Text) {
+    out.extend_from_slice(b"\"odata.etag\":\"W/\\\"datetime'");
+    timestamp.write(out, Fraction::Seven, b"%3A");
+    out.extend_from_slice(b"'\\\"\",");
 }
 
 /// The annotation a value needs in minimal and full metadata.
@@ -245,33 +303,51 @@ fn annotation(value: &Value) -> Option<&'static str> {
 fn write_value(out: &mut Vec<u8>, value: &Value) {
     match value {
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Int32(n) => out.extend_from_slice(n.to_string().as_bytes()),
-        Value::Int64(n) => json_str(out, &n.to_string()),
-        Value::Double(d) if d.is_nan() => json_str(out, "NaN"),
-        Value::Double(d) if d.is_infinite() => {
-            json_str(out, if *d > 0.0 { "Infinity" } else { "-Infinity" })
+        Value::Int32(n) => json::write_int(out, *n),
+        Value::Int64(n) => {
+            out.push(b'"');
+            json::write_int(out, *n);
+            out.push(b'"');
         }
-        // serde_json writes the shortest text that reads back exactly, keeping `.0` on
-        // whole numbers so they stay Doubles.
-        Value::Double(d) => {
-            let _ = serde_json::to_writer(&mut *out, d);
+        Value::Double(d) if d.is_nan() => out.extend_from_slice(b"\"NaN\""),
+        Value::Double(d) if d.is_infinite() => out.extend_from_slice(if *d > 0.0 {
+            b"\"Infinity\""
+        } else {
+            b"\"-Infinity\""
+        }),
+        Value::Double(d) => json::write_double(out, *d),
+        Value::DateTime(t) => {
+            out.push(b'"');
+            datetime::write(out, t, Fraction::Trimmed, b":");
+            out.push(b'"');
         }
-        Value::DateTime(t) => json_str(out, &datetime_text(t)),
-        Value::Guid(g) => json_str(out, &g.hyphenated().to_string()),
-        Value::String(s) => json_str(out, s),
-        Value::Binary(b) => json_str(out, &base64::engine::general_purpose::STANDARD.encode(b)),
+        Value::Guid(g) => {
+            let mut buf = uuid::Uuid::encode_buffer();
+            out.push(b'"');
+            out.extend_from_slice(g.hyphenated().encode_lower(&mut buf).as_bytes());
+            out.push(b'"');
+        }
+        Value::String(s) => json::write_str(out, s),
+        Value::Binary(b) => {
+            out.push(b'"');
+            let start = out.len();
+            out.resize(start + base64::encoded_len(b.len(), true).unwrap_or(0), 0);
+            let written = out
+                .get_mut(start..)
+                .map_or(0, |slot| STANDARD.encode_slice(b, slot).unwrap_or(0));
+            out.truncate(start + written);
+            out.push(b'"');
+        }
     }
 }
 
 /// A DateTime property as the service returns it: up to 7 fractional digits, trailing zeros
 /// dropped (`2020-01-01T00:00:00Z`, `2024-01-02T03:04:05.123456Z`).
-pub(crate) fn datetime_text(time: &DateTime<Utc>) -> String {
-    let full = codec::format_datetime(time);
-    let Some(body) = full.strip_suffix('Z') else {
-        return full;
-    };
-    let trimmed = body.trim_end_matches('0').trim_end_matches('.');
-    format!("{trimmed}Z")
+#[cfg(test)]
+fn datetime_text(time: &DateTime<Utc>) -> String {
+    let mut out = Vec::new();
+    datetime::write(&mut out, time, Fraction::Trimmed, b":");
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A created table's body.
@@ -370,14 +446,11 @@ fn member(out: &mut Vec<u8>, name: &str, value: &str) {
 
 /// `"name":"value"`.
 fn member_end(out: &mut Vec<u8>, name: &str, value: &str) {
-    json_str(out, name);
-    out.push(b':');
-    json_str(out, value);
+    json::write_member(out, name, value);
 }
 
 fn json_str(out: &mut Vec<u8>, s: &str) {
-    // Writing a &str into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, s);
+    json::write_str(out, s);
 }
 
 #[cfg(test)]

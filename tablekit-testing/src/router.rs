@@ -21,6 +21,7 @@ use crate::filter::{Field, Filter, Subject};
 use crate::operations::{self, EntityOp};
 use crate::response::{self, EntityWriter, Metadata};
 use crate::route::{self, Route};
+use crate::scan;
 use crate::server::State;
 use crate::service_error::ServiceError;
 use crate::store::{entity_key, EntityKey, Key};
@@ -49,7 +50,7 @@ const MAX_BODY: usize = 8 * 1024 * 1024;
 /// Handles one request; `Err` closes the connection without an answer.
 pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Reply, Dropped> {
     let (parts, body) = req.into_parts();
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let request_id = random_uuid().to_string();
     let params = query_params(parts.uri.query());
     let parsed = route::parse(parts.uri.path());
     let op = match &parsed {
@@ -103,6 +104,12 @@ pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<
         }
         _ => Ok(reply),
     }
+}
+
+/// A version 4 UUID from the thread's fast generator: `Uuid::new_v4` asks the operating
+/// system for every one, and every answer carries a request id.
+pub(crate) fn random_uuid() -> uuid::Uuid {
+    uuid::Builder::from_random_bytes(rand::random()).into_uuid()
 }
 
 fn draw_fault(
@@ -278,11 +285,8 @@ impl Ctx<'_> {
             headers.insert("x-ms-request-id", v);
         }
         headers.insert("x-ms-version", HeaderValue::from_static("2019-02-02"));
-        let date = chrono::Utc::now()
-            .format("%a, %d %b %Y %H:%M:%S GMT")
-            .to_string();
-        if let Ok(v) = HeaderValue::from_str(&date) {
-            headers.insert(http::header::DATE, v);
+        if let Some(date) = crate::datetime::http_date() {
+            headers.insert(http::header::DATE, date);
         }
         if let Some(id) = self.parts.headers.get("x-ms-client-request-id") {
             headers.insert("x-ms-client-request-id", id.clone());
@@ -444,43 +448,27 @@ impl Ctx<'_> {
         let select = self.select();
         let start = self.start_key()?;
         let table = self.state.store.table(&self.account, table_name)?;
-        let table = table.read().unwrap_or_else(|e| e.into_inner());
-        if table.deleted {
-            return Err(ServiceError::table_not_found());
-        }
-        let partition = filter.as_ref().and_then(Filter::partition_key);
-        let mut lower = start.unwrap_or_else(|| entity_key("", ""));
-        if let Some(pk) = partition {
-            lower = lower.max(entity_key(pk, ""));
-        }
-        let mut page: Vec<&DynamicEntity> = Vec::new();
-        let mut next: Option<&EntityKey> = None;
-        for (key, entity) in table.entities.range(lower..) {
-            if partition.is_some_and(|pk| key.0 .0 != pk) {
-                break;
+        let (page, next, stored_name) = {
+            let table = table.read().unwrap_or_else(|e| e.into_inner());
+            if table.deleted {
+                return Err(ServiceError::table_not_found());
             }
-            if let Caller::Sas(grant) = caller {
-                if !grant.allows_keys(&key.0 .0, &key.1 .0) {
-                    continue;
-                }
-            }
-            if filter.as_ref().is_some_and(|f| !f.matches(entity)) {
-                continue;
-            }
-            if page.len() == top {
-                next = Some(key);
-                break;
-            }
-            page.push(entity);
-        }
+            let (page, next) =
+                scan::page(&table, filter.as_ref(), start, top, |pk, rk| match caller {
+                    Caller::Owner => true,
+                    Caller::Sas(grant) => grant.allows_keys(pk, rk),
+                });
+            (page, next, table.name.clone())
+        };
+        // The lock is released: the answer is written from shared pointers.
         let writer = EntityWriter {
             base: &self.base(),
             account: &self.account,
-            table: &table.name,
+            table: &stored_name,
             level,
             select: select.as_deref(),
         };
-        let body = writer.page(page);
+        let body = writer.page(page.iter().map(|e| &**e));
         let mut reply = self.reply(StatusCode::OK, Some(level.content_type()), body);
         if let Some((pk, rk)) = next {
             reply = Self::with_header(
@@ -524,30 +512,34 @@ impl Ctx<'_> {
         }
         let select = self.select();
         let table = self.state.store.table(&self.account, table_name)?;
-        let table = table.read().unwrap_or_else(|e| e.into_inner());
-        if table.deleted {
-            return Err(ServiceError::table_not_found());
-        }
-        let entity = table
-            .entities
-            .get(&entity_key(pk, rk))
-            .ok_or_else(ServiceError::resource_not_found)?;
+        let (entity, stored_name) = {
+            let table = table.read().unwrap_or_else(|e| e.into_inner());
+            if table.deleted {
+                return Err(ServiceError::table_not_found());
+            }
+            let entity = table
+                .entities
+                .get(&entity_key(pk, rk))
+                .cloned()
+                .ok_or_else(ServiceError::resource_not_found)?;
+            (entity, table.name.clone())
+        };
         let writer = EntityWriter {
             base: &self.base(),
             account: &self.account,
-            table: &table.name,
+            table: &stored_name,
             level,
             select: select.as_deref(),
         };
         let reply = self.reply(
             StatusCode::OK,
             Some(level.content_type()),
-            writer.single(entity),
+            writer.single(&entity),
         );
         Ok(Self::with_header(
             reply,
             "etag",
-            &response::entity_etag(entity),
+            &response::entity_etag(&entity),
         ))
     }
 
@@ -640,25 +632,29 @@ impl Ctx<'_> {
         caller: &Caller,
         table_name: &str,
         op: EntityOp,
-    ) -> Result<(Option<DynamicEntity>, String), ServiceError> {
+    ) -> Result<(Option<Arc<DynamicEntity>>, String), ServiceError> {
         if let Caller::Sas(grant) = caller {
             grant.check_table(table_name)?;
             grant.check_permissions(op.permissions())?;
             let (pk, rk) = op.keys();
             grant.check_keys(pk, rk)?;
         }
+        let key = {
+            let (pk, rk) = op.keys();
+            entity_key(pk, rk)
+        };
         let table = self.state.store.table(&self.account, table_name)?;
         let mut table = table.write().unwrap_or_else(|e| e.into_inner());
         if table.deleted {
             return Err(ServiceError::table_not_found());
         }
-        let (pk, rk) = op.keys();
-        let current = table.entities.get(&entity_key(pk, rk));
-        let planned = operations::plan(&op, current, self.state.store.next_timestamp())?;
+        let current = table.entities.get(&key).map(|e| &**e);
+        let planned = operations::plan(op, current, self.state.store.next_timestamp())?;
+        let stored = planned.stored().cloned();
         self.state
             .store
-            .commit(&self.account, &mut table, vec![planned.change]);
-        Ok((planned.stored, table.name.clone()))
+            .commit(&self.account, &mut table, vec![planned.change])?;
+        Ok((stored, table.name.clone()))
     }
 }
 

@@ -4,25 +4,24 @@
 //!
 //! Locks are held only for the synchronous work of one request (never across an `.await`),
 //! so concurrent requests are safe and a batch applies atomically under its table's lock.
-//! With a directory, every acknowledged change is appended to a journal before the response
-//! is sent, and the journal is replayed (then compacted) on start.
+//! With a directory, every change is made durable in the [`Journal`] before it is applied
+//! and answered, and the journal is replayed (then compacted) on start.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use http::StatusCode;
 use tablekit::{codec, value, DynamicEntity};
 
 use crate::filter::utf16_cmp;
+use crate::journal::{Journal, Record};
 use crate::service_error::ServiceError;
 
 /// A key ordered by UTF-16 code units (the service's order), not by bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Key(pub(crate) String);
 
 impl Ord for Key {
@@ -49,7 +48,8 @@ pub(crate) fn entity_key(pk: &str, rk: &str) -> EntityKey {
 #[derive(Debug, Default)]
 pub(crate) struct Table {
     pub(crate) name: String,
-    pub(crate) entities: BTreeMap<EntityKey, DynamicEntity>,
+    /// Shared, so a read copies pointers under the lock and writes its answer after it.
+    pub(crate) entities: BTreeMap<EntityKey, Arc<DynamicEntity>>,
     /// Set when the table is deleted while a request still holds it.
     pub(crate) deleted: bool,
 }
@@ -58,7 +58,7 @@ pub(crate) struct Table {
 #[derive(Clone, Debug)]
 pub(crate) enum Change {
     /// Store this entity (Timestamp set) under its keys.
-    Put(DynamicEntity),
+    Put(Arc<DynamicEntity>),
     /// Remove the entity with these keys.
     Delete(String, String),
 }
@@ -86,17 +86,12 @@ impl Store {
 
     /// A store persisted in `dir`: replays the journal found there, then compacts it.
     pub(crate) fn open(dir: &Path) -> std::io::Result<Self> {
-        fs::create_dir_all(dir)?;
         let mut store = Store::in_memory();
-        let path = dir.join("journal.jsonl");
-        if path.exists() {
-            store.replay(&path)?;
+        for record in Journal::read(dir)? {
+            store.replay(record);
         }
-        store.compact(&path)?;
-        let file = OpenOptions::new().append(true).create(true).open(&path)?;
-        store.journal = Some(Mutex::new(Journal {
-            out: BufWriter::new(file),
-        }));
+        let journal = Journal::rewrite(dir, store.snapshot())?;
+        store.journal = Some(Mutex::new(journal));
         Ok(store)
     }
 
@@ -137,10 +132,10 @@ impl Store {
         if tables.contains_key(&key) {
             return Err(ServiceError::table_exists());
         }
-        self.log(&Record::CreateTable {
+        self.log(vec![Record::CreateTable {
             account: account.to_owned(),
             table: name.to_owned(),
-        });
+        }])?;
         tables.insert(
             key,
             Arc::new(RwLock::new(Table {
@@ -155,14 +150,16 @@ impl Store {
     pub(crate) fn delete_table(&self, account: &str, name: &str) -> Result<(), ServiceError> {
         let mut tables = self.write_tables();
         let key = (account.to_owned(), name.to_ascii_lowercase());
-        let table = tables
-            .remove(&key)
-            .ok_or_else(ServiceError::resource_not_found)?;
-        table.write().unwrap_or_else(|e| e.into_inner()).deleted = true;
-        self.log(&Record::DeleteTable {
+        if !tables.contains_key(&key) {
+            return Err(ServiceError::resource_not_found());
+        }
+        self.log(vec![Record::DeleteTable {
             account: account.to_owned(),
             table: name.to_owned(),
-        });
+        }])?;
+        if let Some(table) = tables.remove(&key) {
+            table.write().unwrap_or_else(|e| e.into_inner()).deleted = true;
+        }
         Ok(())
     }
 
@@ -186,49 +183,44 @@ impl Store {
             .ok_or_else(ServiceError::table_not_found)
     }
 
-    /// Applies changes to a locked table, journaling them first when persistent.
-    pub(crate) fn commit(&self, account: &str, table: &mut Table, changes: Vec<Change>) {
+    /// Applies changes to a locked table, journaling them first when persistent; when the
+    /// journal cannot be written nothing is applied (500: the write is not acknowledged).
+    pub(crate) fn commit(
+        &self,
+        account: &str,
+        table: &mut Table,
+        changes: Vec<Change>,
+    ) -> Result<(), ServiceError> {
         if self.journal.is_some() {
-            for change in &changes {
-                self.log(&Record::from_change(account, &table.name, change));
-            }
+            let records = changes
+                .iter()
+                .map(|change| Record::from_change(account, &table.name, change))
+                .collect();
+            self.log(records)?;
         }
         for change in changes {
             apply(table, change);
         }
-    }
-
-    fn log(&self, record: &Record) {
-        let Some(journal) = &self.journal else {
-            return;
-        };
-        let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(err) = journal.append(record) {
-            tracing::error!("cannot write the emulator journal: {err}");
-        }
-    }
-
-    fn replay(&mut self, path: &Path) -> std::io::Result<()> {
-        let reader = BufReader::new(File::open(path)?);
-        for (number, line) in reader.lines().enumerate() {
-            let line = line?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            // A torn last line (a crash mid-write) is the only expected damage: skip it.
-            let record: Record = match serde_json::from_str(&line) {
-                Ok(record) => record,
-                Err(err) => {
-                    tracing::warn!("journal line {} unreadable, skipped: {err}", number + 1);
-                    continue;
-                }
-            };
-            self.replay_record(record);
-        }
         Ok(())
     }
 
-    fn replay_record(&mut self, record: Record) {
+    /// Makes one commit durable (a no-op in memory).
+    fn log(&self, records: Vec<Record>) -> Result<(), ServiceError> {
+        let Some(journal) = &self.journal else {
+            return Ok(());
+        };
+        let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
+        journal.append(records).map_err(|err| {
+            tracing::error!("cannot write the emulator journal: {err}");
+            ServiceError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalError",
+                "The emulator could not make the write durable; it was not applied.",
+            )
+        })
+    }
+
+    fn replay(&mut self, record: Record) {
         match record {
             Record::CreateTable { account, table } => {
                 let _ = self.create_table(&account, &table);
@@ -254,7 +246,7 @@ impl Store {
                     .fetch_max(value::to_ticks(&ts), AtomicOrdering::Relaxed);
                 apply(
                     &mut table.write().unwrap_or_else(|e| e.into_inner()),
-                    Change::Put(entity),
+                    Change::Put(Arc::new(entity)),
                 );
             }
             Record::Delete {
@@ -270,37 +262,32 @@ impl Store {
                     );
                 }
             }
+            Record::Batch { records } => {
+                for record in records {
+                    self.replay(record);
+                }
+            }
         }
     }
 
-    /// Rewrites the journal as the current state, so it does not grow without bound.
-    fn compact(&self, path: &Path) -> std::io::Result<()> {
-        let tmp: PathBuf = path.with_extension("jsonl.tmp");
-        let mut journal = Journal {
-            out: BufWriter::new(File::create(&tmp)?),
-        };
-        let tables: Vec<((String, String), TableRef)> = self
-            .read_tables()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for ((account, _), table) in tables {
+    /// The current state as records: every table, then its entities.
+    fn snapshot(&self) -> Vec<Record> {
+        let mut records = Vec::new();
+        for ((account, _), table) in self.read_tables().iter() {
             let table = table.read().unwrap_or_else(|e| e.into_inner());
-            journal.append(&Record::CreateTable {
+            records.push(Record::CreateTable {
                 account: account.clone(),
                 table: table.name.clone(),
-            })?;
+            });
             for entity in table.entities.values() {
-                journal.append(&Record::from_change(
-                    &account,
+                records.push(Record::from_change(
+                    account,
                     &table.name,
                     &Change::Put(entity.clone()),
-                ))?;
+                ));
             }
         }
-        journal.out.get_ref().sync_all()?;
-        drop(journal);
-        fs::rename(&tmp, path)
+        records
     }
 }
 
@@ -314,48 +301,6 @@ fn apply(table: &mut Table, change: Change) {
             table.entities.remove(&(Key(pk), Key(rk)));
         }
     }
-}
-
-/// The journal file: one JSON record per line.
-#[derive(Debug)]
-struct Journal {
-    out: BufWriter<File>,
-}
-
-impl Journal {
-    /// Appends a record and hands it to the operating system before returning, so an
-    /// acknowledged write survives the process.
-    fn append(&mut self, record: &Record) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.out, record)?;
-        self.out.write_all(b"\n")?;
-        self.out.flush()
-    }
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-enum Record {
-    CreateTable {
-        account: String,
-        table: String,
-    },
-    DeleteTable {
-        account: String,
-        table: String,
-    },
-    Put {
-        account: String,
-        table: String,
-        timestamp: String,
-        /// The entity in the wire codec's JSON.
-        entity: String,
-    },
-    Delete {
-        account: String,
-        table: String,
-        partition_key: String,
-        row_key: String,
-    },
 }
 
 impl Record {

@@ -12,7 +12,6 @@ use futures::FutureExt as _;
 use http::StatusCode;
 use http_body_util::BodyExt as _;
 use tablekit::limits::MAX_BATCH_OPERATIONS;
-use tablekit::DynamicEntity;
 
 use crate::auth::Caller;
 use crate::operations::{self, EntityOp, Planned};
@@ -23,43 +22,44 @@ use crate::service_error::ServiceError;
 use crate::store::entity_key;
 
 /// Header lines in order, as (name, value).
-type Headers = Vec<(String, String)>;
+type Headers<'a> = Vec<(&'a str, &'a str)>;
 
 /// One part of a multipart body: its MIME headers and its content.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Part<'a> {
-    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) headers: Headers<'a>,
     pub(crate) body: &'a [u8],
 }
 
 impl Part<'_> {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        find_header(&self.headers, name)
     }
 }
 
-/// One operation of a changeset, as sent.
+/// One operation of a changeset, as sent: borrowed from the request body, never copied.
 #[derive(Debug)]
-pub(crate) struct SubRequest {
-    pub(crate) method: String,
+pub(crate) struct SubRequest<'a> {
+    pub(crate) method: &'a str,
     /// The path of the (usually absolute) URL.
-    pub(crate) path: String,
+    pub(crate) path: &'a str,
     /// The path and query of the URL.
-    pub(crate) target: String,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) body: Vec<u8>,
+    pub(crate) target: &'a str,
+    pub(crate) headers: Headers<'a>,
+    pub(crate) body: &'a [u8],
 }
 
-impl SubRequest {
+impl SubRequest<'_> {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        find_header(&self.headers, name)
     }
+}
+
+fn find_header<'a>(headers: &[(&'a str, &'a str)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| *v)
 }
 
 /// The `boundary` parameter of a `multipart/mixed` Content-Type.
@@ -81,23 +81,15 @@ pub(crate) fn boundary(content_type: &str) -> Option<&str> {
 pub(crate) fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part<'a>>, String> {
     let delimiter = format!("--{boundary}");
     let delimiter = delimiter.as_bytes();
-    let mut starts = Vec::new();
-    let mut i = 0;
-    while let Some(found) = find(body.get(i..).unwrap_or_default(), delimiter) {
-        let at = i + found;
-        let line_start = at == 0 || body.get(at - 1) == Some(&b'\n');
-        if line_start {
-            starts.push(at);
-        }
-        i = at + delimiter.len();
-    }
-    let mut parts = Vec::new();
-    let mut closed = false;
+    // A delimiter counts only at the start of a line; memmem finds candidates in one pass.
+    let starts: Vec<usize> = memchr::memmem::find_iter(body, delimiter)
+        .filter(|&at| at == 0 || body.get(at - 1) == Some(&b'\n'))
+        .collect();
+    let mut parts = Vec::with_capacity(starts.len());
     for (n, &start) in starts.iter().enumerate() {
         let after = start + delimiter.len();
         if body.get(after..after + 2) == Some(b"--") {
-            closed = true;
-            break;
+            return Ok(parts);
         }
         let content_start = line_end(body, after).ok_or("a delimiter line does not end")?;
         let end = *starts
@@ -110,23 +102,13 @@ pub(crate) fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part
             body: part_body,
         });
     }
-    if !closed {
-        return Err("the multipart body is not closed".to_owned());
-    }
-    Ok(parts)
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    haystack.windows(needle.len()).position(|w| w == needle)
+    Err("the multipart body is not closed".to_owned())
 }
 
 /// The index just past the end of the line that contains `from`.
 fn line_end(body: &[u8], from: usize) -> Option<usize> {
     let rest = body.get(from..)?;
-    rest.iter().position(|b| *b == b'\n').map(|p| from + p + 1)
+    memchr::memchr(b'\n', rest).map(|p| from + p + 1)
 }
 
 /// Drops the line break that belongs to the next delimiter.
@@ -136,52 +118,62 @@ fn trim_line_break(content: &[u8]) -> &[u8] {
 }
 
 /// Splits header lines from the body at the first empty line.
-fn split_head(content: &[u8]) -> Result<(Headers, &[u8]), String> {
-    let mut headers = Vec::new();
+fn split_head(content: &[u8]) -> Result<(Headers<'_>, &[u8]), String> {
+    let mut headers = Vec::with_capacity(8);
     let mut pos = 0;
     loop {
         let Some(end) = line_end(content, pos) else {
             // Headers only, no empty line: an empty body.
-            let line = String::from_utf8_lossy(content.get(pos..).unwrap_or_default());
-            push_header(&mut headers, line.trim_end())?;
+            push_header(&mut headers, content.get(pos..).unwrap_or_default())?;
             return Ok((headers, &[]));
         };
-        let line = String::from_utf8_lossy(content.get(pos..end).unwrap_or_default());
-        let line = line.trim_end_matches(['\r', '\n']);
+        let line = content.get(pos..end).unwrap_or_default();
         pos = end;
-        if line.is_empty() {
+        if line.iter().all(|&b| b == b'\r' || b == b'\n') {
             return Ok((headers, content.get(pos..).unwrap_or_default()));
         }
         push_header(&mut headers, line)?;
     }
 }
 
-fn push_header(headers: &mut Vec<(String, String)>, line: &str) -> Result<(), String> {
+fn push_header<'a>(headers: &mut Headers<'a>, line: &'a [u8]) -> Result<(), String> {
+    // Byte-level: a header line is ASCII in practice, and this runs for every header of
+    // every operation.
+    let line = line.trim_ascii();
     if line.is_empty() {
         return Ok(());
     }
-    let (name, value) = line
-        .split_once(':')
-        .ok_or_else(|| format!("`{line}` is not a header"))?;
-    headers.push((name.trim().to_owned(), value.trim().to_owned()));
+    let Some(colon) = memchr::memchr(b':', line) else {
+        return Err(format!(
+            "`{}` is not a header",
+            String::from_utf8_lossy(line)
+        ));
+    };
+    let name = line.get(..colon).unwrap_or_default().trim_ascii();
+    let value = line.get(colon + 1..).unwrap_or_default().trim_ascii();
+    headers.push((text(name)?, text(value)?));
     Ok(())
 }
 
+fn text(line: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(line).map_err(|_| "a header line is not UTF-8".to_owned())
+}
+
 /// Parses a changeset part's content: `METHOD URL HTTP/1.1`, headers, body.
-pub(crate) fn parse_sub_request(content: &[u8]) -> Result<SubRequest, String> {
+pub(crate) fn parse_sub_request(content: &[u8]) -> Result<SubRequest<'_>, String> {
     let first_end = line_end(content, 0).ok_or("an operation has no request line")?;
-    let request_line = String::from_utf8_lossy(content.get(..first_end).unwrap_or_default());
+    let request_line = text(content.get(..first_end).unwrap_or_default())?;
     let mut words = request_line.split_whitespace();
     let (Some(method), Some(url)) = (words.next(), words.next()) else {
         return Err(format!("`{}` is not a request line", request_line.trim()));
     };
     let (headers, body) = split_head(content.get(first_end..).unwrap_or_default())?;
     Ok(SubRequest {
-        method: method.to_owned(),
-        path: url_path(url).to_owned(),
-        target: url_target(url).to_owned(),
+        method,
+        path: url_path(url),
+        target: url_target(url),
         headers,
-        body: body.to_vec(),
+        body,
     })
 }
 
@@ -202,9 +194,14 @@ fn url_target(url: &str) -> &str {
     }
 }
 
-/// A parsed operation and what its response needs.
+/// A parsed operation: what it does, and what its response needs.
 struct Operation {
     op: EntityOp,
+    answer: Answer,
+}
+
+/// What one operation's part of the response needs besides the outcome.
+struct Answer {
     table: String,
     content_id: Option<String>,
     no_content: bool,
@@ -252,9 +249,9 @@ fn query(ctx: &Ctx<'_>, caller: &Caller, part: &Part<'_>) -> Result<Reply, Servi
     if request.method != "GET" {
         return Err(not_a_query());
     }
-    let mut builder = http::Request::builder().method("GET").uri(&request.target);
-    for (name, value) in &request.headers {
-        builder = builder.header(name.as_str(), value.as_str());
+    let mut builder = http::Request::builder().method("GET").uri(request.target);
+    for &(name, value) in &request.headers {
+        builder = builder.header(name, value);
     }
     let (parts, ()) = builder.body(()).map_err(|_| not_a_query())?.into_parts();
     let params = crate::router::query_params(parts.uri.query());
@@ -303,7 +300,7 @@ fn plan_and_apply(
     ctx: &Ctx<'_>,
     caller: &Caller,
     parts: &[Part<'_>],
-) -> Result<Vec<(Operation, Planned)>, Failure> {
+) -> Result<Vec<(Answer, Planned)>, Failure> {
     if parts.is_empty() {
         return Err(fail(
             0,
@@ -331,57 +328,59 @@ fn plan_and_apply(
         for (index, o) in operations.iter().enumerate() {
             let (pk, rk) = o.op.keys();
             grant
-                .check_table(&o.table)
+                .check_table(&o.answer.table)
                 .and_then(|_| grant.check_permissions(o.op.permissions()))
                 .and_then(|_| grant.check_keys(pk, rk))
-                .map_err(|e| fail(index, o.content_id.clone(), e))?;
+                .map_err(|e| fail(index, o.answer.content_id.clone(), e))?;
         }
     }
     let first = operations
         .first()
-        .map(|o| o.table.clone())
+        .map(|o| o.answer.table.clone())
         .unwrap_or_default();
+    let first_id = || operations.first().and_then(|o| o.answer.content_id.clone());
     let table = ctx
         .state
         .store
         .table(&ctx.account, &first)
-        .map_err(|e| fail(0, operations.first().and_then(|o| o.content_id.clone()), e))?;
+        .map_err(|e| fail(0, first_id(), e))?;
     let mut table = table.write().unwrap_or_else(|e| e.into_inner());
     if table.deleted {
         return Err(fail(0, None, ServiceError::table_not_found()));
     }
-    // Plan every operation against the table as the earlier ones leave it, apply at the end.
-    let mut overlay: HashMap<(String, String), Option<DynamicEntity>> = HashMap::new();
+    // Every operation sees the table as it was: check_scope made each row appear once, so
+    // no operation depends on an earlier one. Everything is applied at the end, or nothing.
     let mut planned = Vec::with_capacity(operations.len());
-    for (index, operation) in operations.into_iter().enumerate() {
-        let (pk, rk) = operation.op.keys();
-        let key = (pk.to_owned(), rk.to_owned());
-        let current = match overlay.get(&key) {
-            Some(seen) => seen.as_ref(),
-            None => table.entities.get(&entity_key(pk, rk)),
+    for (index, Operation { op, answer }) in operations.into_iter().enumerate() {
+        let key = {
+            let (pk, rk) = op.keys();
+            entity_key(pk, rk)
         };
-        let result = operations::plan(&operation.op, current, ctx.state.store.next_timestamp())
-            .map_err(|e| fail(index, operation.content_id.clone(), e))?;
-        overlay.insert(key, result.stored.clone());
-        planned.push((operation, result));
+        let current = table.entities.get(&key).map(|e| &**e);
+        let result = operations::plan(op, current, ctx.state.store.next_timestamp())
+            .map_err(|e| fail(index, answer.content_id.clone(), e))?;
+        planned.push((answer, result));
     }
     let changes = planned.iter().map(|(_, p)| p.change.clone()).collect();
-    ctx.state.store.commit(&ctx.account, &mut table, changes);
+    ctx.state
+        .store
+        .commit(&ctx.account, &mut table, changes)
+        .map_err(|e| fail(0, None, e))?;
     Ok(planned)
 }
 
 fn parse_operation(ctx: &Ctx<'_>, part: &Part<'_>) -> Result<Operation, ServiceError> {
     let request = parse_sub_request(part.body).map_err(ServiceError::invalid_input)?;
-    let (account, route) = route::parse(&request.path)?;
+    let (account, route) = route::parse(request.path)?;
     if account != ctx.account {
         return Err(ServiceError::invalid_input(
             "An operation addresses another account.",
         ));
     }
     let if_match = operations::parse_if_match(request.header("if-match"))?;
-    let (op, table) = match (request.method.as_str(), route) {
+    let (op, table) = match (request.method, route) {
         ("POST", Route::Entities(table)) => (
-            EntityOp::Insert(operations::parse_entity(&request.body, None)?),
+            EntityOp::Insert(operations::parse_entity(request.body, None)?),
             table,
         ),
         (
@@ -392,7 +391,7 @@ fn parse_operation(ctx: &Ctx<'_>, part: &Part<'_>) -> Result<Operation, ServiceE
                 row_key,
             },
         ) => {
-            let entity = operations::parse_entity(&request.body, Some((&partition_key, &row_key)))?;
+            let entity = operations::parse_entity(request.body, Some((&partition_key, &row_key)))?;
             (
                 EntityOp::Update {
                     entity,
@@ -433,10 +432,12 @@ fn parse_operation(ctx: &Ctx<'_>, part: &Part<'_>) -> Result<Operation, ServiceE
     let level = Metadata::from_accept(request.header("accept")).unwrap_or(Metadata::Minimal);
     Ok(Operation {
         op,
-        table,
-        content_id,
-        no_content,
-        level,
+        answer: Answer {
+            table,
+            content_id,
+            no_content,
+            level,
+        },
     })
 }
 
@@ -449,17 +450,17 @@ fn check_scope(operations: &[Operation]) -> Result<(), Failure> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (index, o) in operations.iter().enumerate() {
         let (pk, rk) = o.op.keys();
-        if !o.table.eq_ignore_ascii_case(&first.table) {
+        if !o.answer.table.eq_ignore_ascii_case(&first.answer.table) {
             return Err(fail(
                 index,
-                o.content_id.clone(),
+                o.answer.content_id.clone(),
                 ServiceError::invalid_input("All operations of a batch must address one table."),
             ));
         }
         if pk != first_pk {
             return Err(fail(
                 index,
-                o.content_id.clone(),
+                o.answer.content_id.clone(),
                 ServiceError::new(
                     StatusCode::BAD_REQUEST,
                     "CommandsInBatchActOnDifferentPartitions",
@@ -470,7 +471,7 @@ fn check_scope(operations: &[Operation]) -> Result<(), Failure> {
         if seen.insert(rk, index).is_some() {
             return Err(fail(
                 index,
-                o.content_id.clone(),
+                o.answer.content_id.clone(),
                 ServiceError::new(
                     StatusCode::BAD_REQUEST,
                     "InvalidDuplicateRow",
@@ -493,92 +494,105 @@ struct BatchResponse {
 impl BatchResponse {
     fn new() -> Self {
         BatchResponse {
-            batch: format!("batchresponse_{}", uuid::Uuid::new_v4()),
-            changeset: format!("changesetresponse_{}", uuid::Uuid::new_v4()),
+            batch: format!("batchresponse_{}", crate::router::random_uuid()),
+            changeset: format!("changesetresponse_{}", crate::router::random_uuid()),
         }
     }
 
-    fn open(&self) -> String {
-        format!(
-            "--{}\r\nContent-Type: multipart/mixed; boundary={}\r\n\r\n",
-            self.batch, self.changeset
-        )
+    fn open(&self, out: &mut Vec<u8>) {
+        push(
+            out,
+            &[
+                "--",
+                &self.batch,
+                "\r\nContent-Type: multipart/mixed; boundary=",
+            ],
+        );
+        push(out, &[&self.changeset, "\r\n\r\n"]);
     }
 
-    fn part_head(&self) -> String {
-        format!(
-            "--{}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n",
-            self.changeset
-        )
+    fn part_head(&self, out: &mut Vec<u8>) {
+        push(out, &["--", &self.changeset]);
+        out.extend_from_slice(
+            b"\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n",
+        );
     }
 
-    fn close(&self) -> String {
-        format!("--{}--\r\n--{}--\r\n", self.changeset, self.batch)
+    fn close(&self, out: &mut Vec<u8>) {
+        push(
+            out,
+            &["--", &self.changeset, "--\r\n--", &self.batch, "--\r\n"],
+        );
     }
 
-    fn finish(&self, ctx: &Ctx<'_>, body: String) -> Reply {
+    fn finish(&self, ctx: &Ctx<'_>, body: Vec<u8>) -> Reply {
         let content_type = format!("multipart/mixed; boundary={}", self.batch);
-        ctx.reply(StatusCode::ACCEPTED, Some(&content_type), body.into_bytes())
+        ctx.reply(StatusCode::ACCEPTED, Some(&content_type), body)
     }
 
-    fn success(&self, ctx: &Ctx<'_>, done: &[(Operation, Planned)]) -> Reply {
+    /// One part per operation, written straight into one buffer.
+    fn success(&self, ctx: &Ctx<'_>, done: &[(Answer, Planned)]) -> Reply {
         let base = ctx.base();
-        let mut out = self.open();
-        for (operation, planned) in done {
-            out.push_str(&self.part_head());
-            out.push_str(&format!(
-                "HTTP/1.1 {} {}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n",
-                planned.status.as_u16(),
-                planned.status.canonical_reason().unwrap_or_default()
-            ));
-            if let Some(id) = &operation.content_id {
-                out.push_str(&format!("Content-ID: {id}\r\n"));
+        let mut out = Vec::with_capacity(256 + done.len() * 600);
+        self.open(&mut out);
+        for (answer, planned) in done {
+            self.part_head(&mut out);
+            status_line(&mut out, planned.status);
+            out.extend_from_slice(
+                b"X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\n",
+            );
+            if let Some(id) = &answer.content_id {
+                push(&mut out, &["Content-ID: ", id, "\r\n"]);
             }
             let mut body = None;
-            if let Some(stored) = &planned.stored {
+            if let Some(stored) = planned.stored() {
                 if planned.status == StatusCode::CREATED {
-                    let location = response::entity_location(&base, &operation.table, stored);
-                    out.push_str(&format!(
-                        "Location: {location}\r\nDataServiceId: {location}\r\n"
-                    ));
-                    if operation.no_content {
-                        out.push_str("Preference-Applied: return-no-content\r\n");
+                    for name in ["Location: ", "DataServiceId: "] {
+                        out.extend_from_slice(name.as_bytes());
+                        response::write_entity_location(&mut out, &base, &answer.table, stored);
+                        out.extend_from_slice(b"\r\n");
+                    }
+                    if answer.no_content {
+                        out.extend_from_slice(b"Preference-Applied: return-no-content\r\n");
                     } else {
                         let writer = EntityWriter {
                             base: &base,
                             account: &ctx.account,
-                            table: &operation.table,
-                            level: operation.level,
+                            table: &answer.table,
+                            level: answer.level,
                             select: None,
                         };
-                        out.push_str(&format!(
-                            "Content-Type: {}\r\n",
-                            operation.level.content_type()
-                        ));
+                        push(
+                            &mut out,
+                            &["Content-Type: ", answer.level.content_type(), "\r\n"],
+                        );
                         body = Some(writer.single(stored));
                     }
                 }
-                out.push_str(&format!("ETag: {}\r\n", response::entity_etag(stored)));
+                out.extend_from_slice(b"ETag: ");
+                let timestamp = stored.timestamp().unwrap_or_default();
+                crate::datetime::write_etag(&mut out, &timestamp);
+                out.extend_from_slice(b"\r\n");
             }
-            out.push_str("\r\n");
+            out.extend_from_slice(b"\r\n");
             if let Some(body) = body {
-                out.push_str(&String::from_utf8_lossy(&body));
+                out.extend_from_slice(&body);
             }
-            out.push_str("\r\n");
+            out.extend_from_slice(b"\r\n");
         }
-        out.push_str(&self.close());
+        self.close(&mut out);
         self.finish(ctx, out)
     }
 
     /// The answer to a batch holding one query: the query's response as the only part.
     fn query(&self, ctx: &Ctx<'_>, answer: Reply) -> Reply {
-        let status = answer.status();
-        let mut out = format!(
-            "--{}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 {} {}\r\nDataServiceVersion: 3.0;\r\n",
-            self.batch,
-            status.as_u16(),
-            status.canonical_reason().unwrap_or_default()
+        let mut out = Vec::with_capacity(1024);
+        push(&mut out, &["--", &self.batch]);
+        out.extend_from_slice(
+            b"\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n",
         );
+        status_line(&mut out, answer.status());
+        out.extend_from_slice(b"DataServiceVersion: 3.0;\r\n");
         for name in [
             "content-type",
             "etag",
@@ -587,15 +601,15 @@ impl BatchResponse {
             "x-ms-continuation-NextRowKey",
         ] {
             if let Some(value) = answer.headers().get(name).and_then(|v| v.to_str().ok()) {
-                out.push_str(&format!("{name}: {value}\r\n"));
+                push(&mut out, &[name, ": ", value, "\r\n"]);
             }
         }
-        out.push_str("\r\n");
-        let body = answer.into_body().collect().now_or_never();
-        if let Some(Ok(body)) = body {
-            out.push_str(&String::from_utf8_lossy(&body.to_bytes()));
+        out.extend_from_slice(b"\r\n");
+        // The body is a `Full`: it is ready at once.
+        if let Some(Ok(body)) = answer.into_body().collect().now_or_never() {
+            out.extend_from_slice(&body.to_bytes());
         }
-        out.push_str(&format!("\r\n--{}--\r\n", self.batch));
+        push(&mut out, &["\r\n--", &self.batch, "--\r\n"]);
         self.finish(ctx, out)
     }
 
@@ -603,21 +617,36 @@ impl BatchResponse {
         let err = &failure.error;
         let prefix = format!("{}:", failure.index);
         let (content_type, body) = response::error_body(err, ctx.request_id, ctx.level, &prefix);
-        let mut out = self.open();
-        out.push_str(&self.part_head());
-        out.push_str(&format!(
-            "HTTP/1.1 {} {}\r\nX-Content-Type-Options: nosniff\r\nDataServiceVersion: 3.0;\r\nContent-Type: {content_type}\r\n",
-            err.status.as_u16(),
-            err.status.canonical_reason().unwrap_or_default()
-        ));
+        let mut out = Vec::with_capacity(512 + body.len());
+        self.open(&mut out);
+        self.part_head(&mut out);
+        status_line(&mut out, err.status);
+        out.extend_from_slice(b"X-Content-Type-Options: nosniff\r\nDataServiceVersion: 3.0;\r\n");
+        push(&mut out, &["Content-Type: ", content_type, "\r\n"]);
         if let Some(id) = &failure.content_id {
-            out.push_str(&format!("Content-ID: {id}\r\n"));
+            push(&mut out, &["Content-ID: ", id, "\r\n"]);
         }
-        out.push_str("\r\n");
-        out.push_str(&String::from_utf8_lossy(&body));
-        out.push_str("\r\n");
-        out.push_str(&self.close());
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&body);
+        out.extend_from_slice(b"\r\n");
+        self.close(&mut out);
         self.finish(ctx, out)
+    }
+}
+
+/// `HTTP/1.1 201 Created\r\n`.
+fn status_line(out: &mut Vec<u8>, status: StatusCode) {
+    out.extend_from_slice(b"HTTP/1.1 ");
+    out.extend_from_slice(status.as_str().as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(status.canonical_reason().unwrap_or_default().as_bytes());
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Appends text pieces.
+fn push(out: &mut Vec<u8>, pieces: &[&str]) {
+    for piece in pieces {
+        out.extend_from_slice(piece.as_bytes());
     }
 }
 

@@ -3,6 +3,7 @@
 //! Serves the development account (and any `--account`) on 127.0.0.1 until Ctrl-C. With
 //! `--data`, acknowledged writes are kept in DIR and survive a restart.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use tablekit_testing::Emulator;
@@ -50,8 +51,18 @@ async fn run() -> Result<(), String> {
         }
     }
     let emulator = builder.start().await.map_err(|e| e.to_string())?;
-    println!("tablekit-emulator listening on {}", emulator.endpoint());
-    println!("UseDevelopmentStorage=true works when the port is 10002");
+    // A closed stdout (the reader went away) must not stop the server: errors ignored.
+    let mut out = std::io::stdout();
+    let _ = writeln!(
+        out,
+        "tablekit-emulator listening on {}",
+        emulator.endpoint()
+    );
+    let _ = writeln!(
+        out,
+        "UseDevelopmentStorage=true works when the port is 10002"
+    );
+    let _ = out.flush();
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| format!("cannot wait for Ctrl-C: {e}"))?;

@@ -94,15 +94,27 @@ fn compare_values(a: &Value, b: &Value) -> Option<Ordering> {
 /// Ordinal comparison by UTF-16 code units: the service's (and .NET's) string order, which
 /// differs from Rust's byte order for characters above U+FFFF.
 pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
-    // Equal prefixes are common (shared key prefixes): skip them cheaply on bytes first.
-    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    // Back up to a character boundary so the UTF-16 walk starts on whole characters.
-    let mut start = common;
-    while start > 0 && !a.is_char_boundary(start) {
-        start -= 1;
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    // A plain loop: this runs for every step of every key lookup, and iterator adapters are
+    // slow in the debug builds tests run in.
+    let common = x.len().min(y.len());
+    let mut at = 0;
+    while at < common && x[at] == y[at] {
+        at += 1;
     }
-    let (Some(ra), Some(rb)) = (a.get(start..), b.get(start..)) else {
-        return a.encode_utf16().cmp(b.encode_utf16());
+    let (Some(&p), Some(&q)) = (x.get(at), y.get(at)) else {
+        return x.len().cmp(&y.len());
     };
-    ra.encode_utf16().cmp(rb.encode_utf16())
+    // UTF-8 byte order is code point order. UTF-16 differs only where a character above
+    // U+FFFF (lead byte F0 to F4, a surrogate pair starting 0xD800 to 0xDBFF) meets one in
+    // U+E000 to U+FFFF (lead byte EE or EF): there the supplementary character sorts first.
+    // A difference in a continuation byte means equal lead bytes, so byte order holds.
+    let upper_bmp = |b: u8| b == 0xEE || b == 0xEF;
+    if p >= 0xF0 && upper_bmp(q) {
+        Ordering::Less
+    } else if q >= 0xF0 && upper_bmp(p) {
+        Ordering::Greater
+    } else {
+        p.cmp(&q)
+    }
 }

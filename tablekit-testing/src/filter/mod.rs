@@ -22,12 +22,14 @@
 mod eval;
 mod lexer;
 mod parser;
+mod range;
 
 use std::fmt;
 
 use tablekit::DynamicEntity;
 
 pub use eval::{utf16_cmp, Field, Subject};
+pub(crate) use range::KeyRange;
 
 /// A parsed `$filter`.
 ///
@@ -63,27 +65,10 @@ impl Filter {
         eval::eval(&self.expr, subject)
     }
 
-    /// The PartitionKey every match must have, when the filter's top-level `and` chain says
-    /// `PartitionKey eq '...'`: lets a query scan one partition instead of the table.
-    pub(crate) fn partition_key(&self) -> Option<&str> {
-        fn find(expr: &parser::Expr) -> Option<&str> {
-            use parser::{Expr, Op, Operand};
-            match expr {
-                Expr::And(a, b) => find(a).or_else(|| find(b)),
-                Expr::Compare(
-                    Operand::Property(p),
-                    Op::Eq,
-                    Operand::Literal(tablekit::Value::String(v)),
-                )
-                | Expr::Compare(
-                    Operand::Literal(tablekit::Value::String(v)),
-                    Op::Eq,
-                    Operand::Property(p),
-                ) if p == "PartitionKey" => Some(v),
-                _ => None,
-            }
-        }
-        find(&self.expr)
+    /// The keys every match lies within, from the filter's top-level `and` conjuncts: lets
+    /// a query seek instead of scanning the table.
+    pub(crate) fn key_range(&self) -> KeyRange {
+        range::key_range(&self.expr)
     }
 }
 

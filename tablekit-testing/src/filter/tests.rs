@@ -89,17 +89,21 @@ fn strings_order_by_utf16_code_units() {
 #[test]
 fn partition_key_is_found_in_the_top_level_and_chain() {
     let f = Filter::parse("N gt 1 and ('p' eq PartitionKey and RowKey ge 'a')").unwrap();
-    assert_eq!(f.partition_key(), Some("p"));
+    assert_eq!(f.key_range().partition.single(), Some("p"));
     assert_eq!(
         Filter::parse("PartitionKey eq 'p' or N eq 1")
             .unwrap()
-            .partition_key(),
+            .key_range()
+            .partition
+            .single(),
         None
     );
     assert_eq!(
         Filter::parse("not (PartitionKey eq 'p')")
             .unwrap()
-            .partition_key(),
+            .key_range()
+            .partition
+            .single(),
         None
     );
 }
@@ -182,6 +186,14 @@ proptest! {
 
     #[test]
     fn utf16_order_matches_encoding_order(a in "\\PC{0,8}", b in "\\PC{0,8}") {
+        prop_assert_eq!(utf16_cmp(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+    }
+
+    #[test]
+    fn utf16_order_holds_where_it_differs_from_byte_order(
+        a in "[a\u{E9}\u{D7FF}\u{E000}\u{FF61}\u{FFFF}\u{10000}\u{1F600}\u{10FFFF}]{0,6}",
+        b in "[a\u{E9}\u{D7FF}\u{E000}\u{FF61}\u{FFFF}\u{10000}\u{1F600}\u{10FFFF}]{0,6}",
+    ) {
         prop_assert_eq!(utf16_cmp(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
     }
 

@@ -174,10 +174,9 @@ fn trim_line_end(bytes: &[u8]) -> &[u8] {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(0);
-    }
-    haystack.windows(needle.len()).position(|w| w == needle)
+    // One pass with a substring searcher: comparing every window made a 100-operation
+    // response cost about a memcmp per byte.
+    memchr::memmem::find(haystack, needle)
 }
 
 #[cfg(test)]

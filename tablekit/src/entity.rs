@@ -33,8 +33,9 @@ use crate::value::Value;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DynamicEntity {
-    partition_key: String,
-    row_key: String,
+    /// Keys are inline when short (most are), so a decoded entity allocates none for them.
+    partition_key: SmolStr,
+    row_key: SmolStr,
     timestamp: Option<DateTime<Utc>>,
     etag: Option<ETag>,
     /// Short names (most) are stored inline and long ones shared, so the entities of a decoded
@@ -50,10 +51,10 @@ impl DynamicEntity {
     /// assert_eq!((e.partition_key(), e.row_key()), ("pk", "rk"));
     /// assert!(e.is_empty());
     /// ```
-    pub fn new(partition_key: impl Into<String>, row_key: impl Into<String>) -> Self {
+    pub fn new(partition_key: impl AsRef<str>, row_key: impl AsRef<str>) -> Self {
         DynamicEntity {
-            partition_key: partition_key.into(),
-            row_key: row_key.into(),
+            partition_key: SmolStr::new(partition_key),
+            row_key: SmolStr::new(row_key),
             ..DynamicEntity::default()
         }
     }
@@ -91,8 +92,8 @@ impl DynamicEntity {
     /// e.set_partition_key("pk");
     /// assert_eq!(e.partition_key(), "pk");
     /// ```
-    pub fn set_partition_key(&mut self, key: impl Into<String>) {
-        self.partition_key = key.into();
+    pub fn set_partition_key(&mut self, key: impl AsRef<str>) {
+        self.partition_key = SmolStr::new(key);
     }
 
     /// Replaces the RowKey.
@@ -102,8 +103,8 @@ impl DynamicEntity {
     /// e.set_row_key("rk");
     /// assert_eq!(e.row_key(), "rk");
     /// ```
-    pub fn set_row_key(&mut self, key: impl Into<String>) {
-        self.row_key = key.into();
+    pub fn set_row_key(&mut self, key: impl AsRef<str>) {
+        self.row_key = SmolStr::new(key);
     }
 
     /// When the service last wrote the entity (`None` before it was stored).

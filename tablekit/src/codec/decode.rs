@@ -362,8 +362,8 @@ fn set_system<'de>(
         _ => return Err((Cow::Borrowed(name), "expected a string".into())),
     };
     match system {
-        System::PartitionKey => entity.set_partition_key(text.into_owned()),
-        System::RowKey => entity.set_row_key(text.into_owned()),
+        System::PartitionKey => entity.set_partition_key(&*text),
+        System::RowKey => entity.set_row_key(&*text),
         System::ETag => entity.set_etag(Some(ETag::new(text.into_owned()))),
         System::Timestamp => match parse_datetime(&text) {
             Some(time) => entity.set_timestamp(Some(time)),

@@ -82,11 +82,13 @@ pub(crate) fn decode_response(body: &[u8], boundary: &str) -> Option<Vec<PartRes
     let mut responses = Vec::new();
     for part in split_parts(body, boundary)? {
         let (headers, content) = split_head(part)?;
-        let headers = parse_headers(headers);
-        let content_type = header(&headers, "content-type").unwrap_or_default();
+        let content_type = header_lines(headers)
+            .find(|(name, _)| name.eq_ignore_ascii_case(b"content-type"))
+            .and_then(|(_, value)| std::str::from_utf8(value).ok())
+            .unwrap_or_default();
         if let Some(inner) = content_type
-            .to_ascii_lowercase()
-            .starts_with("multipart/mixed")
+            .get(..15)
+            .is_some_and(|start| start.eq_ignore_ascii_case("multipart/mixed"))
             .then(|| self::boundary(content_type))
             .flatten()
         {
@@ -101,48 +103,44 @@ pub(crate) fn decode_response(body: &[u8], boundary: &str) -> Option<Vec<PartRes
 /// The parts between `--boundary` delimiters (preamble and epilogue dropped).
 fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Option<Vec<&'a [u8]>> {
     let delimiter = format!("--{boundary}");
-    let delimiter = delimiter.as_bytes();
+    // One searcher for the whole body: building one per search cost more than searching.
+    let finder = memchr::memmem::Finder::new(delimiter.as_bytes());
     let mut parts = Vec::new();
-    let mut rest = body.get(find(body, delimiter)?..)?;
+    let mut rest = body.get(finder.find(body)?..)?;
     loop {
         let after = rest.get(delimiter.len()..)?;
         if after.starts_with(b"--") {
             return Some(parts);
         }
         // The delimiter line ends with CRLF; the part ends before the CRLF of the next one.
-        let start = find(after, b"\n")? + 1;
+        let start = memchr::memchr(b'\n', after)? + 1;
         let content = after.get(start..)?;
-        let end = find(content, delimiter)?;
+        let end = finder.find(content)?;
         let part = content.get(..end)?;
         parts.push(trim_line_end(part));
         rest = content.get(end..)?;
     }
 }
 
-/// Splits at the first empty line: (headers, content).
+/// Splits at the first empty line (CRLF or LF line ends): (headers, content).
 fn split_head(part: &[u8]) -> Option<(&[u8], &[u8])> {
-    if let Some(i) = find(part, b"\r\n\r\n") {
-        return Some((part.get(..i)?, part.get(i + 4..)?));
-    }
-    let i = find(part, b"\n\n")?;
-    Some((part.get(..i)?, part.get(i + 2..)?))
+    memchr::memchr_iter(b'\n', part).find_map(|i| {
+        let next = part.get(i + 1..)?;
+        if next.starts_with(b"\n") {
+            return Some((trim_line_end(part.get(..i)?), next.get(1..)?));
+        }
+        next.starts_with(b"\r\n")
+            .then(|| Some((trim_line_end(part.get(..i)?), next.get(2..)?)))
+            .flatten()
+    })
 }
 
-fn parse_headers(block: &[u8]) -> Vec<(String, String)> {
-    String::from_utf8_lossy(block)
-        .lines()
-        .filter_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            Some((name.trim().to_owned(), value.trim().to_owned()))
-        })
-        .collect()
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
+/// `name: value` header lines, both trimmed; lines without a colon are skipped.
+fn header_lines(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    block.split(|&b| b == b'\n').filter_map(|line| {
+        let colon = memchr::memchr(b':', line)?;
+        Some((line[..colon].trim_ascii(), line[colon + 1..].trim_ascii()))
+    })
 }
 
 /// `HTTP/1.1 201 Created` + headers + blank line + body.
@@ -151,15 +149,19 @@ fn parse_http_response(content: &[u8]) -> Option<PartResponse> {
         Some(split) => split,
         None => (trim_line_end(content), &[][..]),
     };
-    let head = String::from_utf8_lossy(head);
-    let mut lines = head.lines();
-    let status_line = lines.next()?;
-    let status = status_line.split_whitespace().nth(1)?.parse().ok()?;
-    let headers = lines
-        .filter_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            Some((name.trim().to_owned(), value.trim().to_owned()))
-        })
+    let (status_line, headers) = match memchr::memchr(b'\n', head) {
+        Some(i) => (&head[..i], &head[i + 1..]),
+        None => (head, &[][..]),
+    };
+    let status = std::str::from_utf8(status_line)
+        .ok()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let headers = header_lines(headers)
+        .map(|(name, value)| (text(name), text(value)))
         .collect();
     Some(PartResponse {
         status,
@@ -171,12 +173,6 @@ fn parse_http_response(content: &[u8]) -> Option<PartResponse> {
 fn trim_line_end(bytes: &[u8]) -> &[u8] {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     bytes.strip_suffix(b"\r").unwrap_or(bytes)
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    // One pass with a substring searcher: comparing every window made a 100-operation
-    // response cost about a memcmp per byte.
-    memchr::memmem::find(haystack, needle)
 }
 
 #[cfg(test)]

@@ -73,6 +73,10 @@ pub struct Batch<M: TableModel> {
     partition_key: Option<String>,
     operations: Vec<Operation>,
     parts_len: usize,
+    /// The lengths of [`head`](Self::head) and [`tail`](Self::tail), fixed by the boundaries.
+    frame_len: usize,
+    /// The URL every insert posts to, made by the first insert.
+    insert_url: Option<String>,
 }
 
 impl<M: TableModel> fmt::Debug for Batch<M> {
@@ -92,14 +96,18 @@ impl<M: TableModel> fmt::Debug for Batch<M> {
 impl<M: TableModel> Batch<M> {
     pub(crate) fn new(table: Table<M>) -> Self {
         let id = uuid::Uuid::new_v4();
-        Batch {
+        let mut batch = Batch {
             table,
             batch_boundary: format!("batch_{id}"),
             changeset_boundary: format!("changeset_{id}"),
             partition_key: None,
             operations: Vec::new(),
             parts_len: 0,
-        }
+            frame_len: 0,
+            insert_url: None,
+        };
+        batch.frame_len = batch.head().len() + batch.tail().len();
+        batch
     }
 
     /// Adds an insert.
@@ -170,7 +178,7 @@ impl<M: TableModel> Batch<M> {
     /// The exact size in bytes of the body [`submit`](Self::submit) would send now (at most
     /// 4 MiB: an operation that would pass the limit is refused by the method adding it).
     pub fn encoded_len(&self) -> usize {
-        self.head().len() + self.parts_len + self.tail().len()
+        self.frame_len + self.parts_len
     }
 
     /// The `multipart/mixed` body as it would be sent.
@@ -327,7 +335,7 @@ impl<M: TableModel> Batch<M> {
     }
 
     fn encode_part(
-        &self,
+        &mut self,
         index: usize,
         kind: OperationKind,
         partition_key: &str,
@@ -335,12 +343,10 @@ impl<M: TableModel> Batch<M> {
         if_match: Option<&str>,
         body: Option<&[u8]>,
     ) -> Result<Vec<u8>> {
-        let name = self.table.checked_name()?;
-        let path = match kind {
-            OperationKind::Insert => format!("/{name}"),
-            _ => self.table.entity_path(partition_key, row_key)?,
+        let url = match kind {
+            OperationKind::Insert => self.insert_url()?.to_owned(),
+            _ => self.url(&self.table.entity_path(partition_key, row_key)?),
         };
-        let url = self.table.client().endpoint().url(&path);
         let method = match kind {
             OperationKind::Insert => "POST",
             OperationKind::UpsertMerge | OperationKind::Merge => "PATCH",
@@ -353,7 +359,7 @@ impl<M: TableModel> Batch<M> {
             &PartRequest {
                 content_id: index,
                 method,
-                url: url.as_str(),
+                url: &url,
                 if_match,
                 prefer_no_content: kind == OperationKind::Insert,
                 body,
@@ -361,6 +367,19 @@ impl<M: TableModel> Batch<M> {
             &mut part,
         );
         Ok(part)
+    }
+
+    /// The table's URL, which inserts post to: the same for every insert of the batch.
+    fn insert_url(&mut self) -> Result<&str> {
+        if self.insert_url.is_none() {
+            let path = format!("/{}", self.table.checked_name()?);
+            self.insert_url = Some(self.url(&path));
+        }
+        Ok(self.insert_url.as_deref().unwrap_or_default())
+    }
+
+    fn url(&self, path: &str) -> String {
+        self.table.client().endpoint().url(path).into()
     }
 
     fn head(&self) -> String {

@@ -53,16 +53,17 @@ pub(crate) fn body_tail(batch: &str, changeset: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PartResponse {
     pub(crate) status: u16,
-    pub(crate) headers: Vec<(String, String)>,
+    /// The header lines as received: read on demand, since a caller wants two or three.
+    head: Vec<u8>,
     pub(crate) body: Vec<u8>,
 }
 
 impl PartResponse {
+    /// The value of header `name` (any case), when present and UTF-8.
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        header_lines(&self.head)
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
+            .and_then(|(_, value)| std::str::from_utf8(value).ok())
     }
 }
 
@@ -159,13 +160,9 @@ fn parse_http_response(content: &[u8]) -> Option<PartResponse> {
         .nth(1)?
         .parse()
         .ok()?;
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    let headers = header_lines(headers)
-        .map(|(name, value)| (text(name), text(value)))
-        .collect();
     Some(PartResponse {
         status,
-        headers,
+        head: headers.to_vec(),
         body: trim_line_end(body).to_vec(),
     })
 }
@@ -197,6 +194,9 @@ mod tests {
         let parts = decode_response(FAIL.as_bytes(), "batchresponse_b").unwrap();
         assert_eq!(parts.len(), 1);
         assert_eq!(parts[0].status, 409);
+        assert_eq!(parts[0].header("content-id"), Some("3"));
+        assert_eq!(parts[0].header("DataServiceVersion"), Some("3.0;"));
+        assert_eq!(parts[0].header("ETag"), None);
         assert!(String::from_utf8_lossy(&parts[0].body).starts_with("{\"odata.error\""));
         assert!(String::from_utf8_lossy(&parts[0].body).ends_with("}}}"));
     }

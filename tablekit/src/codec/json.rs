@@ -252,7 +252,8 @@ impl<'a> JsonReader<'a> {
             // Both ends are ASCII, so the slice lies on character boundaries.
             return Ok(Cow::Borrowed(&self.text[start..end]));
         }
-        let mut owned = String::with_capacity(end - start + 16);
+        // Room for more than the text before the first escape: escaped strings (ETags) go on.
+        let mut owned = String::with_capacity(end - start + 64);
         owned.push_str(&self.text[start..end]);
         self.pos = end;
         self.escaped_string(owned).map(Cow::Owned)
@@ -278,7 +279,12 @@ impl<'a> JsonReader<'a> {
     #[inline]
     fn special(&mut self, start: usize) -> Result<usize> {
         let rest = self.bytes().get(start..).unwrap_or_default();
-        match string_special(rest) {
+        // Most names and many values are short: their end is in the first eight bytes.
+        let found = match rest.first_chunk::<8>().map(|word| word_special(*word)) {
+            Some(Some(at)) => Some(at),
+            _ => string_special(rest),
+        };
+        match found {
             Some(at) if rest[at] >= 0x20 => Ok(start + at),
             Some(at) => {
                 self.pos = start + at;
@@ -423,26 +429,32 @@ impl<'a> JsonReader<'a> {
     }
 }
 
+/// The offset of the first `"`, `\` or control character among eight bytes.
+#[inline]
+fn word_special(chunk: [u8; 8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    let word = u64::from_le_bytes(chunk);
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let found = (quote | backslash | control) & HIGHS;
+    (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+}
+
 /// The offset of the first byte of `bytes` that ends a plain run of string text: a `"`, a
 /// `\` or a control character. Eight bytes are tested at once (each test sets the high bit
 /// of every matching byte; the lowest set bit is exact, since borrows only move upwards).
 #[inline]
 fn string_special(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
     let mut chunks = bytes.chunks_exact(8);
     for (index, chunk) in chunks.by_ref().enumerate() {
         let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
             break; // Not reached: every chunk has 8 bytes.
         };
-        let word = u64::from_le_bytes(chunk);
-        let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
-        let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let found = (quote | backslash | control) & HIGHS;
-        if found != 0 {
-            return Some(index * 8 + (found.trailing_zeros() / 8) as usize);
+        if let Some(at) = word_special(chunk) {
+            return Some(index * 8 + at);
         }
     }
     let offset = bytes.len() - chunks.remainder().len();

@@ -138,9 +138,20 @@ fn split_head(part: &[u8]) -> Option<(&[u8], &[u8])> {
 
 /// `name: value` header lines, both trimmed; lines without a colon are skipped.
 fn header_lines(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    block.split(|&b| b == b'\n').filter_map(|line| {
-        let colon = memchr::memchr(b':', line)?;
-        Some((line[..colon].trim_ascii(), line[colon + 1..].trim_ascii()))
+    let mut rest = block;
+    std::iter::from_fn(move || {
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(end) => rest.split_at(end + 1),
+                None => (rest, &[][..]),
+            };
+            rest = next;
+            if let Some(colon) = memchr::memchr(b':', line) {
+                let (name, value) = line.split_at(colon);
+                return Some((name.trim_ascii(), value[1..].trim_ascii()));
+            }
+        }
+        None
     })
 }
 

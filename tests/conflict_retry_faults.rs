@@ -318,20 +318,50 @@ async fn a_single_writer_counts_every_increment_once_under_lost_answers() {
     );
 }
 
-#[tokio::test]
-async fn sixteen_writers_stay_within_the_documented_bound_under_lost_answers() {
-    const TASKS: i64 = 16;
-    // 16 x 100 takes over a minute on two cores; 16 x 25 keeps the same contention.
-    const EACH: i64 = 25;
+/// Writers and increments each for the contention tests: 16 x 100 takes over a minute on
+/// two cores; 16 x 25 keeps the same contention.
+const TASKS: i64 = 16;
+const EACH: i64 = 25;
+
+/// What a contention run left: the stored count and the judgements of flagged 412s.
+struct Contention {
+    stored: i64,
+    ours: u64,
+    changed: u64,
+    table: Table,
+    /// Kept alive so `table` can still be read.
+    _emulator: Emulator,
+}
+
+/// `TASKS` writers of `EACH` increments on a fresh counter `name`, with 1% of the answers
+/// lost after their write was applied.
+async fn contend_under_lost_answers(name: &str, policy: ConflictRetry) -> Contention {
     let outcomes = Outcomes::default();
     let _guard = outcomes.install();
     let emulator = Emulator::start().await.expect("emulator");
     let client = client_for(&emulator);
-    let table = counter(&client, "SixteenWriters").await;
+    let table = counter(&client, name).await;
     emulator.set_faults(Some(applied_then_lost(23, 0.01)));
-    let n = contend(&table, patient(), TASKS, EACH).await;
+    let stored = contend(&table, policy, TASKS, EACH).await;
     emulator.set_faults(None);
     let (ours, changed) = outcomes.get();
+    Contention {
+        stored,
+        ours,
+        changed,
+        table,
+        _emulator: emulator,
+    }
+}
+
+#[tokio::test]
+async fn sixteen_writers_stay_within_the_documented_bound_under_lost_answers() {
+    let Contention {
+        stored: n,
+        ours,
+        changed,
+        ..
+    } = contend_under_lost_answers("SixteenWriters", patient()).await;
     // Each flagged 412 decided wrongly is at most one lost increment ("ours" when another
     // writer wrote the same value) or one extra ("changed" after our write was overwritten);
     // see the conflict_retry module docs.
@@ -348,18 +378,14 @@ async fn sixteen_writers_stay_within_the_documented_bound_under_lost_answers() {
 
 #[tokio::test]
 async fn sixteen_writers_with_a_write_log_count_exactly() {
-    const TASKS: i64 = 16;
-    const EACH: i64 = 25;
-    let outcomes = Outcomes::default();
-    let _guard = outcomes.install();
-    let emulator = Emulator::start().await.expect("emulator");
-    let client = client_for(&emulator);
-    let table = counter(&client, "LoggedWriters").await;
-    emulator.set_faults(Some(applied_then_lost(23, 0.01)));
     let policy = patient().write_log("WriteLog", 64).expect("a valid log");
-    let n = contend(&table, policy, TASKS, EACH).await;
-    emulator.set_faults(None);
-    let (ours, changed) = outcomes.get();
+    let Contention {
+        stored: n,
+        ours,
+        changed,
+        table,
+        _emulator: _alive,
+    } = contend_under_lost_answers("LoggedWriters", policy).await;
     assert!(
         ours > 0,
         "no applied write lost its answer: the case was not exercised"

@@ -252,26 +252,26 @@ impl FromValue for f64 {
 
 impl IntoValue for String {
     fn into_value(self) -> Option<Value> {
-        Some(Value::String(self))
+        Some(Value::String(self.into()))
     }
 }
 
 impl IntoValue for &str {
     fn into_value(self) -> Option<Value> {
-        Some(Value::String(self.to_owned()))
+        Some(Value::String(self.into()))
     }
 }
 
 impl IntoValue for &String {
     fn into_value(self) -> Option<Value> {
-        Some(Value::String(self.clone()))
+        Some(Value::String(self.into()))
     }
 }
 
 impl FromValue for String {
     fn from_value(value: &Value) -> Result<Self, ValueError> {
         match value {
-            Value::String(s) => Ok(s.clone()),
+            Value::String(s) => Ok(s.to_string()),
             other => Err(ValueError::mismatch("Edm.String", other)),
         }
     }

@@ -515,7 +515,7 @@ pub fn write_json<T: Serialize + ?Sized>(
     if utf16_len(&text) <= MAX_STRING_UNITS {
         check_write(name, 0, max_properties)?;
         remove_split(entity, name);
-        entity.set(name, Value::String(text));
+        entity.set(name, Value::String(text.into()));
         Ok(())
     } else {
         write_split(entity, name, text.as_bytes(), max_properties)

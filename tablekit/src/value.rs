@@ -44,7 +44,7 @@ pub enum Value {
     /// `Edm.Guid`.
     Guid(Uuid),
     /// `Edm.String`: at most 32,767 UTF-16 code units.
-    String(String),
+    String(smol_str::SmolStr),
     /// `Edm.Binary`: at most 64 KiB.
     Binary(Vec<u8>),
 }

@@ -63,7 +63,7 @@ impl Lexer<'_> {
                 self.bump();
                 Token::Close
             }
-            '\'' | '"' => Token::Literal(Value::String(self.quoted(c)?)),
+            '\'' | '"' => Token::Literal(Value::String(self.quoted(c)?.into())),
             '-' | '0'..='9' => Token::Literal(self.number()?),
             c if c.is_alphabetic() || c == '_' => self.word()?,
             other => return Err(self.error(format!("unexpected character {other:?}"))),

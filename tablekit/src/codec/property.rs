@@ -53,7 +53,7 @@ pub(super) fn to_value(scalar: Scalar<'_>, edm: Option<EdmType>) -> Result<Optio
 /// read untyped, so it is read again as `edm`.
 pub(super) fn retype(value: Value, edm: EdmType) -> Result<Value, Reason> {
     match value {
-        Value::String(s) => from_text(Cow::Owned(s), Some(edm)),
+        Value::String(s) => from_text(Cow::Borrowed(&s), Some(edm)),
         Value::Int32(n) => from_int(i64::from(n), Some(edm)),
         Value::Int64(n) => from_int(n, Some(edm)),
         Value::Double(f) => from_float(f, Some(edm)),
@@ -114,10 +114,10 @@ fn from_float(f: f64, edm: Option<EdmType>) -> Result<Value, Reason> {
 fn from_text(text: Cow<'_, str>, edm: Option<EdmType>) -> Result<Value, Reason> {
     let bad = |edm: EdmType| -> Reason { format!("{:?} is not a valid {edm}", clip(&text)).into() };
     let Some(edm) = edm else {
-        return Ok(Value::String(text.into_owned()));
+        return Ok(Value::String(smol_str::SmolStr::new(&text)));
     };
     let value = match edm {
-        EdmType::String => Value::String(text.into_owned()),
+        EdmType::String => Value::String(smol_str::SmolStr::new(&text)),
         EdmType::Int64 => Value::Int64(text.parse().map_err(|_| bad(edm))?),
         EdmType::Int32 => Value::Int32(text.parse().map_err(|_| bad(edm))?),
         EdmType::Double => Value::Double(parse_double(&text).ok_or_else(|| bad(edm))?),

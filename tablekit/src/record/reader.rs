@@ -437,7 +437,7 @@ impl<'a> RecordReader<'a> {
             3 => Value::Double(self.read_f64()?),
             4 => Value::DateTime(self.read_datetime()?),
             5 => Value::Guid(self.read_uuid()?),
-            6 => Value::String(self.read_string()?),
+            6 => Value::String(self.read_string()?.into()),
             7 => Value::Binary(self.read_bytes()?.to_vec()),
             value => {
                 return Err(RecordError::InvalidTag {

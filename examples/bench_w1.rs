@@ -237,8 +237,17 @@ fn print(reports: &[PhaseReport]) {
     }
 }
 
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), BoxError> {
+    // On the runtime's worker threads, as a service's request handlers run, rather than on
+    // the thread blocked in `main`, whose every wake-up is a hand-off between threads.
+    tokio::spawn(compare()).await?
+}
+
+/// W1 on the emulator and, when one is given, on another service, then the ratios.
+async fn compare() -> Result<(), BoxError> {
     let other = std::env::args()
         .nth(1)
         .or_else(|| std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING").ok());

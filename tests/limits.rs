@@ -129,9 +129,9 @@ fn key_characters() {
 
 #[test]
 fn string_values_are_at_most_32767_utf16_units() {
-    let ok = Value::String("s".repeat(MAX_STRING_UNITS));
+    let ok = Value::String("s".repeat(MAX_STRING_UNITS).into());
     assert!(validate_value("S", &ok).is_ok());
-    let long = Value::String("s".repeat(MAX_STRING_UNITS + 1));
+    let long = Value::String("s".repeat(MAX_STRING_UNITS + 1).into());
     assert_eq!(
         validate_value("S", &long),
         Err(InvalidInput::StringTooLong {
@@ -139,9 +139,9 @@ fn string_values_are_at_most_32767_utf16_units() {
             units: 32_768
         })
     );
-    let pairs = Value::String(format!("{}{EMOJI}", "s".repeat(MAX_STRING_UNITS - 2)));
+    let pairs = Value::String(format!("{}{EMOJI}", "s".repeat(MAX_STRING_UNITS - 2)).into());
     assert!(validate_value("S", &pairs).is_ok());
-    let pairs = Value::String(format!("{}{EMOJI}", "s".repeat(MAX_STRING_UNITS - 1)));
+    let pairs = Value::String(format!("{}{EMOJI}", "s".repeat(MAX_STRING_UNITS - 1)).into());
     assert!(validate_value("S", &pairs).is_err());
 }
 
@@ -231,7 +231,7 @@ fn entity_size_follows_the_formula_for_every_type() {
         (Value::Double(1.0), 8),
         (Value::DateTime(min_datetime()), 8),
         (Value::Guid(uuid::Uuid::nil()), 16),
-        (Value::String(format!("ab{EMOJI}")), 4 + 2 * 4),
+        (Value::String(format!("ab{EMOJI}").into()), 4 + 2 * 4),
         (Value::Binary(vec![1, 2, 3]), 4 + 3),
     ];
     for (value, value_size) in cases {

@@ -6,7 +6,6 @@
 //! - ETags: `W/"datetime'2026-11-22T11%3A42%3A25.2261896Z'"` (colons percent-encoded).
 //! - The HTTP `Date` header, formatted once per second.
 
-use std::cell::RefCell;
 
 use chrono::{DateTime, Utc};
 use http::HeaderValue;
@@ -155,28 +154,9 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-thread_local! {
-    /// The `Date` header of the current second, per thread: formatting it is costly next to
-    /// answering a point query.
-    static HTTP_DATE: RefCell<Option<(i64, HeaderValue)>> = const { RefCell::new(None) };
-}
-
 /// Now as an HTTP `Date` header value (`Sun, 22 Nov 2026 11:42:24 GMT`).
 pub(crate) fn http_date() -> Option<HeaderValue> {
-    let now = Utc::now();
-    let second = now.timestamp();
-    HTTP_DATE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some((cached, value)) = cache.as_ref() {
-            if *cached == second {
-                return Some(value.clone());
-            }
-        }
-        let text = now.format("%a, %d %b %Y %H:%M:%S GMT").to_string();
-        let value = HeaderValue::from_str(&text).ok()?;
-        *cache = Some((second, value.clone()));
-        Some(value)
-    })
+    HeaderValue::from_str(&tablekit::auth::http_date(Utc::now())).ok()
 }
 
 #[cfg(test)]

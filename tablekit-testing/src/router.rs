@@ -50,7 +50,7 @@ const MAX_BODY: usize = 8 * 1024 * 1024;
 /// Handles one request; `Err` closes the connection without an answer.
 pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Reply, Dropped> {
     let (parts, body) = req.into_parts();
-    let request_id = random_uuid().to_string();
+    let request_id = uuid::Uuid::new_v4().to_string();
     let params = query_params(parts.uri.query());
     let parsed = route::parse(parts.uri.path());
     let op = match &parsed {
@@ -107,12 +107,6 @@ pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<
         }
         _ => Ok(reply),
     }
-}
-
-/// A version 4 UUID from the thread's fast generator: `Uuid::new_v4` asks the operating
-/// system for every one, and every answer carries a request id.
-pub(crate) fn random_uuid() -> uuid::Uuid {
-    uuid::Builder::from_random_bytes(rand::random()).into_uuid()
 }
 
 fn draw_fault(

@@ -12,6 +12,7 @@ pub use std::vec::Vec;
 pub use chrono::{DateTime, Utc};
 pub use serde;
 pub use serde_json;
+pub use smol_str::SmolStr;
 
 pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};

@@ -16,9 +16,11 @@
 //! # Ok::<(), tablekit::auth::InvalidKey>(())
 //! ```
 
+use std::cell::RefCell;
 use std::fmt;
 
 use base64::Engine;
+use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -97,6 +99,31 @@ pub fn shared_key_string_to_sign(
 /// The SharedKeyLite string to sign.
 pub fn shared_key_lite_string_to_sign(date: &str, canonicalized_resource: &str) -> String {
     format!("{date}\n{canonicalized_resource}")
+}
+
+
+/// A time as the `x-ms-date` and `Date` headers write it (RFC 1123, always GMT), e.g.
+/// `Sun, 22 Nov 2026 11:42:23 GMT`: the form signatures are made over.
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+/// let t = Utc.with_ymd_and_hms(2026, 11, 22, 11, 42, 23).unwrap();
+/// assert_eq!(tablekit::auth::http_date(t), "Sun, 22 Nov 2026 11:42:23 GMT");
+/// ```
+pub fn http_date(time: DateTime<Utc>) -> String {
+    thread_local! {
+        /// The last second formatted on this thread: requests come many to the second, and
+        /// formatting costs more than signing.
+        static LAST: RefCell<(i64, String)> = const { RefCell::new((i64::MIN, String::new())) };
+    }
+    let second = time.timestamp();
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != second {
+            *last = (second, time.format("%a, %d %b %Y %H:%M:%S GMT").to_string());
+        }
+        last.1.clone()
+    })
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 //! ```
 
 use chrono::{DateTime, Utc};
+use smol_str::SmolStr;
 use uuid::Uuid;
 
 use crate::value::{truncate_to_tick, EdmType, Value};
@@ -270,8 +271,21 @@ impl IntoValue for &String {
 
 impl FromValue for String {
     fn from_value(value: &Value) -> Result<Self, ValueError> {
+        SmolStr::from_value(value).map(String::from)
+    }
+}
+
+/// The type strings are stored as: reading one copies nothing (long strings are shared).
+impl IntoValue for SmolStr {
+    fn into_value(self) -> Option<Value> {
+        Some(Value::String(self))
+    }
+}
+
+impl FromValue for SmolStr {
+    fn from_value(value: &Value) -> Result<Self, ValueError> {
         match value {
-            Value::String(s) => Ok(s.to_string()),
+            Value::String(s) => Ok(s.clone()),
             other => Err(ValueError::mismatch("Edm.String", other)),
         }
     }

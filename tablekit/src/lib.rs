@@ -32,6 +32,7 @@ pub use model::{TableEntity, TableModel};
 pub use query::Query;
 pub use record::{Record, RecordError};
 pub use select::Select;
+pub use smol_str::SmolStr;
 pub use tablekit_derive::{Record, TableEntity, TableValue};
 pub use value::{EdmType, Value};
 

@@ -269,16 +269,33 @@ pub fn validate_property_name(name: &str) -> Result<(), InvalidInput> {
             reason,
         })
     };
-    let Some(first) = name.chars().next() else {
-        return fail("a property name cannot be empty");
+    // Nearly every name is ASCII: its checks need no character decoding.
+    let (count, starts_well, all_allowed) = match name.is_ascii() {
+        true => (
+            name.len(),
+            name.bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_'),
+            name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+        ),
+        false => (
+            name.chars().count(),
+            name.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_'),
+            name.chars().all(|c| c.is_alphanumeric() || c == '_'),
+        ),
     };
-    if name.chars().count() > MAX_PROPERTY_NAME_CHARS {
+    if count == 0 {
+        return fail("a property name cannot be empty");
+    }
+    if count > MAX_PROPERTY_NAME_CHARS {
         return fail("a property name is at most 255 characters");
     }
-    if !(first.is_alphabetic() || first == '_') {
+    if !starts_well {
         return fail("a property name starts with a letter or `_`");
     }
-    if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+    if !all_allowed {
         return fail("a property name holds only letters, digits and `_`");
     }
     if matches!(name, "PartitionKey" | "RowKey" | "Timestamp") {
@@ -307,10 +324,15 @@ pub fn is_forbidden_key_char(c: char) -> bool {
 /// assert!(validate_key(KeyKind::RowKey, &"k".repeat(513)).is_err());
 /// ```
 pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
-    if let Some((position, character)) = value
-        .char_indices()
-        .find(|(_, c)| is_forbidden_key_char(*c))
-    {
+    // Every forbidden character is below U+00A0: a key without such bytes needs no decoding.
+    let suspect = |b: &u8| *b < 0x20 || matches!(b, b'/' | b'\\' | b'#' | b'?' | 0x7f | 0xc2);
+    let forbidden = match value.as_bytes().iter().any(suspect) {
+        true => value
+            .char_indices()
+            .find(|(_, c)| is_forbidden_key_char(*c)),
+        false => None,
+    };
+    if let Some((position, character)) = forbidden {
         return Err(InvalidInput::KeyCharacter {
             key,
             value: value.to_owned(),

@@ -7,7 +7,8 @@
 
 use std::fmt;
 
-use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use smol_str::SmolStr;
 use uuid::Uuid;
 
 /// One property value: the eight EDM types the Table service stores.
@@ -43,8 +44,16 @@ pub enum Value {
     DateTime(DateTime<Utc>),
     /// `Edm.Guid`.
     Guid(Uuid),
-    /// `Edm.String`: at most 32,767 UTF-16 code units.
-    String(smol_str::SmolStr),
+    /// `Edm.String`: at most 32,767 UTF-16 code units. Up to 23 bytes are kept inline and
+    /// longer text is shared, so decoding allocates for few strings and cloning copies none;
+    /// `"text".into()` or `String::into()` makes one, and it reads as a `&str`.
+    ///
+    /// ```
+    /// use tablekit::Value;
+    /// let v = Value::String("Drako".into());
+    /// if let Value::String(s) = &v { assert_eq!(s.as_str(), "Drako"); }
+    /// ```
+    String(SmolStr),
     /// `Edm.Binary`: at most 64 KiB.
     Binary(Vec<u8>),
 }
@@ -201,10 +210,11 @@ const UNIX_EPOCH_TICKS: i64 = 621_355_968_000_000_000;
 /// ```
 /// assert_eq!(tablekit::value::min_datetime().to_rfc3339(), "1601-01-01T00:00:00+00:00");
 /// ```
-pub fn min_datetime() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(1601, 1, 1, 0, 0, 0)
-        .single()
-        .unwrap_or_default()
+pub const fn min_datetime() -> DateTime<Utc> {
+    match NaiveDate::from_ymd_opt(1601, 1, 1) {
+        Some(day) => day.and_time(NaiveTime::MIN).and_utc(),
+        None => DateTime::<Utc>::MIN_UTC, // Not reached: the date is valid.
+    }
 }
 
 /// The largest DateTime the service stores: the last tick of 9999-12-31.
@@ -213,8 +223,13 @@ pub fn min_datetime() -> DateTime<Utc> {
 /// use chrono::Datelike;
 /// assert_eq!(tablekit::value::max_datetime().year(), 9999);
 /// ```
-pub fn max_datetime() -> DateTime<Utc> {
-    from_ticks(MAX_TICKS).unwrap_or_default()
+pub const fn max_datetime() -> DateTime<Utc> {
+    let day = NaiveDate::from_ymd_opt(9999, 12, 31);
+    let time = NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_900);
+    match (day, time) {
+        (Some(day), Some(time)) => day.and_time(time).and_utc(),
+        _ => DateTime::<Utc>::MAX_UTC, // Not reached: both are valid.
+    }
 }
 
 /// The ticks of .NET's `DateTime.MaxValue` (9999-12-31T23:59:59.9999999).

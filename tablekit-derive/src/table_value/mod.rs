@@ -128,7 +128,7 @@ fn expand(input: &DeriveInput, as_name: bool, variants: &[(&syn::Ident, String)]
     };
     let (into, from) = if as_name {
         (
-            quote!(#p::Some(#p::Value::String(#p::String::from(match self { #(#ident::#idents => #names),* })))),
+            quote!(#p::Some(#p::Value::String(#p::SmolStr::new_static(match self { #(#ident::#idents => #names),* })))),
             quote! {
                 let text = <#p::String as #p::FromValue>::from_value(value)?;
                 match text.as_str() {

@@ -494,8 +494,8 @@ struct BatchResponse {
 impl BatchResponse {
     fn new() -> Self {
         BatchResponse {
-            batch: format!("batchresponse_{}", crate::router::random_uuid()),
-            changeset: format!("changesetresponse_{}", crate::router::random_uuid()),
+            batch: format!("batchresponse_{}", uuid::Uuid::new_v4()),
+            changeset: format!("changesetresponse_{}", uuid::Uuid::new_v4()),
         }
     }
 

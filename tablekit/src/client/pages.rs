@@ -3,7 +3,9 @@
 //!
 //! The service answers at most 1000 entities per page and may answer a short or even empty
 //! page while more follow (timeouts, partition boundaries), so every consumer here loops on the
-//! continuation, never on the page size. Nothing buffers more than one page.
+//! continuation, never on the page size. Nothing holds more than one page besides the one
+//! being consumed: with [read-ahead](EntityQuery::read_ahead), the next page is requested
+//! while the current one is decoded and consumed.
 
 use std::collections::VecDeque;
 
@@ -12,7 +14,7 @@ use reqwest::Method;
 
 use super::continuation::ContinuationToken;
 use super::table::Table;
-use super::transport::Call;
+use super::transport::{Call, Reply};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::limits::InvalidInput;
@@ -106,6 +108,7 @@ pub struct EntityQuery<M: TableModel> {
     table: Table<M>,
     query: Query<M>,
     start: Option<ContinuationToken>,
+    read_ahead: bool,
 }
 
 impl<M: TableModel> EntityQuery<M> {
@@ -114,7 +117,35 @@ impl<M: TableModel> EntityQuery<M> {
             table,
             query,
             start: None,
+            read_ahead: false,
         }
+    }
+
+    /// Requests each next page as soon as the current one's headers arrive, so the service
+    /// answers it while this page is decoded and consumed: a scan then takes about the longer
+    /// of the two times instead of their sum. Off by default for the streams, because a
+    /// consumer that stops early has then paid for one page it never reads; [`count`] and
+    /// [`collect_all`], which always read to the end, turn it on. Without a tokio runtime
+    /// (needed to run the request meanwhile) pages are read one after the other.
+    ///
+    /// [`count`]: EntityQuery::count
+    /// [`collect_all`]: EntityQuery::collect_all
+    ///
+    /// ```no_run
+    /// use futures::TryStreamExt;
+    /// # use tablekit::client::TableServiceClient;
+    /// # use tablekit::DynamicEntity;
+    /// # async fn run() -> tablekit::Result<()> {
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let mut pages = client.table_named::<DynamicEntity>("Logs").query_all().read_ahead(true).pages();
+    /// while let Some(page) = pages.try_next().await? {
+    ///     println!("{} entities", page.len()); // the next page is on its way meanwhile
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn read_ahead(mut self, on: bool) -> Self {
+        self.read_ahead = on;
+        self
     }
 
     /// Starts where an earlier page's [`continuation`](Page::continuation) pointed.
@@ -134,18 +165,34 @@ impl<M: TableModel> EntityQuery<M> {
             table,
             query,
             start,
+            read_ahead,
         } = self;
-        // State: Some(position) while more pages remain; the first fetch has position `start`.
-        stream::try_unfold(Some(start), move |position| {
-            let table = table.clone();
-            let query = query.clone();
+        let read_ahead = read_ahead && tokio::runtime::Handle::try_current().is_ok();
+        stream::try_unfold(Next::At(start), move |next| {
+            let (table, query) = (table.clone(), query.clone());
             async move {
-                let Some(position) = position else {
-                    return Ok::<_, Error>(None);
+                let reply = match next {
+                    Next::At(position) => request_page(&table, &query, position).await?,
+                    Next::Requested(pending) => pending.reply().await?,
+                    Next::End => return Ok::<_, Error>(None),
                 };
-                let page = fetch_page(&table, &query, position.as_ref()).await?;
-                let next = page.continuation().cloned().map(Some);
-                Ok(Some((page, next)))
+                let continuation = continuation_of(&reply);
+                let next = match continuation.clone() {
+                    None => Next::End,
+                    Some(token) if read_ahead => {
+                        let (table, query) = (table.clone(), query.clone());
+                        Next::Requested(Pending(tokio::spawn(async move {
+                            request_page(&table, &query, Some(token)).await
+                        })))
+                    }
+                    Some(token) => Next::At(Some(token)),
+                };
+                if matches!(next, Next::Requested(_)) {
+                    // A task spawned from a busy worker waits for that worker: let it send
+                    // its request before this one settles into decoding.
+                    tokio::task::yield_now().await;
+                }
+                Ok(Some((decode_page::<M>(&reply, continuation)?, next)))
             }
         })
         .boxed()
@@ -168,16 +215,19 @@ impl<M: TableModel> EntityQuery<M> {
         }
     }
 
-    /// Counts the matching entities (reading every page).
+    /// Counts the matching entities (reading every page, with
+    /// [read-ahead](EntityQuery::read_ahead)).
     pub async fn count(self) -> Result<usize> {
-        self.pages()
+        self.read_ahead(true)
+            .pages()
             .try_fold(0, |count, page| async move { Ok(count + page.len()) })
             .await
     }
 
-    /// Collects every matching entity into memory: only for results known to be small.
+    /// Collects every matching entity into memory (with [read-ahead](EntityQuery::read_ahead)):
+    /// only for results known to be small.
     pub async fn collect_all(self) -> Result<Vec<M::Entity>> {
-        self.entities().try_collect().await
+        self.read_ahead(true).entities().try_collect().await
     }
 }
 
@@ -239,12 +289,53 @@ impl<E: TableEntity> Chunker<E> {
     }
 }
 
-/// One `GET /Table()` with the query's options and the position.
+/// Where a page stream goes on from.
+enum Next {
+    /// The page at this position is still to be requested.
+    At(Option<ContinuationToken>),
+    /// The next page is already requested.
+    Requested(Pending),
+    /// The last page was read.
+    End,
+}
+
+/// A page request running on its own task; stopped when the stream is dropped before it.
+struct Pending(tokio::task::JoinHandle<Result<Reply>>);
+
+impl Pending {
+    async fn reply(mut self) -> Result<Reply> {
+        match (&mut self.0).await {
+            Ok(reply) => reply,
+            // The request's own panic, surfaced where it would have happened without the task.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Only `Drop` cancels the task, and it has not run: kept typed all the same.
+            Err(e) => Err(Error::Transport(Box::new(e))),
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The first page only, read and decoded.
 async fn fetch_page<M: TableModel>(
     table: &Table<M>,
     query: &Query<M>,
     position: Option<&ContinuationToken>,
 ) -> Result<Page<M::Entity>> {
+    let reply = request_page(table, query, position.cloned()).await?;
+    decode_page::<M>(&reply, continuation_of(&reply))
+}
+
+/// One `GET /Table()` with the query's options and the position.
+async fn request_page<M: TableModel>(
+    table: &Table<M>,
+    query: &Query<M>,
+    position: Option<ContinuationToken>,
+) -> Result<Reply> {
     let name = table.checked_name()?;
     let mut call = Call::new(Method::GET, format!("/{name}()"));
     if let Some(filter) = query.filter_string().filter(|f| !f.trim().is_empty()) {
@@ -263,11 +354,22 @@ async fn fetch_page<M: TableModel>(
     if let Some(position) = position {
         call.query.extend(position.query_parameters());
     }
-    let reply = table.client().transport().send(&call).await?;
-    let continuation = ContinuationToken::from_headers(
+    table.client().transport().send(&call).await
+}
+
+/// Where the page after `reply` starts, from its headers.
+fn continuation_of(reply: &Reply) -> Option<ContinuationToken> {
+    ContinuationToken::from_headers(
         reply.header("x-ms-continuation-NextPartitionKey"),
         reply.header("x-ms-continuation-NextRowKey"),
-    );
+    )
+}
+
+/// The entities of one answer, wrapped as the model's entity type.
+fn decode_page<M: TableModel>(
+    reply: &Reply,
+    continuation: Option<ContinuationToken>,
+) -> Result<Page<M::Entity>> {
     let entities = codec::decode_page(&reply.body)?
         .into_iter()
         .map(M::Entity::wrap)

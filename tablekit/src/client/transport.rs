@@ -20,6 +20,7 @@ use super::endpoint::Endpoint;
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::service_error::ServiceError;
 use crate::error::{Error, Result};
+use crate::auth::http_date;
 
 /// The protocol version tablekit speaks.
 pub(crate) const API_VERSION: &str = "2019-02-02";
@@ -340,11 +341,6 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
-}
-
-/// RFC 1123 date, as `x-ms-date` wants it.
-pub(crate) fn http_date(time: chrono::DateTime<chrono::Utc>) -> String {
-    time.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
 
 #[cfg(test)]

@@ -34,8 +34,10 @@ use crate::value::EdmType;
 /// # Ok::<(), tablekit::Error>(())
 /// ```
 pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
+    // Room for the properties a body of this size usually holds: growing costs more.
+    let capacity = (bytes.len() / 24).clamp(4, 64);
     decode(bytes, "entity", |json| {
-        let entity = EntityReader::default().entity(json, None, 0)?;
+        let entity = EntityReader::default().entity(json, None, capacity)?;
         json.end()?;
         Ok(entity)
     })
@@ -130,6 +132,9 @@ fn page<'de>(json: &mut JsonReader<'de>) -> Result<Vec<DynamicEntity>, Failed<'d
     entities.ok_or(Failed::Shape("missing field `value`"))
 }
 
+/// The most entities the service answers in one page.
+const MAX_PAGE: usize = 1000;
+
 /// Reads entities, keeping what one entity teaches about the next (names, sizes).
 #[derive(Default)]
 struct EntityReader<'de> {
@@ -147,7 +152,14 @@ impl<'de> EntityReader<'de> {
         while json.next_element(entities.is_empty())? {
             // Entities of one page usually share a shape: size the next like the last.
             let capacity = entities.last().map_or(0, DynamicEntity::len);
+            let (start, _) = json.progress();
             let entity = self.entity(json, Some(entities.len()), capacity)?;
+            if entities.is_empty() {
+                // Room for as many more as the rest of the input holds at this entity's size,
+                // up to a service page (a tiny first entity must not reserve a fortune).
+                let (end, left) = json.progress();
+                entities.reserve((1 + left / (end - start).max(1)).min(MAX_PAGE));
+            }
             entities.push(entity);
         }
         Ok(entities)

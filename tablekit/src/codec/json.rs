@@ -70,6 +70,11 @@ impl<'a> JsonReader<'a> {
         }
     }
 
+    /// How many bytes have been read, and how many are left.
+    pub(super) fn progress(&self) -> (usize, usize) {
+        (self.pos, self.text.len() - self.pos)
+    }
+
     fn error(&self, what: &'static str) -> SyntaxError {
         JsonReader::at(self.text.as_bytes(), self.pos, what)
     }
@@ -282,7 +287,9 @@ impl<'a> JsonReader<'a> {
         // Most names and many values are short: their end is in the first eight bytes.
         let found = match rest.first_chunk::<8>().map(|word| word_special(*word)) {
             Some(Some(at)) => Some(at),
-            _ => string_special(rest),
+            // Eight plain bytes: the search goes on after them.
+            Some(None) => string_special(&rest[8..]).map(|at| at + 8),
+            None => string_special(rest),
         };
         match found {
             Some(at) if rest[at] >= 0x20 => Ok(start + at),

@@ -643,7 +643,7 @@ mod tests {
                 chrono::DateTime::from_timestamp(s, t * 100).unwrap_or_default()
             )),
             any::<u128>().prop_map(|n| Value::Guid(uuid::Uuid::from_u128(n))),
-            ".{0,40}".prop_map(Value::String),
+            ".{0,40}".prop_map(|s: String| Value::String(s.into())),
             proptest::collection::vec(any::<u8>(), 0..64).prop_map(Value::Binary),
         ]
     }

@@ -54,3 +54,37 @@ async fn refused_input_sends_nothing() {
         "the ETag the emulator sent was recorded"
     );
 }
+
+#[tokio::test]
+async fn an_abandoned_read_ahead_costs_at_most_one_page() {
+    use futures::TryStreamExt;
+    use tablekit::Query;
+
+    let emulator = Emulator::start().await.unwrap();
+    let fixture = emulator.unique_table("Ahead").unwrap();
+    let client = client(&emulator).await;
+    let table: Table = client.table_named(fixture.name());
+    for i in 0..50 {
+        table
+            .insert(&mut DynamicEntity::new("p", format!("{i:03}")))
+            .await
+            .unwrap();
+    }
+    let queries = || emulator.requests().count(Operation::Query);
+
+    for (read_ahead, most) in [(false, 1), (true, 2)] {
+        let before = queries();
+        let query = table.query(Query::new().top(10)).read_ahead(read_ahead);
+        let mut pages = query.pages();
+        let first = pages.try_next().await.unwrap().unwrap();
+        assert_eq!(first.len(), 10);
+        drop(pages);
+        // Let a request already on its way arrive; none may follow it.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let sent = queries() - before;
+        assert!(
+            (1..=most).contains(&sent),
+            "read_ahead({read_ahead}): {sent} page requests for one page read"
+        );
+    }
+}

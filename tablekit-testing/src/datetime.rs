@@ -6,7 +6,6 @@
 //! - ETags: `W/"datetime'2026-11-22T11%3A42%3A25.2261896Z'"` (colons percent-encoded).
 //! - The HTTP `Date` header, formatted once per second.
 
-
 use chrono::{DateTime, Utc};
 use http::HeaderValue;
 use tablekit::codec;

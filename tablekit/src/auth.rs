@@ -101,7 +101,6 @@ pub fn shared_key_lite_string_to_sign(date: &str, canonicalized_resource: &str) 
     format!("{date}\n{canonicalized_resource}")
 }
 
-
 /// A time as the `x-ms-date` and `Date` headers write it (RFC 1123, always GMT), e.g.
 /// `Sun, 22 Nov 2026 11:42:23 GMT`: the form signatures are made over.
 ///

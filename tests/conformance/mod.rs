@@ -18,7 +18,7 @@
 
 use chrono::{TimeZone, Utc};
 use futures::TryStreamExt;
-use tablekit::client::{ContinuationToken, Credential, Table, TableServiceClient};
+use tablekit::client::{ContinuationToken, Credential, Page, Table, TableServiceClient};
 use tablekit::{DynamicEntity, ETag, Error, InvalidInput, Query, TableEntity, TableModel, Value};
 use uuid::Uuid;
 
@@ -44,6 +44,7 @@ macro_rules! conformance_suite {
             queries_filter_select_and_top,
             paging_over_more_than_1000_entities_counts_exactly,
             chunks_are_exact_across_pages,
+            read_ahead_reads_the_same_pages,
             continuation_tokens_resume_where_a_page_ended,
             batch_applies_every_operation_kind,
             failed_batch_applies_nothing_and_names_the_operation,
@@ -636,6 +637,37 @@ pub async fn chunks_are_exact_across_pages(client: &TableServiceClient) {
     assert_eq!(seen, (0..250).collect::<Vec<_>>());
     assert!(chunks.next_chunk(10).await.unwrap().is_empty());
     assert!(!chunks.has_more());
+    table.delete_table().await.unwrap();
+}
+
+pub async fn read_ahead_reads_the_same_pages(client: &TableServiceClient) {
+    let table = fresh_table(client, "ahead").await;
+    fill_partition(&table, "p", 130).await;
+    let pages = |read_ahead: bool| {
+        let query = table.query(Query::new().top(40)).read_ahead(read_ahead);
+        async move {
+            let pages: Vec<Page<DynamicEntity>> = query.pages().try_collect().await.unwrap();
+            pages
+                .iter()
+                .map(|p| {
+                    p.entities()
+                        .iter()
+                        .map(|e| e.row_key().to_owned())
+                        .collect()
+                })
+                .collect::<Vec<Vec<String>>>()
+        }
+    };
+    let ahead = pages(true).await;
+    assert_eq!(ahead, pages(false).await);
+    assert_eq!(
+        ahead.iter().map(Vec::len).collect::<Vec<_>>(),
+        [40, 40, 40, 10]
+    );
+    // The consumers that read everything read ahead by themselves.
+    let query = || table.query(Query::new().top(40));
+    assert_eq!(query().count().await.unwrap(), 130);
+    assert_eq!(query().collect_all().await.unwrap().len(), 130);
     table.delete_table().await.unwrap();
 }
 

@@ -19,8 +19,8 @@ use super::credential::{Credential, SignedParts};
 use super::endpoint::Endpoint;
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::service_error::ServiceError;
-use crate::error::{Error, Result};
 use crate::auth::http_date;
+use crate::error::{Error, Result};
 
 /// The protocol version tablekit speaks.
 pub(crate) const API_VERSION: &str = "2019-02-02";

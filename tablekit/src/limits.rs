@@ -351,7 +351,7 @@ pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
 ///
 /// ```
 /// use tablekit::{limits::validate_value, Value};
-/// assert!(validate_value("S", &Value::String("x".repeat(32_767))).is_ok());
+/// assert!(validate_value("S", &Value::String("x".repeat(32_767).into())).is_ok());
 /// assert!(validate_value("B", &Value::Binary(vec![0; 65_537])).is_err());
 /// ```
 pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput> {

@@ -3,18 +3,21 @@
 
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::{DynamicEntity, Error};
-use tablekit_testing::{Emulator, Operation};
+use tablekit_testing::{Emulator, Operation, TestTable};
 
-async fn client(emulator: &Emulator) -> TableServiceClient {
-    TableServiceClient::from_connection_string(&emulator.connection_string()).unwrap()
+/// A running emulator, a fresh table on it (dropped with the fixture), and the client's handle
+/// to that table.
+async fn counted_table(prefix: &str) -> (Emulator, TestTable, TableServiceClient, Table) {
+    let emulator = Emulator::start().await.unwrap();
+    let fixture = emulator.unique_table(prefix).unwrap();
+    let client = TableServiceClient::from_connection_string(&emulator.connection_string()).unwrap();
+    let table: Table = client.table_named(fixture.name());
+    (emulator, fixture, client, table)
 }
 
 #[tokio::test]
 async fn refused_input_sends_nothing() {
-    let emulator = Emulator::start().await.unwrap();
-    let fixture = emulator.unique_table("Counted").unwrap();
-    let client = client(&emulator).await;
-    let table: Table = client.table_named(fixture.name());
+    let (emulator, fixture, client, table) = counted_table("Counted").await;
     let before = emulator.requests();
 
     let mut slash = DynamicEntity::new("a/b", "r");
@@ -60,10 +63,7 @@ async fn an_abandoned_read_ahead_costs_at_most_one_page() {
     use futures::TryStreamExt;
     use tablekit::Query;
 
-    let emulator = Emulator::start().await.unwrap();
-    let fixture = emulator.unique_table("Ahead").unwrap();
-    let client = client(&emulator).await;
-    let table: Table = client.table_named(fixture.name());
+    let (emulator, _fixture, _client, table) = counted_table("Ahead").await;
     for i in 0..50 {
         table
             .insert(&mut DynamicEntity::new("p", format!("{i:03}")))

@@ -59,18 +59,6 @@ pub(crate) fn write_member(out: &mut Vec<u8>, name: &str, value: &str) {
     write_str(out, value);
 }
 
-/// Appends an integer's decimal digits.
-pub(crate) fn write_int(out: &mut Vec<u8>, n: impl itoa::Integer) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
-}
-
-/// Appends a finite double as serde_json writes it: the shortest text that reads back
-/// exactly, with `.0` on whole numbers so they stay Doubles.
-pub(crate) fn write_double(out: &mut Vec<u8>, d: f64) {
-    // Writing into a Vec cannot fail; serde_json's float formatting is the reference.
-    let _ = serde_json::to_writer(&mut *out, &d);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,13 +70,6 @@ mod tests {
             let mut out = Vec::new();
             write_str(&mut out, &s);
             prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&s).unwrap());
-        }
-
-        #[test]
-        fn integers_match_serde_json(n in any::<i64>()) {
-            let mut out = Vec::new();
-            write_int(&mut out, n);
-            prop_assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
         }
     }
 

@@ -6,12 +6,11 @@
 //! the non-finite Doubles); `fullmetadata` adds `odata.type`, `odata.id`, `odata.editLink` and
 //! the Timestamp's annotation.
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
 use chrono::{DateTime, Utc};
-use tablekit::{codec, DynamicEntity, Value};
+use tablekit::codec::{self, DateTimeText, Fraction};
+use tablekit::{DynamicEntity, Value};
 
-use crate::datetime::{self, Fraction};
+use crate::datetime;
 use crate::json;
 use crate::service_error::ServiceError;
 
@@ -190,7 +189,7 @@ impl EntityWriter<'_> {
     }
 
     fn members(&self, out: &mut Vec<u8>, entity: &DynamicEntity, in_page: bool) {
-        let timestamp = datetime::Text::new(&entity.timestamp().unwrap_or_default());
+        let timestamp = DateTimeText::new(&entity.timestamp().unwrap_or_default());
         match self.level {
             Metadata::None => {}
             Metadata::Minimal => etag_member(out, &timestamp),
@@ -255,12 +254,12 @@ impl EntityWriter<'_> {
         }
     }
 
-    fn timestamp(&self, out: &mut Vec<u8>, timestamp: &datetime::Text) {
+    fn timestamp(&self, out: &mut Vec<u8>, timestamp: &DateTimeText) {
         if self.level == Metadata::Full {
             member(out, "Timestamp@odata.type", "Edm.DateTime");
         }
         out.extend_from_slice(b"\"Timestamp\":\"");
-        timestamp.write(out, Fraction::Seven, b":");
+        datetime::write_seven(out, timestamp, b":");
         out.push(b'"');
     }
 
@@ -277,14 +276,14 @@ impl EntityWriter<'_> {
         }
         json::write_str(out, name);
         out.push(b':');
-        write_value(out, value);
+        codec::write_value(out, value, Fraction::Trimmed);
     }
 }
 
 /// `"odata.etag":"W/\"datetime'...'\"",` (the ETag's quotes escaped inside the JSON string).
-fn etag_member(out: &mut Vec<u8>, timestamp: &datetime::Text) {
+fn etag_member(out: &mut Vec<u8>, timestamp: &DateTimeText) {
     out.extend_from_slice(b"\"odata.etag\":\"W/\\\"datetime'");
-    timestamp.write(out, Fraction::Seven, b"%3A");
+    datetime::write_seven(out, timestamp, b"%3A");
     out.extend_from_slice(b"'\\\"\",");
 }
 
@@ -298,56 +297,6 @@ fn annotation(value: &Value) -> Option<&'static str> {
         Value::Double(d) if !d.is_finite() => Some("Edm.Double"),
         _ => None,
     }
-}
-
-fn write_value(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Int32(n) => json::write_int(out, *n),
-        Value::Int64(n) => {
-            out.push(b'"');
-            json::write_int(out, *n);
-            out.push(b'"');
-        }
-        Value::Double(d) if d.is_nan() => out.extend_from_slice(b"\"NaN\""),
-        Value::Double(d) if d.is_infinite() => out.extend_from_slice(if *d > 0.0 {
-            b"\"Infinity\""
-        } else {
-            b"\"-Infinity\""
-        }),
-        Value::Double(d) => json::write_double(out, *d),
-        Value::DateTime(t) => {
-            out.push(b'"');
-            datetime::write(out, t, Fraction::Trimmed, b":");
-            out.push(b'"');
-        }
-        Value::Guid(g) => {
-            let mut buf = uuid::Uuid::encode_buffer();
-            out.push(b'"');
-            out.extend_from_slice(g.hyphenated().encode_lower(&mut buf).as_bytes());
-            out.push(b'"');
-        }
-        Value::String(s) => json::write_str(out, s),
-        Value::Binary(b) => {
-            out.push(b'"');
-            let start = out.len();
-            out.resize(start + base64::encoded_len(b.len(), true).unwrap_or(0), 0);
-            let written = out
-                .get_mut(start..)
-                .map_or(0, |slot| STANDARD.encode_slice(b, slot).unwrap_or(0));
-            out.truncate(start + written);
-            out.push(b'"');
-        }
-    }
-}
-
-/// A DateTime property as the service returns it: up to 7 fractional digits, trailing zeros
-/// dropped (`2020-01-01T00:00:00Z`, `2024-01-02T03:04:05.123456Z`).
-#[cfg(test)]
-fn datetime_text(time: &DateTime<Utc>) -> String {
-    let mut out = Vec::new();
-    datetime::write(&mut out, time, Fraction::Trimmed, b":");
-    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A created table's body.
@@ -551,13 +500,5 @@ mod tests {
             .unwrap(),
             r#"{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#Tables/@Element","TableName":"edmtest"}"#
         );
-    }
-
-    #[test]
-    fn datetimes_drop_trailing_zeros() {
-        let t = codec::parse_datetime("2024-01-02T03:04:05.1234560Z").unwrap();
-        assert_eq!(datetime_text(&t), "2024-01-02T03:04:05.123456Z");
-        let t = codec::parse_datetime("2020-01-01T00:00:00Z").unwrap();
-        assert_eq!(datetime_text(&t), "2020-01-01T00:00:00Z");
     }
 }

@@ -1,6 +1,16 @@
 //! The wire form of `Edm.DateTime`: ISO 8601 UTC with up to 7 fractional digits.
 
-use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
+
+/// How many fractional digits a DateTime is written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fraction {
+    /// Always 7: Timestamps, ETags and request bodies.
+    Seven,
+    /// Trailing zeros dropped, and the `.` too when nothing is left: DateTime properties as
+    /// the service answers them (`2020-01-01T00:00:00Z`).
+    Trimmed,
+}
 
 /// Formats a time as the service does: `2024-01-02T03:04:05.1234567Z` (always 7 digits).
 ///
@@ -10,55 +20,153 @@ use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 /// assert_eq!(tablekit::codec::format_datetime(&t), "1970-01-01T00:00:00.0000001Z");
 /// ```
 pub fn format_datetime(time: &DateTime<Utc>) -> String {
-    let mut out = Vec::with_capacity(28);
-    write_datetime(&mut out, time);
-    // Only ASCII digits and separators were written.
-    String::from_utf8(out).unwrap_or_default()
+    DateTimeText::new(time)
+        .without_zone(Fraction::Seven)
+        .to_owned()
+        + "Z"
 }
 
-/// Appends the service's text for `time` (see [`format_datetime`]) without allocating.
-pub(super) fn write_datetime(out: &mut Vec<u8>, time: &DateTime<Utc>) {
-    let (year, month, day) = (time.year(), time.month(), time.day());
-    if !(0..=9999).contains(&year) {
-        // Outside the service's range (validation refuses it); keep chrono's spelling.
-        let text = time.format("%Y-%m-%dT%H:%M:%S").to_string();
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'.');
-        push_digits(out, time.timestamp_subsec_nanos() / 100 % 10_000_000, 7);
+/// Appends the service's text for `time` without allocating.
+///
+/// ```
+/// use chrono::DateTime;
+/// use tablekit::codec::{write_datetime, Fraction};
+/// let mut out = Vec::new();
+/// write_datetime(&mut out, &DateTime::from_timestamp(0, 500_000_000).unwrap(), Fraction::Trimmed);
+/// assert_eq!(out, b"1970-01-01T00:00:00.5Z");
+/// ```
+pub fn write_datetime(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: Fraction) {
+    DateTimeText::new(time).write(out, fraction);
+}
+
+/// A time's wire text, formatted once and then written with either [`Fraction`] (an
+/// entity's ETag and Timestamp share one).
+///
+/// ```
+/// use chrono::DateTime;
+/// use tablekit::codec::{DateTimeText, Fraction};
+/// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
+/// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.0000000");
+/// assert_eq!(text.without_zone(Fraction::Trimmed), "1970-01-01T00:00:00");
+/// ```
+#[derive(Clone, Debug)]
+pub struct DateTimeText {
+    digits: [u8; TEXT_LEN],
+    /// chrono's spelling, outside years 0 to 9999 (validation refuses those).
+    fallback: Option<String>,
+}
+
+/// The longest text in range: `YYYY-MM-DDTHH:MM:SS.fffffffZ`.
+const TEXT_LEN: usize = 28;
+
+impl DateTimeText {
+    /// Formats `time`.
+    pub fn new(time: &DateTime<Utc>) -> Self {
+        let mut digits = [0u8; TEXT_LEN];
+        let fallback = match seven_digits(time, &mut digits) {
+            Some(()) => None,
+            None => Some(chrono_text(time)),
+        };
+        DateTimeText { digits, fallback }
+    }
+
+    /// The text without its closing `Z`.
+    pub fn without_zone(&self, fraction: Fraction) -> &str {
+        let full = match &self.fallback {
+            Some(text) => text.as_str(),
+            // Only ASCII digits and separators were written.
+            None => std::str::from_utf8(&self.digits).unwrap_or_default(),
+        };
+        let body = full.strip_suffix('Z').unwrap_or(full);
+        match fraction {
+            Fraction::Seven => body,
+            Fraction::Trimmed => trim_fraction(body),
+        }
+    }
+
+    /// Appends the text, `Z` included.
+    pub fn write(&self, out: &mut Vec<u8>, fraction: Fraction) {
+        out.extend_from_slice(self.without_zone(fraction).as_bytes());
         out.push(b'Z');
-        return;
     }
-    push_digits(out, year.unsigned_abs(), 4);
-    out.push(b'-');
-    push_digits(out, month, 2);
-    out.push(b'-');
-    push_digits(out, day, 2);
-    out.push(b'T');
-    push_digits(out, time.hour(), 2);
-    out.push(b':');
-    push_digits(out, time.minute(), 2);
-    out.push(b':');
-    // A leap second (nanos >= 1e9) is written as :59.9999999, the last tick .NET can hold.
-    let nanos = time.timestamp_subsec_nanos();
-    let (second, ticks) = match nanos >= 1_000_000_000 {
-        true => (59, 9_999_999),
-        false => (time.second(), nanos / 100),
-    };
-    push_digits(out, second, 2);
-    out.push(b'.');
-    push_digits(out, ticks, 7);
-    out.push(b'Z');
 }
 
-/// Writes the low `width` decimal digits of `n`, zero-padded.
-fn push_digits(out: &mut Vec<u8>, n: u32, width: usize) {
-    let start = out.len();
-    out.resize(start + width, b'0');
-    let mut n = n;
-    for slot in out.iter_mut().skip(start).rev() {
-        *slot = b'0' + (n % 10) as u8;
-        n /= 10;
+/// Drops trailing fractional zeros, and the `.` when no digit is left.
+fn trim_fraction(body: &str) -> &str {
+    match body.rsplit_once('.') {
+        Some((whole, fraction)) => match fraction.trim_end_matches('0') {
+            "" => whole,
+            kept => body.get(..whole.len() + 1 + kept.len()).unwrap_or(body),
+        },
+        None => body,
     }
+}
+
+/// Fills `text` with `YYYY-MM-DDTHH:MM:SS.fffffffZ`; `None` outside years 0 to 9999.
+fn seven_digits(time: &DateTime<Utc>, text: &mut [u8; TEXT_LEN]) -> Option<()> {
+    let seconds = time.timestamp();
+    let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let of_day = seconds.rem_euclid(86_400);
+    // A leap second (nanoseconds >= 1e9) stays in second 59 as .9999999, the last tick .NET
+    // can hold.
+    let ticks = i64::from((time.timestamp_subsec_nanos() / 100).min(9_999_999));
+    *text = *b"0000-00-00T00:00:00.0000000Z";
+    let pairs = [
+        (0, year / 100),
+        (2, year % 100),
+        (5, month),
+        (8, day),
+        (11, of_day / 3600),
+        (14, of_day / 60 % 60),
+        (17, of_day % 60),
+        (20, ticks / 100_000),
+        (22, ticks / 1000 % 100),
+        (24, ticks / 10 % 100),
+    ];
+    for (at, n) in pairs {
+        let digits = usize::try_from(n).ok()? * 2;
+        text.get_mut(at..at + 2)?
+            .copy_from_slice(PAIRS.get(digits..digits + 2)?);
+    }
+    *text.get_mut(26)? = b'0' + (ticks % 10) as u8;
+    Some(())
+}
+
+/// "00", "01", ... "99": two digits per lookup.
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// (year, month, day) of a day count since 1970-01-01 in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// chrono's spelling with 7 fractional digits, for years the fast path does not cover.
+fn chrono_text(time: &DateTime<Utc>) -> String {
+    let ticks = (time.timestamp_subsec_nanos() / 100).min(9_999_999);
+    format!("{}.{ticks:07}Z", time.format("%Y-%m-%dT%H:%M:%S"))
 }
 
 /// Parses the service's DateTime text: 0 to 7 fractional digits, `Z` (an explicit `+00:00`
@@ -115,6 +223,49 @@ fn digits(bytes: &[u8]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn seven_digits_match_chrono(
+            seconds in -62_135_596_800i64..253_402_300_799,
+            nanos in 0u32..1_000_000_000,
+        ) {
+            let time = DateTime::from_timestamp(seconds, nanos).unwrap();
+            prop_assert_eq!(format_datetime(&time), chrono_text(&time));
+        }
+
+        #[test]
+        fn out_of_range_years_do_not_panic(seconds in any::<i32>(), scale in 1i64..4_000_000) {
+            if let Some(time) = DateTime::from_timestamp(i64::from(seconds) * scale, 0) {
+                let mut out = Vec::new();
+                write_datetime(&mut out, &time, Fraction::Trimmed);
+                prop_assert!(out.ends_with(b"Z"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_leap_second_is_the_last_tick_of_second_59() {
+        // chrono keeps a leap second as nanoseconds past 1e9 in second 59; .NET cannot hold it.
+        let leap = DateTime::from_timestamp(59, 1_500_000_000).unwrap();
+        assert_eq!(format_datetime(&leap), "1970-01-01T00:00:59.9999999Z");
+    }
+
+    #[test]
+    fn trimmed_drops_trailing_zeros_and_a_bare_dot() {
+        let text = |t: &str| {
+            let mut out = Vec::new();
+            write_datetime(&mut out, &parse_datetime(t).unwrap(), Fraction::Trimmed);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            text("2024-01-02T03:04:05.1234560Z"),
+            "2024-01-02T03:04:05.123456Z"
+        );
+        assert_eq!(text("2020-01-01T00:00:10Z"), "2020-01-01T00:00:10Z");
+        assert_eq!(text("2020-01-01T00:00:10.5Z"), "2020-01-01T00:00:10.5Z");
+    }
 
     #[test]
     fn seven_digits_round_trip() {

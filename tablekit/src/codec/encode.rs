@@ -2,7 +2,7 @@
 
 use base64::Engine;
 
-use super::datetime::write_datetime;
+use super::datetime::{write_datetime, Fraction};
 use crate::entity::DynamicEntity;
 use crate::value::Value;
 
@@ -50,6 +50,23 @@ fn write_property(out: &mut Vec<u8>, name: &str, value: &Value) {
     }
     write_json_str(out, name);
     out.push(b':');
+    write_value(out, value, Fraction::Seven);
+}
+
+/// Appends a property value as OData JSON, without its `@odata.type` annotation: Int64 as a
+/// string, NaN and the infinities as strings, DateTime with `fraction`, Guid hyphenated,
+/// Binary in standard base64. Request bodies write DateTimes with seven digits; the service
+/// answers with trailing zeros trimmed.
+///
+/// ```
+/// use tablekit::codec::{write_value, Fraction};
+/// use tablekit::Value;
+/// let mut out = Vec::new();
+/// write_value(&mut out, &Value::Int64(5), Fraction::Seven);
+/// write_value(&mut out, &Value::Double(f64::NAN), Fraction::Seven);
+/// assert_eq!(out, br#""5""NaN""#);
+/// ```
+pub fn write_value(out: &mut Vec<u8>, value: &Value, fraction: Fraction) {
     match value {
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Int32(n) => write_number(out, *n),
@@ -61,7 +78,7 @@ fn write_property(out: &mut Vec<u8>, name: &str, value: &Value) {
         Value::Double(d) => write_double(out, *d),
         Value::DateTime(t) => {
             out.push(b'"');
-            write_datetime(out, t);
+            write_datetime(out, t, fraction);
             out.push(b'"');
         }
         Value::Guid(g) => {

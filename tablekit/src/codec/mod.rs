@@ -26,7 +26,7 @@ mod json;
 mod property;
 mod tables;
 
-pub use datetime::{format_datetime, parse_datetime};
+pub use datetime::{format_datetime, parse_datetime, write_datetime, DateTimeText, Fraction};
 pub use decode::{decode_entity, decode_page};
-pub use encode::{encode_entity, encode_entity_into};
+pub use encode::{encode_entity, encode_entity_into, write_value};
 pub use tables::{decode_table_name, decode_table_names};

@@ -181,17 +181,16 @@ impl<M: TableModel> EntityQuery<M> {
                     None => Next::End,
                     Some(token) if read_ahead => {
                         let (table, query) = (table.clone(), query.clone());
-                        Next::Requested(Pending(tokio::spawn(async move {
+                        let pending = Pending(tokio::spawn(async move {
                             request_page(&table, &query, Some(token)).await
-                        })))
+                        }));
+                        // A task spawned from a busy worker waits for that worker: let it
+                        // send its request before this one settles into decoding.
+                        tokio::task::yield_now().await;
+                        Next::Requested(pending)
                     }
                     Some(token) => Next::At(Some(token)),
                 };
-                if matches!(next, Next::Requested(_)) {
-                    // A task spawned from a busy worker waits for that worker: let it send
-                    // its request before this one settles into decoding.
-                    tokio::task::yield_now().await;
-                }
                 Ok(Some((decode_page::<M>(&reply, continuation)?, next)))
             }
         })

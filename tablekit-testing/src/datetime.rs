@@ -13,13 +13,14 @@ use tablekit::codec::{DateTimeText, Fraction};
 /// Appends `time` as the service writes it with seven digits, `colon` in place of each `:`
 /// (`%3A` inside ETags).
 pub(crate) fn write_seven(out: &mut Vec<u8>, text: &DateTimeText, colon: &[u8]) {
-    let mut rest = text.without_zone(Fraction::Seven);
-    while let Some((before, after)) = rest.split_once(':') {
-        out.extend_from_slice(before.as_bytes());
-        out.extend_from_slice(colon);
-        rest = after;
+    let mut parts = text.ascii_without_zone(Fraction::Seven).split(|&b| b == b':');
+    if let Some(first) = parts.next() {
+        out.extend_from_slice(first);
     }
-    out.extend_from_slice(rest.as_bytes());
+    for part in parts {
+        out.extend_from_slice(colon);
+        out.extend_from_slice(part);
+    }
     out.push(b'Z');
 }
 

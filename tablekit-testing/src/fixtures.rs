@@ -14,6 +14,7 @@ use tablekit::{limits, DynamicEntity};
 use crate::error::Result;
 use crate::server::{Emulator, State};
 use crate::store::Change;
+use crate::stored::Stored;
 
 static NEXT_TABLE: AtomicU64 = AtomicU64::new(0);
 
@@ -171,7 +172,7 @@ fn seed(
         }
         entity.set_etag(None);
         entity.set_timestamp(Some(state.store.next_timestamp()));
-        changes.push(Change::Put(Arc::new(entity)));
+        changes.push(Change::Put(Arc::new(Stored::new(entity))));
     }
     let count = changes.len();
     state.store.commit(account, &mut table, changes)?;

@@ -33,23 +33,64 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 /// Appends the escaped characters of `s` without quotes.
 pub(crate) fn write_str_body(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
+    // Names, keys and most values need no escape: look for a byte that does eight at a
+    // time, and copy everything before it at once.
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = plain_prefix(bytes);
+    while let Some(&b) = bytes.get(i) {
         let escape = ESCAPE[usize::from(b)];
-        if escape == 0 {
-            continue;
+        if escape != 0 {
+            out.extend_from_slice(bytes.get(start..i).unwrap_or_default());
+            out.push(b'\\');
+            out.push(escape);
+            if escape == b'u' {
+                out.extend_from_slice(b"00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xF)]);
+            }
+            start = i + 1;
         }
-        out.extend_from_slice(bytes.get(start..i).unwrap_or_default());
-        out.push(b'\\');
-        out.push(escape);
-        if escape == b'u' {
-            out.extend_from_slice(b"00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xF)]);
-        }
-        start = i + 1;
+        i += 1;
     }
     out.extend_from_slice(bytes.get(start..).unwrap_or_default());
+}
+
+/// How many leading bytes of `bytes` need no escape: all of them, or a multiple of eight
+/// at or before the first that does.
+fn plain_prefix(bytes: &[u8]) -> usize {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut done = 0;
+    for chunk in &mut chunks {
+        if !is_plain(chunk.try_into().unwrap_or([0; 8])) {
+            return done;
+        }
+        done += 8;
+    }
+    // The last few bytes, padded with a byte that needs no escape.
+    let mut tail = [b'a'; 8];
+    let rest = chunks.remainder();
+    tail.get_mut(..rest.len())
+        .unwrap_or_default()
+        .copy_from_slice(rest);
+    if is_plain(tail) {
+        done + rest.len()
+    } else {
+        done
+    }
+}
+
+/// Whether none of eight bytes needs an escape, tested all at once.
+fn is_plain(word: [u8; 8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Whether some byte of `word` is zero (the classic bit trick; exact for "any").
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
+    let word = u64::from_ne_bytes(word);
+    // A control character is a byte below 0x20: all of its bits above 0x1F are zero.
+    let control = has_zero(word & u64::from_ne_bytes([0xE0; 8]));
+    let quote = has_zero(word ^ u64::from_ne_bytes([b'"'; 8]));
+    let backslash = has_zero(word ^ u64::from_ne_bytes([b'\\'; 8]));
+    !(control || quote || backslash)
 }
 
 /// `"name":"value"`.
@@ -66,10 +107,23 @@ mod tests {
 
     proptest! {
         #[test]
-        fn strings_match_serde_json(s in "\\PC{0,20}|[\\x00-\\x7f]{0,20}") {
+        fn strings_match_serde_json(s in "\\PC{0,40}|[\\x00-\\x7f]{0,40}") {
             let mut out = Vec::new();
             write_str(&mut out, &s);
             prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&s).unwrap());
+        }
+    }
+
+    #[test]
+    fn an_escape_is_found_at_every_position_of_a_word() {
+        for special in ['"', '\\', '\n', '\u{1F}', '\u{0}'] {
+            for at in 0..24 {
+                let mut s = "é".repeat(3) + &"a".repeat(24);
+                s.insert(at + 6, special);
+                let mut out = Vec::new();
+                write_str(&mut out, &s);
+                assert_eq!(out, serde_json::to_vec(&s).unwrap(), "{s:?}");
+            }
         }
     }
 

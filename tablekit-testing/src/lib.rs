@@ -22,6 +22,7 @@ mod scan;
 mod server;
 mod service_error;
 mod store;
+mod stored;
 
 pub use auth::TableSas;
 pub use azurite::{azurite_client, AZURITE_CONNECTION_STRING_VAR};

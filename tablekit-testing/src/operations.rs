@@ -11,6 +11,7 @@ use tablekit::{codec, limits, DynamicEntity};
 use crate::response::entity_etag;
 use crate::service_error::ServiceError;
 use crate::store::Change;
+use crate::stored::Stored;
 
 /// One entity operation, parsed from a request.
 #[derive(Clone, Debug)]
@@ -67,7 +68,7 @@ pub(crate) struct Planned {
 
 impl Planned {
     /// The entity as stored afterwards (`None` after a delete).
-    pub(crate) fn stored(&self) -> Option<&Arc<DynamicEntity>> {
+    pub(crate) fn stored(&self) -> Option<&Arc<Stored>> {
         match &self.change {
             Change::Put(entity) => Some(entity),
             Change::Delete(..) => None,
@@ -122,7 +123,7 @@ fn put(mut entity: DynamicEntity, now: DateTime<Utc>, status: StatusCode) -> Pla
     entity.set_timestamp(Some(now));
     entity.set_etag(None);
     Planned {
-        change: Change::Put(Arc::new(entity)),
+        change: Change::Put(Arc::new(Stored::new(entity))),
         status,
     }
 }

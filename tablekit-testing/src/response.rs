@@ -13,6 +13,7 @@ use tablekit::{DynamicEntity, Value};
 use crate::datetime;
 use crate::json;
 use crate::service_error::ServiceError;
+use crate::stored::Stored;
 
 /// The `odata=` level a client asked for in `Accept`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +142,7 @@ pub(crate) struct EntityWriter<'a> {
 
 impl EntityWriter<'_> {
     /// A point query's or an insert's body.
-    pub(crate) fn single(&self, entity: &DynamicEntity) -> Vec<u8> {
+    pub(crate) fn single(&self, entity: &Stored) -> Vec<u8> {
         let mut out = Vec::with_capacity(256);
         out.push(b'{');
         if self.level != Metadata::None {
@@ -156,7 +157,7 @@ impl EntityWriter<'_> {
     /// A query page's body.
     pub(crate) fn page<'e>(
         &self,
-        entities: impl IntoIterator<Item = &'e DynamicEntity>,
+        entities: impl IntoIterator<Item = &'e Stored>,
     ) -> Vec<u8> {
         let entities = entities.into_iter();
         let mut out = Vec::with_capacity(128 + entities.size_hint().0 * 320);
@@ -188,7 +189,15 @@ impl EntityWriter<'_> {
         out.push(b'"');
     }
 
-    fn members(&self, out: &mut Vec<u8>, entity: &DynamicEntity, in_page: bool) {
+    fn members(&self, out: &mut Vec<u8>, entity: &Stored, in_page: bool) {
+        if self.level == Metadata::Minimal && self.select.is_none() {
+            out.extend_from_slice(entity.minimal_members());
+        } else {
+            self.write_members(out, entity, in_page);
+        }
+    }
+
+    fn write_members(&self, out: &mut Vec<u8>, entity: &DynamicEntity, in_page: bool) {
         let timestamp = DateTimeText::new(&entity.timestamp().unwrap_or_default());
         match self.level {
             Metadata::None => {}
@@ -278,6 +287,21 @@ impl EntityWriter<'_> {
         out.push(b':');
         codec::write_value(out, value, Fraction::Trimmed);
     }
+}
+
+/// The members of an entity's JSON object in minimal metadata, without `$select`: the
+/// same in a page and alone, and independent of the table and host.
+pub(crate) fn minimal_members(entity: &DynamicEntity) -> Vec<u8> {
+    let writer = EntityWriter {
+        base: "",
+        account: "",
+        table: "",
+        level: Metadata::Minimal,
+        select: None,
+    };
+    let mut out = Vec::with_capacity(256);
+    writer.write_members(&mut out, entity, true);
+    out
 }
 
 /// `"odata.etag":"W/\"datetime'...'\"",` (the ETag's quotes escaped inside the JSON string).
@@ -406,7 +430,7 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
 mod tests {
     use super::*;
 
-    fn captured_entity() -> DynamicEntity {
+    fn captured_entity() -> Stored {
         // captures/raw_metadata_levels.txt, entity p/r1, properties in the captured order.
         let mut e = DynamicEntity::new("p", "r1");
         e.set("I32", 42);
@@ -419,7 +443,7 @@ mod tests {
         e.set("T", codec::parse_datetime("2020-01-01T00:00:00Z").unwrap());
         e.set("Bin", vec![1u8, 2, 3]);
         e.set_timestamp(codec::parse_datetime("2026-11-22T11:42:25.2261896Z"));
-        e
+        Stored::new(e)
     }
 
     fn writer(level: Metadata) -> EntityWriter<'static> {
@@ -450,6 +474,20 @@ mod tests {
     }
 
     #[test]
+    fn minimal_pages_hold_the_same_members_as_single_answers() {
+        let e = captured_entity();
+        let single = String::from_utf8(writer(Metadata::Minimal).single(&e)).unwrap();
+        let page = String::from_utf8(writer(Metadata::Minimal).page([&e, &e])).unwrap();
+        let members = single.split_once(",").unwrap().1;
+        assert_eq!(
+            page,
+            format!(
+                r#"{{"odata.metadata":"http://127.0.0.1:10003/devstoreaccount1/$metadata#rawtest","value":[{{{members},{{{members}]}}"#
+            )
+        );
+    }
+
+    #[test]
     fn full_metadata_pages_put_the_etag_first_like_the_captures() {
         let e = captured_entity();
         let page = String::from_utf8(writer(Metadata::Full).page([&e])).unwrap();
@@ -463,7 +501,7 @@ mod tests {
         e.set("Y", f64::NEG_INFINITY);
         e.set("Z", 2.0);
         e.set_timestamp(codec::parse_datetime("2026-11-22T11:42:25.2572205Z"));
-        let body = String::from_utf8(writer(Metadata::Minimal).single(&e)).unwrap();
+        let body = String::from_utf8(writer(Metadata::Minimal).single(&Stored::new(e))).unwrap();
         assert!(body.contains(r#""X@odata.type":"Edm.Double","X":"NaN","Y@odata.type":"Edm.Double","Y":"-Infinity","Z":2.0,"#), "{body}");
     }
 
@@ -479,6 +517,14 @@ mod tests {
             String::from_utf8(w.page([&e])).unwrap(),
             r#"{"value":[{"I32":42,"Nope":null}]}"#
         );
+        // The stored minimal text is the whole entity: a selection never uses it.
+        let w = EntityWriter {
+            select: Some(&names),
+            ..writer(Metadata::Minimal)
+        };
+        assert!(String::from_utf8(w.page([&e]))
+            .unwrap()
+            .ends_with(r#""value":[{"odata.etag":"W/\"datetime'2026-11-22T11%3A42%3A25.2261896Z'\"","I32":42,"Nope":null}]}"#));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use percent_encoding::percent_decode_str;
-use tablekit::{limits, DynamicEntity};
+use tablekit::limits;
 
 use crate::auth::{self, Caller};
 use crate::batch;
@@ -25,6 +25,7 @@ use crate::scan;
 use crate::server::State;
 use crate::service_error::ServiceError;
 use crate::store::{entity_key, EntityKey, Key};
+use crate::stored::Stored;
 
 /// A response with its whole body.
 pub(crate) type Reply = Response<Full<Bytes>>;
@@ -629,7 +630,7 @@ impl Ctx<'_> {
         caller: &Caller,
         table_name: &str,
         op: EntityOp,
-    ) -> Result<(Option<Arc<DynamicEntity>>, String), ServiceError> {
+    ) -> Result<(Option<Arc<Stored>>, String), ServiceError> {
         if let Caller::Sas(grant) = caller {
             grant.check_table(table_name)?;
             grant.check_permissions(op.permissions())?;
@@ -645,13 +646,18 @@ impl Ctx<'_> {
         if table.deleted {
             return Err(ServiceError::table_not_found());
         }
-        let current = table.entities.get(&key).map(|e| &**e);
+        let current = table.entities.get(&key).map(|e| &***e);
         let planned = operations::plan(op, current, self.state.store.next_timestamp())?;
         let stored = planned.stored().cloned();
         self.state
             .store
             .commit(&self.account, &mut table, vec![planned.change])?;
-        Ok((stored, table.name.clone()))
+        let name = table.name.clone();
+        drop(table);
+        if let Some(stored) = &stored {
+            stored.prepare();
+        }
+        Ok((stored, name))
     }
 }
 

@@ -8,13 +8,13 @@
 
 use std::sync::Arc;
 
-use tablekit::DynamicEntity;
 
 use crate::filter::{Filter, KeyRange};
 use crate::store::{EntityKey, Key, Table};
+use crate::stored::Stored;
 
 /// Entities of one page, shared, and the key the next page starts at.
-pub(crate) type Page = (Vec<Arc<DynamicEntity>>, Option<EntityKey>);
+pub(crate) type Page = (Vec<Arc<Stored>>, Option<EntityKey>);
 
 /// Reads up to `top` matching entities from `start` (a continuation) on; `allowed` filters
 /// keys (a SAS's range).
@@ -35,7 +35,7 @@ pub(crate) fn page(
         if is_past(&range, key) {
             break;
         }
-        if !allowed(&key.0 .0, &key.1 .0) || filter.is_some_and(|f| !f.matches(&**entity)) {
+        if !allowed(&key.0 .0, &key.1 .0) || filter.is_some_and(|f| !f.matches(&***entity)) {
             continue;
         }
         if page.len() == top {
@@ -72,6 +72,7 @@ fn is_past(range: &KeyRange, (partition, row): &EntityKey) -> bool {
 mod tests {
     use super::*;
     use crate::store::entity_key;
+    use tablekit::DynamicEntity;
     use proptest::prelude::*;
 
     /// Keys from a small alphabet (so ranges hit and miss), including characters whose
@@ -83,7 +84,7 @@ mod tests {
         for (n, (pk, rk)) in keys.iter().enumerate() {
             let mut e = DynamicEntity::new(pk.as_str(), rk.as_str());
             e.set("N", n as i32);
-            table.entities.insert(entity_key(pk, rk), Arc::new(e));
+            table.entities.insert(entity_key(pk, rk), Arc::new(Stored::new(e)));
         }
         table
     }
@@ -111,7 +112,7 @@ mod tests {
         table
             .entities
             .iter()
-            .filter(|(_, e)| filter.matches(&***e))
+            .filter(|(_, e)| filter.matches(&****e))
             .map(|(k, _)| k.clone())
             .collect()
     }

@@ -14,11 +14,12 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use chrono::{DateTime, Utc};
 use http::StatusCode;
-use tablekit::{codec, value, DynamicEntity};
+use tablekit::{codec, value};
 
 use crate::filter::utf16_cmp;
 use crate::journal::{Journal, Record};
 use crate::service_error::ServiceError;
+use crate::stored::Stored;
 
 /// A key ordered by UTF-16 code units (the service's order), not by bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,7 +50,7 @@ pub(crate) fn entity_key(pk: &str, rk: &str) -> EntityKey {
 pub(crate) struct Table {
     pub(crate) name: String,
     /// Shared, so a read copies pointers under the lock and writes its answer after it.
-    pub(crate) entities: BTreeMap<EntityKey, Arc<DynamicEntity>>,
+    pub(crate) entities: BTreeMap<EntityKey, Arc<Stored>>,
     /// Set when the table is deleted while a request still holds it.
     pub(crate) deleted: bool,
 }
@@ -58,7 +59,7 @@ pub(crate) struct Table {
 #[derive(Clone, Debug)]
 pub(crate) enum Change {
     /// Store this entity (Timestamp set) under its keys.
-    Put(Arc<DynamicEntity>),
+    Put(Arc<Stored>),
     /// Remove the entity with these keys.
     Delete(String, String),
 }
@@ -246,7 +247,7 @@ impl Store {
                     .fetch_max(value::to_ticks(&ts), AtomicOrdering::Relaxed);
                 apply(
                     &mut table.write().unwrap_or_else(|e| e.into_inner()),
-                    Change::Put(Arc::new(entity)),
+                    Change::Put(Arc::new(Stored::new(entity))),
                 );
             }
             Record::Delete {

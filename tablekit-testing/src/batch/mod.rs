@@ -230,7 +230,12 @@ pub(crate) fn execute(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Rep
     let requests = split_parts(changeset.body, inner).map_err(ServiceError::invalid_input)?;
     let response = BatchResponse::new();
     match plan_and_apply(ctx, caller, &requests) {
-        Ok(done) => Ok(response.success(ctx, &done)),
+        Ok(done) => {
+            done.iter()
+                .filter_map(|(_, planned)| planned.stored())
+                .for_each(|stored| stored.prepare());
+            Ok(response.success(ctx, &done))
+        }
         Err(failure) => Ok(response.failure(ctx, &failure)),
     }
 }
@@ -356,7 +361,7 @@ fn plan_and_apply(
             let (pk, rk) = op.keys();
             entity_key(pk, rk)
         };
-        let current = table.entities.get(&key).map(|e| &**e);
+        let current = table.entities.get(&key).map(|e| &***e);
         let result = operations::plan(op, current, ctx.state.store.next_timestamp())
             .map_err(|e| fail(index, answer.content_id.clone(), e))?;
         planned.push((answer, result));

@@ -72,12 +72,25 @@ impl DateTimeText {
 
     /// The text without its closing `Z`.
     pub fn without_zone(&self, fraction: Fraction) -> &str {
+        // Only ASCII digits and separators are ever written.
+        std::str::from_utf8(self.ascii_without_zone(fraction)).unwrap_or_default()
+    }
+
+    /// [`without_zone`](Self::without_zone) as ASCII bytes, for writers that append bytes
+    /// (thousands per page) and need not check them again.
+    ///
+    /// ```
+    /// use chrono::DateTime;
+    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
+    /// assert_eq!(text.ascii_without_zone(Fraction::Trimmed), b"1970-01-01T00:00:00");
+    /// ```
+    pub fn ascii_without_zone(&self, fraction: Fraction) -> &[u8] {
         let full = match &self.fallback {
-            Some(text) => text.as_str(),
-            // Only ASCII digits and separators were written.
-            None => std::str::from_utf8(&self.digits).unwrap_or_default(),
+            Some(text) => text.as_bytes(),
+            None => &self.digits,
         };
-        let body = full.strip_suffix('Z').unwrap_or(full);
+        let body = full.strip_suffix(b"Z").unwrap_or(full);
         match fraction {
             Fraction::Seven => body,
             Fraction::Trimmed => trim_fraction(body),
@@ -86,20 +99,19 @@ impl DateTimeText {
 
     /// Appends the text, `Z` included.
     pub fn write(&self, out: &mut Vec<u8>, fraction: Fraction) {
-        out.extend_from_slice(self.without_zone(fraction).as_bytes());
+        out.extend_from_slice(self.ascii_without_zone(fraction));
         out.push(b'Z');
     }
 }
 
 /// Drops trailing fractional zeros, and the `.` when no digit is left.
-fn trim_fraction(body: &str) -> &str {
-    match body.rsplit_once('.') {
-        Some((whole, fraction)) => match fraction.trim_end_matches('0') {
-            "" => whole,
-            kept => body.get(..whole.len() + 1 + kept.len()).unwrap_or(body),
-        },
-        None => body,
-    }
+fn trim_fraction(body: &[u8]) -> &[u8] {
+    let Some(dot) = body.iter().rposition(|&b| b == b'.') else {
+        return body;
+    };
+    let kept = body.iter().rposition(|&b| b != b'0').unwrap_or(dot);
+    let end = if kept == dot { dot } else { kept + 1 };
+    body.get(..end).unwrap_or(body)
 }
 
 /// Fills `text` with `YYYY-MM-DDTHH:MM:SS.fffffffZ`; `None` outside years 0 to 9999.

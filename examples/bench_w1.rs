@@ -7,8 +7,9 @@
 //! ```
 //!
 //! With a connection string (or `TABLEKIT_AZURITE_CONNECTION_STRING` set, as `scripts/test.sh`
-//! and `scripts/azurite.sh start` do), the same run measures both and prints, per phase, how
-//! many times faster the emulator was.
+//! and `scripts/azurite.sh start` do), the same run measures both, in `W1_ROUNDS` rounds
+//! (default 5) that alternate the two servers, and prints per phase each server's median
+//! ops/s and how many times faster the emulator was.
 //!
 //! Phases: 2000 single inserts (8 in flight, 10 partitions), 10000 inserts in 100-operation
 //! batches (8 in flight), a full scan with paging, 1000 point gets (8 in flight), one filtered
@@ -247,35 +248,105 @@ async fn main() -> Result<(), BoxError> {
 }
 
 /// W1 on the emulator and, when one is given, on another service, then the ratios.
+///
+/// A phase lasts from milliseconds to a few seconds, so one run says as much about the
+/// machine's other work as about the servers. With another service the workload therefore
+/// runs several rounds (`W1_ROUNDS`, default 5), alternating the two servers so that both
+/// meet the same conditions, and compares each phase's median.
 async fn compare() -> Result<(), BoxError> {
     let other = std::env::args()
         .nth(1)
         .or_else(|| std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING").ok());
-
-    let emulator = tablekit_testing::Emulator::start().await?;
-    let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
-    println!(
-        "endpoint: {} (in-process emulator)",
-        client.endpoint().base_url()
-    );
-    let on_emulator = run_w1_probed(&client, &|| Some(emulator.busy_time())).await?;
-    print(&on_emulator);
-    emulator.shutdown().await;
-
     let Some(connection_string) = other else {
+        print(&on_emulator().await?);
         println!(
             "\n(pass a connection string, or set TABLEKIT_AZURITE_CONNECTION_STRING, to compare)"
         );
         return Ok(());
     };
+    let rounds: usize = std::env::var("W1_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5)
+        .max(1);
     let client = TableServiceClient::from_connection_string(&connection_string)?;
-    println!("\nendpoint: {}", client.endpoint().base_url());
-    let on_other = run_w1(&client).await?;
-    print(&on_other);
-    println!("\n{:<44} {:>12}", "phase", "emulator x");
-    for (e, o) in on_emulator.iter().zip(&on_other) {
-        let ratio = e.ops_per_second() / o.ops_per_second().max(f64::EPSILON);
-        println!("{:<44} {:>11.1}x", e.name, ratio);
+    let mut emulator_runs = Vec::new();
+    let mut other_runs = Vec::new();
+    for round in 1..=rounds {
+        emulator_runs.push(on_emulator().await?);
+        other_runs.push(run_w1(&client).await?);
+        println!(
+            "\nround {round} of {rounds}: the emulator, then {}",
+            client.endpoint().base_url()
+        );
+        print(&emulator_runs[round - 1]);
+        print(&other_runs[round - 1]);
     }
+    summarize(&emulator_runs, &other_runs);
     Ok(())
+}
+
+/// One W1 run on a freshly started in-process emulator.
+async fn on_emulator() -> Result<Vec<PhaseReport>, BoxError> {
+    let emulator = tablekit_testing::Emulator::start().await?;
+    let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    let reports = run_w1_probed(&client, &|| Some(emulator.busy_time())).await?;
+    emulator.shutdown().await;
+    Ok(reports)
+}
+
+/// Per phase: each server's median ops/s with its range, the ratio of the medians, and the
+/// range of the rounds' own ratios.
+fn summarize(emulator: &[Vec<PhaseReport>], other: &[Vec<PhaseReport>]) {
+    println!(
+        "\nmedians of {} rounds (ops/s, min-max)\n{:<44} {:>24} {:>20} {:>12} {:>14}",
+        emulator.len(),
+        "phase",
+        "emulator",
+        "other",
+        "emulator x",
+        "rounds' x"
+    );
+    for (phase, first) in emulator[0].iter().enumerate() {
+        let rates = |runs: &[Vec<PhaseReport>]| -> Vec<f64> {
+            runs.iter().map(|r| r[phase].ops_per_second()).collect()
+        };
+        let (ours, theirs) = (rates(emulator), rates(other));
+        let ratios: Vec<f64> = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(a, b)| a / b.max(f64::EPSILON))
+            .collect();
+        let (low, high) = spread(&ratios);
+        println!(
+            "{:<44} {:>24} {:>20} {:>11.1}x {:>6.1}-{:.1}x",
+            first.name,
+            median_and_range(&ours),
+            median_and_range(&theirs),
+            median(&ours) / median(&theirs).max(f64::EPSILON),
+            low,
+            high
+        );
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    match sorted.len() % 2 {
+        1 => sorted[mid],
+        _ => (sorted[mid - 1] + sorted[mid]) / 2.0,
+    }
+}
+
+fn spread(values: &[f64]) -> (f64, f64) {
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (low, high)
+}
+
+fn median_and_range(values: &[f64]) -> String {
+    let (low, high) = spread(values);
+    format!("{:.0} ({:.0}-{:.0})", median(values), low, high)
 }

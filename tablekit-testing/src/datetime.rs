@@ -13,13 +13,16 @@ use tablekit::codec::{DateTimeText, Fraction};
 /// Appends `time` as the service writes it with seven digits, `colon` in place of each `:`
 /// (`%3A` inside ETags).
 pub(crate) fn write_seven(out: &mut Vec<u8>, text: &DateTimeText, colon: &[u8]) {
-    let mut parts = text.ascii_without_zone(Fraction::Seven).split(|&b| b == b':');
-    if let Some(first) = parts.next() {
-        out.extend_from_slice(first);
-    }
-    for part in parts {
-        out.extend_from_slice(colon);
-        out.extend_from_slice(part);
+    let text = text.ascii_without_zone(Fraction::Seven);
+    if colon == b":" {
+        out.extend_from_slice(text);
+    } else {
+        for &b in text {
+            match b {
+                b':' => out.extend_from_slice(colon),
+                other => out.push(other),
+            }
+        }
     }
     out.push(b'Z');
 }

@@ -13,7 +13,6 @@ mod fixtures;
 #[doc(hidden)]
 pub mod fuzzing;
 mod journal;
-mod json;
 mod operations;
 mod response;
 mod route;

@@ -11,7 +11,6 @@ use tablekit::codec::{self, DateTimeText, Fraction};
 use tablekit::{DynamicEntity, Value};
 
 use crate::datetime;
-use crate::json;
 use crate::service_error::ServiceError;
 use crate::stored::Stored;
 
@@ -106,7 +105,7 @@ pub(crate) fn write_entity_location(
 /// A key inside `'...'`: quotes doubled, then made header-safe.
 fn write_key(out: &mut Vec<u8>, key: &str) {
     let mut rest = key;
-    while let Some(quote) = rest.find('\'') {
+    while let Some(quote) = memchr::memchr(b'\'', rest.as_bytes()) {
         write_header_safe(out, rest.get(..quote).unwrap_or_default());
         out.extend_from_slice(b"''");
         rest = rest.get(quote + 1..).unwrap_or_default();
@@ -118,8 +117,15 @@ fn write_key(out: &mut Vec<u8>, key: &str) {
 /// `percent_encoding::CONTROLS.add(b' ')` does.
 fn write_header_safe(out: &mut Vec<u8>, text: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let safe = |b: u8| b > b' ' && b < 0x7F;
+    // Usually all of it is safe: checked without stopping early, which compiles to a few
+    // wide compares instead of a branch per byte.
+    if text.bytes().fold(true, |all, b| all & safe(b)) {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
     let mut rest = text.as_bytes();
-    while let Some(at) = rest.iter().position(|&b| b <= b' ' || b >= 0x7F) {
+    while let Some(at) = rest.iter().position(|&b| !safe(b)) {
         out.extend_from_slice(rest.get(..at).unwrap_or_default());
         if let Some(&b) = rest.get(at) {
             out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
@@ -155,10 +161,7 @@ impl EntityWriter<'_> {
     }
 
     /// A query page's body.
-    pub(crate) fn page<'e>(
-        &self,
-        entities: impl IntoIterator<Item = &'e Stored>,
-    ) -> Vec<u8> {
+    pub(crate) fn page<'e>(&self, entities: impl IntoIterator<Item = &'e Stored>) -> Vec<u8> {
         let entities = entities.into_iter();
         let mut out = Vec::with_capacity(128 + entities.size_hint().0 * 320);
         out.push(b'{');
@@ -182,10 +185,10 @@ impl EntityWriter<'_> {
     /// `"odata.metadata":"{base}/$metadata#{table}{suffix}"`.
     fn metadata_url(&self, out: &mut Vec<u8>, suffix: &str) {
         out.extend_from_slice(b"\"odata.metadata\":\"");
-        json::write_str_body(out, self.base);
+        codec::write_json_str_body(out, self.base);
         out.extend_from_slice(b"/$metadata#");
-        json::write_str_body(out, self.table);
-        json::write_str_body(out, suffix);
+        codec::write_json_str_body(out, self.table);
+        codec::write_json_str_body(out, suffix);
         out.push(b'"');
     }
 
@@ -229,9 +232,9 @@ impl EntityWriter<'_> {
         match self.select {
             None => {
                 sep(out);
-                json::write_member(out, "PartitionKey", entity.partition_key());
+                member_end(out, "PartitionKey", entity.partition_key());
                 sep(out);
-                json::write_member(out, "RowKey", entity.row_key());
+                member_end(out, "RowKey", entity.row_key());
                 for (name, value) in entity.properties() {
                     sep(out);
                     self.property(out, name, value);
@@ -243,13 +246,13 @@ impl EntityWriter<'_> {
                 for name in names {
                     sep(out);
                     match name.as_str() {
-                        "PartitionKey" => json::write_member(out, name, entity.partition_key()),
-                        "RowKey" => json::write_member(out, name, entity.row_key()),
+                        "PartitionKey" => member_end(out, name, entity.partition_key()),
+                        "RowKey" => member_end(out, name, entity.row_key()),
                         "Timestamp" => self.timestamp(out, &timestamp),
                         _ => match entity.value(name) {
                             Some(value) => self.property(out, name, value),
                             None => {
-                                json::write_str(out, name);
+                                codec::write_json_str(out, name);
                                 out.extend_from_slice(b":null");
                             }
                         },
@@ -277,13 +280,13 @@ impl EntityWriter<'_> {
             if let Some(edm) = annotation(value) {
                 // `"Name@odata.type":"Edm.X",`
                 out.push(b'"');
-                json::write_str_body(out, name);
+                codec::write_json_str_body(out, name);
                 out.extend_from_slice(b"@odata.type\":\"");
                 out.extend_from_slice(edm.as_bytes());
                 out.extend_from_slice(b"\",");
             }
         }
-        json::write_str(out, name);
+        codec::write_json_str(out, name);
         out.push(b':');
         codec::write_value(out, value, Fraction::Trimmed);
     }
@@ -397,9 +400,9 @@ pub(crate) fn error_body(
     }
     let mut out = Vec::with_capacity(160 + message.len());
     out.extend_from_slice(b"{\"odata.error\":{\"code\":");
-    json_str(&mut out, err.code);
+    codec::write_json_str(&mut out, err.code);
     out.extend_from_slice(b",\"message\":{\"lang\":\"en-US\",\"value\":");
-    json_str(&mut out, &message);
+    codec::write_json_str(&mut out, &message);
     out.extend_from_slice(b"}}}");
     let content_type = level.unwrap_or(Metadata::Minimal).content_type();
     (content_type, out)
@@ -419,11 +422,9 @@ fn member(out: &mut Vec<u8>, name: &str, value: &str) {
 
 /// `"name":"value"`.
 fn member_end(out: &mut Vec<u8>, name: &str, value: &str) {
-    json::write_member(out, name, value);
-}
-
-fn json_str(out: &mut Vec<u8>, s: &str) {
-    json::write_str(out, s);
+    codec::write_json_str(out, name);
+    out.push(b':');
+    codec::write_json_str(out, value);
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-
 use crate::filter::{Filter, KeyRange};
 use crate::store::{EntityKey, Key, Table};
 use crate::stored::Stored;
@@ -72,8 +71,8 @@ fn is_past(range: &KeyRange, (partition, row): &EntityKey) -> bool {
 mod tests {
     use super::*;
     use crate::store::entity_key;
-    use tablekit::DynamicEntity;
     use proptest::prelude::*;
+    use tablekit::DynamicEntity;
 
     /// Keys from a small alphabet (so ranges hit and miss), including characters whose
     /// UTF-16 order differs from their byte order.
@@ -84,7 +83,9 @@ mod tests {
         for (n, (pk, rk)) in keys.iter().enumerate() {
             let mut e = DynamicEntity::new(pk.as_str(), rk.as_str());
             e.set("N", n as i32);
-            table.entities.insert(entity_key(pk, rk), Arc::new(Stored::new(e)));
+            table
+                .entities
+                .insert(entity_key(pk, rk), Arc::new(Stored::new(e)));
         }
         table
     }

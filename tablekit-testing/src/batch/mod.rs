@@ -119,39 +119,44 @@ fn trim_line_break(content: &[u8]) -> &[u8] {
 
 /// Splits header lines from the body at the first empty line.
 fn split_head(content: &[u8]) -> Result<(Headers<'_>, &[u8]), String> {
+    let (head, body) = head_and_body(content);
+    // One UTF-8 check for all the lines: this runs for every operation of every batch.
+    let head = text(head)?;
     let mut headers = Vec::with_capacity(8);
-    let mut pos = 0;
-    loop {
-        let Some(end) = line_end(content, pos) else {
-            // Headers only, no empty line: an empty body.
-            push_header(&mut headers, content.get(pos..).unwrap_or_default())?;
-            return Ok((headers, &[]));
-        };
-        let line = content.get(pos..end).unwrap_or_default();
-        pos = end;
-        if line.iter().all(|&b| b == b'\r' || b == b'\n') {
-            return Ok((headers, content.get(pos..).unwrap_or_default()));
-        }
-        push_header(&mut headers, line)?;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', head.as_bytes()) {
+        push_header(&mut headers, head.get(start..end).unwrap_or_default())?;
+        start = end + 1;
     }
+    push_header(&mut headers, head.get(start..).unwrap_or_default())?;
+    Ok((headers, body))
 }
 
-fn push_header<'a>(headers: &mut Headers<'a>, line: &'a [u8]) -> Result<(), String> {
-    // Byte-level: a header line is ASCII in practice, and this runs for every header of
-    // every operation.
+/// The header lines, and what follows the first empty line (nothing when there is none).
+fn head_and_body(content: &[u8]) -> (&[u8], &[u8]) {
+    let mut pos = 0;
+    while let Some(end) = line_end(content, pos) {
+        let line = content.get(pos..end).unwrap_or_default();
+        if line.iter().all(|&b| b == b'\r' || b == b'\n') {
+            let head = content.get(..pos).unwrap_or_default();
+            return (head, content.get(end..).unwrap_or_default());
+        }
+        pos = end;
+    }
+    (content, &[])
+}
+
+fn push_header<'a>(headers: &mut Headers<'a>, line: &'a str) -> Result<(), String> {
     let line = line.trim_ascii();
     if line.is_empty() {
         return Ok(());
     }
-    let Some(colon) = memchr::memchr(b':', line) else {
-        return Err(format!(
-            "`{}` is not a header",
-            String::from_utf8_lossy(line)
-        ));
+    let Some(colon) = memchr::memchr(b':', line.as_bytes()) else {
+        return Err(format!("`{line}` is not a header"));
     };
     let name = line.get(..colon).unwrap_or_default().trim_ascii();
     let value = line.get(colon + 1..).unwrap_or_default().trim_ascii();
-    headers.push((text(name)?, text(value)?));
+    headers.push((name, value));
     Ok(())
 }
 
@@ -163,7 +168,7 @@ fn text(line: &[u8]) -> Result<&str, String> {
 pub(crate) fn parse_sub_request(content: &[u8]) -> Result<SubRequest<'_>, String> {
     let first_end = line_end(content, 0).ok_or("an operation has no request line")?;
     let request_line = text(content.get(..first_end).unwrap_or_default())?;
-    let mut words = request_line.split_whitespace();
+    let mut words = request_line.split_ascii_whitespace();
     let (Some(method), Some(url)) = (words.next(), words.next()) else {
         return Err(format!("`{}` is not a request line", request_line.trim()));
     };

@@ -190,6 +190,16 @@ proptest! {
     }
 
     #[test]
+    fn utf16_order_holds_after_long_common_prefixes(
+        prefix in "[a\u{E9}\u{FF61}\u{1F600}]{0,20}",
+        a in "[a\u{E000}\u{FFFF}\u{10000}]{0,4}",
+        b in "[a\u{E000}\u{FFFF}\u{10000}]{0,4}",
+    ) {
+        let (a, b) = (format!("{prefix}{a}"), format!("{prefix}{b}"));
+        prop_assert_eq!(utf16_cmp(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+    }
+
+    #[test]
     fn utf16_order_holds_where_it_differs_from_byte_order(
         a in "[a\u{E9}\u{D7FF}\u{E000}\u{FF61}\u{FFFF}\u{10000}\u{1F600}\u{10FFFF}]{0,6}",
         b in "[a\u{E9}\u{D7FF}\u{E000}\u{FF61}\u{FFFF}\u{10000}\u{1F600}\u{10FFFF}]{0,6}",

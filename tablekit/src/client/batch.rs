@@ -8,6 +8,7 @@
 //! [`InvalidInput::BatchTooLarge`] or [`InvalidInput::TooManyOperations`] (the refused
 //! operation is not added), then submitting and starting the next batch.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use reqwest::Method;
@@ -43,7 +44,6 @@ pub enum OperationKind {
 
 struct Operation {
     kind: OperationKind,
-    row_key: String,
     part: Vec<u8>,
 }
 
@@ -72,6 +72,8 @@ pub struct Batch<M: TableModel> {
     changeset_boundary: String,
     partition_key: Option<String>,
     operations: Vec<Operation>,
+    /// Each operation's RowKey and index: a repeat is found without comparing every pair.
+    rows: HashMap<String, usize>,
     parts_len: usize,
     /// The lengths of [`head`](Self::head) and [`tail`](Self::tail), fixed by the boundaries.
     frame_len: usize,
@@ -102,6 +104,7 @@ impl<M: TableModel> Batch<M> {
             changeset_boundary: format!("changeset_{id}"),
             partition_key: None,
             operations: Vec::new(),
+            rows: HashMap::new(),
             parts_len: 0,
             frame_len: 0,
             insert_url: None,
@@ -310,7 +313,7 @@ impl<M: TableModel> Batch<M> {
                 .into());
             }
         }
-        if let Some(first) = self.operations.iter().position(|o| o.row_key == row_key) {
+        if let Some(&first) = self.rows.get(row_key) {
             return Err(InvalidInput::DuplicateRow {
                 first,
                 second: index,
@@ -326,11 +329,8 @@ impl<M: TableModel> Batch<M> {
         self.parts_len += part.len();
         self.partition_key
             .get_or_insert_with(|| partition_key.to_owned());
-        self.operations.push(Operation {
-            kind,
-            row_key: row_key.to_owned(),
-            part,
-        });
+        self.rows.insert(row_key.to_owned(), index);
+        self.operations.push(Operation { kind, part });
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 use base64::Engine;
 
 use super::datetime::{write_datetime, Fraction};
+use super::escape::write_json_str;
 use crate::entity::DynamicEntity;
 use crate::value::Value;
 
@@ -138,11 +139,6 @@ fn write_str_member(out: &mut Vec<u8>, name: &str, value: &str) {
     write_json_str(out, name);
     out.push(b':');
     write_json_str(out, value);
-}
-
-fn write_json_str(out: &mut Vec<u8>, s: &str) {
-    // Writing a &str into a Vec cannot fail.
-    serde_json::to_writer(&mut *out, s).unwrap_or_default();
 }
 
 #[cfg(test)]

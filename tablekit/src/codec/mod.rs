@@ -22,6 +22,7 @@
 mod datetime;
 mod decode;
 mod encode;
+mod escape;
 mod json;
 mod property;
 mod tables;
@@ -29,4 +30,5 @@ mod tables;
 pub use datetime::{format_datetime, parse_datetime, write_datetime, DateTimeText, Fraction};
 pub use decode::{decode_entity, decode_page};
 pub use encode::{encode_entity, encode_entity_into, write_value};
+pub use escape::{write_json_str, write_json_str_body};
 pub use tables::{decode_table_name, decode_table_names};

@@ -10,6 +10,7 @@ mod error;
 mod faults;
 pub mod filter;
 mod fixtures;
+mod headers;
 #[doc(hidden)]
 pub mod fuzzing;
 mod journal;

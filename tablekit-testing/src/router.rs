@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::request::Parts;
-use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http::header::{ETAG, LOCATION};
+use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use percent_encoding::percent_decode_str;
@@ -18,6 +19,7 @@ use crate::continuation;
 use crate::counter::Operation;
 use crate::faults::Fault;
 use crate::filter::{Field, Filter, Subject};
+use crate::headers as names;
 use crate::operations::{self, EntityOp};
 use crate::response::{self, EntityWriter, Metadata};
 use crate::route::{self, Route};
@@ -280,14 +282,14 @@ impl Ctx<'_> {
         *response.status_mut() = status;
         let headers = response.headers_mut();
         if let Ok(v) = HeaderValue::from_str(self.request_id) {
-            headers.insert("x-ms-request-id", v);
+            headers.insert(names::REQUEST_ID, v);
         }
-        headers.insert("x-ms-version", HeaderValue::from_static("2019-02-02"));
+        headers.insert(names::VERSION, HeaderValue::from_static("2019-02-02"));
         if let Some(date) = crate::datetime::http_date() {
             headers.insert(http::header::DATE, date);
         }
-        if let Some(id) = self.parts.headers.get("x-ms-client-request-id") {
-            headers.insert("x-ms-client-request-id", id.clone());
+        if let Some(id) = self.parts.headers.get(names::CLIENT_REQUEST_ID) {
+            headers.insert(names::CLIENT_REQUEST_ID, id.clone());
         }
         if let Some(ct) = content_type.and_then(|ct| HeaderValue::from_str(ct).ok()) {
             headers.insert(http::header::CONTENT_TYPE, ct);
@@ -295,7 +297,7 @@ impl Ctx<'_> {
         response
     }
 
-    fn with_header(mut reply: Reply, name: &'static str, value: &str) -> Reply {
+    fn with_header(mut reply: Reply, name: HeaderName, value: &str) -> Reply {
         if let Ok(v) = HeaderValue::from_str(value) {
             reply.headers_mut().insert(name, v);
         }
@@ -306,7 +308,7 @@ impl Ctx<'_> {
     pub(crate) fn error(&self, err: &ServiceError) -> Reply {
         let (content_type, body) = response::error_body(err, self.request_id, self.level, "");
         let reply = self.reply(err.status, Some(content_type), body);
-        Self::with_header(reply, "x-ms-error-code", err.code)
+        Self::with_header(reply, names::ERROR_CODE, err.code)
     }
 
     // ---- tables ----
@@ -346,7 +348,7 @@ impl Ctx<'_> {
         Ok(match next {
             Some(name) => Self::with_header(
                 reply,
-                "x-ms-continuation-NextTableName",
+                names::NEXT_TABLE_NAME,
                 &continuation::encode(&name),
             ),
             None => reply,
@@ -373,14 +375,14 @@ impl Ctx<'_> {
         Ok(match level {
             None => Self::with_header(
                 self.reply(StatusCode::NO_CONTENT, None, Vec::new()),
-                "preference-applied",
+                names::PREFERENCE_APPLIED,
                 "return-no-content",
             ),
             Some(level) => {
                 let body = response::table_single(&self.base(), &self.account, &name, level);
                 Self::with_header(
                     self.reply(StatusCode::CREATED, Some(level.content_type()), body),
-                    "preference-applied",
+                    names::PREFERENCE_APPLIED,
                     "return-content",
                 )
             }
@@ -471,12 +473,12 @@ impl Ctx<'_> {
         if let Some((pk, rk)) = next {
             reply = Self::with_header(
                 reply,
-                "x-ms-continuation-NextPartitionKey",
+                names::NEXT_PARTITION_KEY,
                 &continuation::encode(&pk.0),
             );
             reply = Self::with_header(
                 reply,
-                "x-ms-continuation-NextRowKey",
+                names::NEXT_ROW_KEY,
                 &continuation::encode(&rk.0),
             );
         }
@@ -536,7 +538,7 @@ impl Ctx<'_> {
         );
         Ok(Self::with_header(
             reply,
-            "etag",
+            ETAG,
             &response::entity_etag(&entity),
         ))
     }
@@ -582,7 +584,7 @@ impl Ctx<'_> {
         let reply = match level {
             None => Self::with_header(
                 self.reply(StatusCode::NO_CONTENT, None, Vec::new()),
-                "preference-applied",
+                names::PREFERENCE_APPLIED,
                 "return-no-content",
             ),
             Some(level) => {
@@ -599,14 +601,14 @@ impl Ctx<'_> {
                         Some(level.content_type()),
                         writer.single(&stored),
                     ),
-                    "preference-applied",
+                    names::PREFERENCE_APPLIED,
                     "return-content",
                 )
             }
         };
         let location = response::entity_location(&self.base(), &table_name, &stored);
-        let reply = Self::with_header(reply, "location", &location);
-        Ok(Self::with_header(reply, "etag", &etag))
+        let reply = Self::with_header(reply, LOCATION, &location);
+        Ok(Self::with_header(reply, ETAG, &etag))
     }
 
     fn write_entity(
@@ -618,7 +620,7 @@ impl Ctx<'_> {
         let (stored, _) = self.apply(caller, table_name, op)?;
         let reply = self.reply(StatusCode::NO_CONTENT, None, Vec::new());
         Ok(match stored {
-            Some(entity) => Self::with_header(reply, "etag", &response::entity_etag(&entity)),
+            Some(entity) => Self::with_header(reply, ETAG, &response::entity_etag(&entity)),
             None => reply,
         })
     }

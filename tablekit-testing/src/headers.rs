@@ -1,0 +1,15 @@
+//! The service's own header names, made at compile time: a name given as text is parsed
+//! again on every use, several times per answer.
+
+use http::HeaderName;
+
+pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-request-id");
+pub(crate) const CLIENT_REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-client-request-id");
+pub(crate) const VERSION: HeaderName = HeaderName::from_static("x-ms-version");
+pub(crate) const ERROR_CODE: HeaderName = HeaderName::from_static("x-ms-error-code");
+pub(crate) const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
+pub(crate) const NEXT_TABLE_NAME: HeaderName =
+    HeaderName::from_static("x-ms-continuation-nexttablename");
+pub(crate) const NEXT_PARTITION_KEY: HeaderName =
+    HeaderName::from_static("x-ms-continuation-nextpartitionkey");
+pub(crate) const NEXT_ROW_KEY: HeaderName = HeaderName::from_static("x-ms-continuation-nextrowkey");

@@ -10,9 +10,9 @@ mod error;
 mod faults;
 pub mod filter;
 mod fixtures;
-mod headers;
 #[doc(hidden)]
 pub mod fuzzing;
+mod headers;
 mod journal;
 mod operations;
 mod response;

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::request::Parts;
 use http::header::{ETAG, LOCATION};
+use http::request::Parts;
 use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -346,11 +346,9 @@ impl Ctx<'_> {
         let body = response::table_page(&self.base(), &self.account, &page, level);
         let reply = self.reply(StatusCode::OK, Some(level.content_type()), body);
         Ok(match next {
-            Some(name) => Self::with_header(
-                reply,
-                names::NEXT_TABLE_NAME,
-                &continuation::encode(&name),
-            ),
+            Some(name) => {
+                Self::with_header(reply, names::NEXT_TABLE_NAME, &continuation::encode(&name))
+            }
             None => reply,
         })
     }
@@ -476,11 +474,7 @@ impl Ctx<'_> {
                 names::NEXT_PARTITION_KEY,
                 &continuation::encode(&pk.0),
             );
-            reply = Self::with_header(
-                reply,
-                names::NEXT_ROW_KEY,
-                &continuation::encode(&rk.0),
-            );
+            reply = Self::with_header(reply, names::NEXT_ROW_KEY, &continuation::encode(&rk.0));
         }
         Ok(reply)
     }

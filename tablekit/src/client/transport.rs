@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{
+    HeaderMap, HeaderName, HeaderValue, ACCEPT as ACCEPT_HEADER, CONTENT_TYPE, IF_MATCH, USER_AGENT,
+};
 use reqwest::Method;
 use tracing::Instrument;
 use url::Url;
@@ -26,6 +28,31 @@ use crate::error::{Error, Result};
 pub(crate) const API_VERSION: &str = "2019-02-02";
 /// What every response should be: JSON with type annotations only where JSON is ambiguous.
 pub(crate) const ACCEPT: &str = "application/json;odata=minimalmetadata";
+
+const X_MS_DATE: HeaderName = HeaderName::from_static("x-ms-date");
+const CLIENT_REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-client-request-id");
+const PREFER: HeaderName = HeaderName::from_static("prefer");
+
+/// The headers every request carries with the same value.
+const FIXED_HEADERS: [(HeaderName, HeaderValue); 5] = [
+    (
+        HeaderName::from_static("x-ms-version"),
+        HeaderValue::from_static(API_VERSION),
+    ),
+    (
+        HeaderName::from_static("dataserviceversion"),
+        HeaderValue::from_static("3.0"),
+    ),
+    (
+        HeaderName::from_static("maxdataserviceversion"),
+        HeaderValue::from_static("3.0;NetFx"),
+    ),
+    (ACCEPT_HEADER, HeaderValue::from_static(ACCEPT)),
+    (
+        USER_AGENT,
+        HeaderValue::from_static(concat!("tablekit/", env!("CARGO_PKG_VERSION"))),
+    ),
+];
 /// The body type of entity and table writes.
 pub(crate) const JSON: &str = "application/json";
 
@@ -251,34 +278,30 @@ impl Transport {
                 },
             )
             .await?;
-        let mut headers = HeaderMap::new();
-        let mut put = |name: &'static str, value: &str| -> Result<()> {
+        let mut headers = HeaderMap::with_capacity(16);
+        // The fixed headers are made at compile time: only values that vary are checked.
+        for (name, value) in FIXED_HEADERS {
+            headers.insert(name, value);
+        }
+        let mut put = |name: HeaderName, value: &str| -> Result<()> {
             let value = HeaderValue::from_str(value).map_err(|_| {
                 Error::InvalidInput(crate::InvalidInput::Other(format!(
                     "the `{name}` header value cannot be sent in HTTP"
                 )))
             })?;
-            headers.insert(HeaderName::from_static(name), value);
+            headers.insert(name, value);
             Ok(())
         };
-        put("x-ms-version", API_VERSION)?;
-        put("dataserviceversion", "3.0")?;
-        put("maxdataserviceversion", "3.0;NetFx")?;
-        put("x-ms-date", date)?;
-        put("accept", ACCEPT)?;
-        put("x-ms-client-request-id", client_request_id)?;
-        put(
-            "user-agent",
-            concat!("tablekit/", env!("CARGO_PKG_VERSION")),
-        )?;
+        put(X_MS_DATE, date)?;
+        put(CLIENT_REQUEST_ID, client_request_id)?;
         if call.content_type.is_some() {
-            put("content-type", content_type)?;
+            put(CONTENT_TYPE, content_type)?;
         }
         if let Some(etag) = &call.if_match {
-            put("if-match", etag)?;
+            put(IF_MATCH, etag)?;
         }
         if call.prefer_no_content {
-            put("prefer", "return-no-content")?;
+            headers.insert(PREFER, HeaderValue::from_static("return-no-content"));
         }
         if let Some(mut value) = authorization.and_then(|a| HeaderValue::from_str(&a).ok()) {
             value.set_sensitive(true);

@@ -204,12 +204,13 @@ impl Transport {
     async fn attempt(&self, call: &Call, client_request_id: &str) -> Result<Attempt> {
         let date = http_date(chrono::Utc::now());
         let request = self.build(call, &date, client_request_id).await?;
-        let response = match self.http.execute(request).await {
+        let mut response = match self.http.execute(request).await {
             Ok(response) => response,
             Err(e) => return Ok(self.transport_failure(e)),
         };
         let status = response.status().as_u16();
-        let headers = response.headers().clone();
+        // Taken, not copied: reading the body needs no headers.
+        let headers = std::mem::take(response.headers_mut());
         let request_id = header_text(&headers, "x-ms-request-id");
         let span = tracing::Span::current();
         span.record("status", status);

@@ -37,7 +37,7 @@ pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
     // Room for the properties a body of this size usually holds: growing costs more.
     let capacity = (bytes.len() / 24).clamp(4, 64);
     decode(bytes, "entity", |json| {
-        let entity = EntityReader::default().entity(json, None, capacity)?;
+        let entity = EntityReader::with_capacity(capacity).entity(json, None, capacity)?;
         json.end()?;
         Ok(entity)
     })
@@ -145,6 +145,18 @@ struct EntityReader<'de> {
 }
 
 impl<'de> EntityReader<'de> {
+    /// A reader with room for `properties` names and some annotations, allocated once
+    /// instead of growing step by step (a single entity's reader lives for one entity).
+    fn with_capacity(properties: usize) -> Self {
+        EntityReader {
+            annotations: Vec::with_capacity(properties.min(8)),
+            names: Names {
+                known: Vec::with_capacity(properties),
+                seen: NameSet::default(),
+            },
+        }
+    }
+
     /// The `value` array of a page.
     fn entities(&mut self, json: &mut JsonReader<'de>) -> Result<Vec<DynamicEntity>, Failed<'de>> {
         json.begin_array()?;

@@ -192,6 +192,8 @@ impl EntityWriter<'_> {
         out.push(b'"');
     }
 
+    /// The members of an entity's object: its stored text when the answer is the common
+    /// minimal metadata without `$select`, else written now.
     fn members(&self, out: &mut Vec<u8>, entity: &Stored, in_page: bool) {
         if self.level == Metadata::Minimal && self.select.is_none() {
             out.extend_from_slice(entity.minimal_members());
@@ -232,9 +234,9 @@ impl EntityWriter<'_> {
         match self.select {
             None => {
                 sep(out);
-                member_end(out, "PartitionKey", entity.partition_key());
+                string_member(out, "PartitionKey", entity.partition_key());
                 sep(out);
-                member_end(out, "RowKey", entity.row_key());
+                string_member(out, "RowKey", entity.row_key());
                 for (name, value) in entity.properties() {
                     sep(out);
                     self.property(out, name, value);
@@ -246,8 +248,8 @@ impl EntityWriter<'_> {
                 for name in names {
                     sep(out);
                     match name.as_str() {
-                        "PartitionKey" => member_end(out, name, entity.partition_key()),
-                        "RowKey" => member_end(out, name, entity.row_key()),
+                        "PartitionKey" => string_member(out, name, entity.partition_key()),
+                        "RowKey" => string_member(out, name, entity.row_key()),
                         "Timestamp" => self.timestamp(out, &timestamp),
                         _ => match entity.value(name) {
                             Some(value) => self.property(out, name, value),
@@ -371,9 +373,9 @@ fn table_members(out: &mut Vec<u8>, base: &str, account: &str, name: &str, level
         member(out, "TableName", name);
         member(out, "odata.type", &format!("{account}.Tables"));
         member(out, "odata.id", &format!("{base}/Tables('{name}')"));
-        member_end(out, "odata.editLink", &format!("Tables('{name}')"));
+        string_member(out, "odata.editLink", &format!("Tables('{name}')"));
     } else {
-        member_end(out, "TableName", name);
+        string_member(out, "TableName", name);
     }
 }
 
@@ -416,12 +418,12 @@ fn xml_escape(text: &str) -> String {
 
 /// `"name":"value",`.
 fn member(out: &mut Vec<u8>, name: &str, value: &str) {
-    member_end(out, name, value);
+    string_member(out, name, value);
     out.push(b',');
 }
 
 /// `"name":"value"`.
-fn member_end(out: &mut Vec<u8>, name: &str, value: &str) {
+fn string_member(out: &mut Vec<u8>, name: &str, value: &str) {
     codec::write_json_str(out, name);
     out.push(b':');
     codec::write_json_str(out, value);

@@ -53,6 +53,7 @@ const FIXED_HEADERS: [(HeaderName, HeaderValue); 5] = [
         HeaderValue::from_static(concat!("tablekit/", env!("CARGO_PKG_VERSION"))),
     ),
 ];
+
 /// The body type of entity and table writes.
 pub(crate) const JSON: &str = "application/json";
 

@@ -2,7 +2,9 @@
 //! the service's), but faster for the strings entities are made of: names, keys and most
 //! values need no escape at all, and that is found out eight bytes at a time.
 
-/// What a byte becomes inside a JSON string: 0 for itself, else the letter after the
+use super::json::string_special;
+
+/// What a byte needing an escape becomes inside a JSON string: the letter after the
 /// backslash (`u` for `\u00XX`). serde_json's table: control characters, `"` and `\`.
 const ESCAPE: [u8; 256] = {
     let mut table = [0u8; 256];
@@ -46,63 +48,25 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
 /// assert_eq!(out, br#""a\tb""#);
 /// ```
 pub fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    let mut i = plain_prefix(bytes);
-    while let Some(&b) = bytes.get(i) {
+    let mut rest = s.as_bytes();
+    // The reader's search for a string's end finds exactly the bytes that need an escape.
+    while let Some(at) = string_special(rest) {
+        let (plain, tail) = rest.split_at(at);
+        out.extend_from_slice(plain);
+        let Some((&b, after)) = tail.split_first() else {
+            break; // Not reached: `at` is inside `rest`.
+        };
         let escape = ESCAPE[usize::from(b)];
-        if escape != 0 {
-            out.extend_from_slice(bytes.get(start..i).unwrap_or_default());
-            out.push(b'\\');
-            out.push(escape);
-            if escape == b'u' {
-                out.extend_from_slice(b"00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 0xF)]);
-            }
-            start = i + 1;
+        out.push(b'\\');
+        out.push(escape);
+        if escape == b'u' {
+            out.extend_from_slice(b"00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xF)]);
         }
-        i += 1;
+        rest = after;
     }
-    out.extend_from_slice(bytes.get(start..).unwrap_or_default());
-}
-
-/// How many leading bytes of `bytes` need no escape: all of them, or a multiple of eight
-/// at or before the first that does.
-fn plain_prefix(bytes: &[u8]) -> usize {
-    let Some(last) = bytes.last_chunk::<8>() else {
-        // Fewer than eight bytes: a plain search is as quick.
-        let needs_escape = |&b: &u8| ESCAPE[usize::from(b)] != 0;
-        return bytes.iter().position(needs_escape).unwrap_or(bytes.len());
-    };
-    let mut chunks = bytes.chunks_exact(8);
-    let mut done = 0;
-    for chunk in &mut chunks {
-        if !is_plain(chunk.try_into().unwrap_or([0; 8])) {
-            return done;
-        }
-        done += 8;
-    }
-    // The last few bytes, as the last eight (the others among them are known to be plain).
-    if chunks.remainder().is_empty() || is_plain(*last) {
-        bytes.len()
-    } else {
-        done
-    }
-}
-
-/// Whether none of eight bytes needs an escape, tested all at once.
-fn is_plain(word: [u8; 8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Whether some byte of `word` is zero (the classic bit trick; exact for "any").
-    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
-    let word = u64::from_ne_bytes(word);
-    // A control character is a byte below 0x20: all of its bits above 0x1F are zero.
-    let control = has_zero(word & u64::from_ne_bytes([0xE0; 8]));
-    let quote = has_zero(word ^ u64::from_ne_bytes([b'"'; 8]));
-    let backslash = has_zero(word ^ u64::from_ne_bytes([b'\\'; 8]));
-    !(control || quote || backslash)
+    out.extend_from_slice(rest);
 }
 
 #[cfg(test)]

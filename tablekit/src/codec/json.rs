@@ -454,7 +454,7 @@ fn word_special(chunk: [u8; 8]) -> Option<usize> {
 /// `\` or a control character. Eight bytes are tested at once (each test sets the high bit
 /// of every matching byte; the lowest set bit is exact, since borrows only move upwards).
 #[inline]
-fn string_special(bytes: &[u8]) -> Option<usize> {
+pub(super) fn string_special(bytes: &[u8]) -> Option<usize> {
     let mut chunks = bytes.chunks_exact(8);
     for (index, chunk) in chunks.by_ref().enumerate() {
         let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {

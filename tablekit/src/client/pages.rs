@@ -121,7 +121,7 @@ impl<M: TableModel> EntityQuery<M> {
         }
     }
 
-    /// Requests each next page as soon as the current one's headers arrive, so the service
+    /// Requests each next page as soon as the current one arrives, so the service
     /// answers it while this page is decoded and consumed: a scan then takes about the longer
     /// of the two times instead of their sum. Off by default for the streams, because a
     /// consumer that stops early has then paid for one page it never reads; [`count`] and

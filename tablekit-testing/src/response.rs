@@ -304,9 +304,28 @@ pub(crate) fn minimal_members(entity: &DynamicEntity) -> Vec<u8> {
         level: Metadata::Minimal,
         select: None,
     };
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(members_capacity(entity));
     writer.write_members(&mut out, entity, true);
     out
+}
+
+/// Room for an entity's minimal-metadata members in one allocation: the ETag, keys and
+/// Timestamp, and per property its name twice (an annotation may repeat it), the longest
+/// typed value, and its text with room for some escapes.
+fn members_capacity(entity: &DynamicEntity) -> usize {
+    let keys = entity.partition_key().len() + entity.row_key().len();
+    let properties: usize = entity
+        .properties()
+        .map(|(name, value)| {
+            let text = match value {
+                Value::String(s) => s.len() + s.len() / 8,
+                Value::Binary(b) => b.len().div_ceil(3) * 4,
+                _ => 0,
+            };
+            2 * name.len() + 56 + text
+        })
+        .sum();
+    160 + keys + properties
 }
 
 /// `"odata.etag":"W/\"datetime'...'\"",` (the ETag's quotes escaped inside the JSON string).

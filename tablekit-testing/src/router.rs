@@ -53,7 +53,8 @@ const MAX_BODY: usize = 8 * 1024 * 1024;
 /// Handles one request; `Err` closes the connection without an answer.
 pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Reply, Dropped> {
     let (parts, body) = req.into_parts();
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let mut id_text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let request_id: &str = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
     let params = query_params(parts.uri.query());
     let parsed = route::parse(parts.uri.path());
     let op = match &parsed {
@@ -69,7 +70,7 @@ pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<
         state: &state,
         parts: &parts,
         params: &params,
-        request_id: &request_id,
+        request_id,
         account: parsed.as_ref().map(|(a, _)| a.clone()).unwrap_or_default(),
         level: Metadata::from_accept(header(&parts, "accept")),
     };
@@ -254,7 +255,7 @@ impl Ctx<'_> {
     /// `http://host/account`, as the client addressed the server.
     pub(crate) fn base(&self) -> String {
         let host = header(self.parts, "host").unwrap_or("127.0.0.1");
-        format!("http://{host}/{}", self.account)
+        ["http://", host, "/", &self.account].concat()
     }
 
     /// The metadata level for a JSON answer; 415 when the client asked for none.
@@ -281,6 +282,8 @@ impl Ctx<'_> {
         let mut response = Response::new(Full::new(Bytes::from(body)));
         *response.status_mut() = status;
         let headers = response.headers_mut();
+        // Room for every header an answer carries, so the map never grows.
+        headers.reserve(12);
         if let Ok(v) = HeaderValue::from_str(self.request_id) {
             headers.insert(names::REQUEST_ID, v);
         }
@@ -297,8 +300,9 @@ impl Ctx<'_> {
         response
     }
 
-    fn with_header(mut reply: Reply, name: HeaderName, value: &str) -> Reply {
-        if let Ok(v) = HeaderValue::from_str(value) {
+    /// Adds a header; an owned or static value becomes the header without a copy.
+    fn with_header(mut reply: Reply, name: HeaderName, value: impl Into<Bytes>) -> Reply {
+        if let Ok(v) = HeaderValue::from_maybe_shared(value.into()) {
             reply.headers_mut().insert(name, v);
         }
         reply
@@ -347,7 +351,7 @@ impl Ctx<'_> {
         let reply = self.reply(StatusCode::OK, Some(level.content_type()), body);
         Ok(match next {
             Some(name) => {
-                Self::with_header(reply, names::NEXT_TABLE_NAME, &continuation::encode(&name))
+                Self::with_header(reply, names::NEXT_TABLE_NAME, continuation::encode(&name))
             }
             None => reply,
         })
@@ -472,9 +476,9 @@ impl Ctx<'_> {
             reply = Self::with_header(
                 reply,
                 names::NEXT_PARTITION_KEY,
-                &continuation::encode(&pk.0),
+                continuation::encode(&pk.0),
             );
-            reply = Self::with_header(reply, names::NEXT_ROW_KEY, &continuation::encode(&rk.0));
+            reply = Self::with_header(reply, names::NEXT_ROW_KEY, continuation::encode(&rk.0));
         }
         Ok(reply)
     }
@@ -533,7 +537,7 @@ impl Ctx<'_> {
         Ok(Self::with_header(
             reply,
             ETAG,
-            &response::entity_etag(&entity),
+            response::entity_etag(&entity),
         ))
     }
 
@@ -601,8 +605,8 @@ impl Ctx<'_> {
             }
         };
         let location = response::entity_location(&self.base(), &table_name, &stored);
-        let reply = Self::with_header(reply, LOCATION, &location);
-        Ok(Self::with_header(reply, ETAG, &etag))
+        let reply = Self::with_header(reply, LOCATION, location);
+        Ok(Self::with_header(reply, ETAG, etag))
     }
 
     fn write_entity(
@@ -614,7 +618,7 @@ impl Ctx<'_> {
         let (stored, _) = self.apply(caller, table_name, op)?;
         let reply = self.reply(StatusCode::NO_CONTENT, None, Vec::new());
         Ok(match stored {
-            Some(entity) => Self::with_header(reply, ETAG, &response::entity_etag(&entity)),
+            Some(entity) => Self::with_header(reply, ETAG, response::entity_etag(&entity)),
             None => reply,
         })
     }

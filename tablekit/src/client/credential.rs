@@ -128,11 +128,11 @@ impl Credential {
                     request.date,
                     &resource(),
                 );
-                Some(format!("SharedKey {account}:{}", key.sign(&to_sign)))
+                Some(["SharedKey ", account, ":", &key.sign(&to_sign)].concat())
             }
             Kind::SharedKeyLite(key) => {
                 let to_sign = shared_key_lite_string_to_sign(request.date, &resource());
-                Some(format!("SharedKeyLite {account}:{}", key.sign(&to_sign)))
+                Some(["SharedKeyLite ", account, ":", &key.sign(&to_sign)].concat())
             }
             Kind::Bearer(provider) => {
                 let token = provider.token().await.map_err(Error::Credential)?;

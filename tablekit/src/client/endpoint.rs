@@ -73,8 +73,7 @@ impl Endpoint {
     /// endpoint.
     pub fn url(&self, path: &str) -> Url {
         let mut url = self.base.clone();
-        let joined = format!("{}{path}", self.base.path().trim_end_matches('/'));
-        url.set_path(&joined);
+        url.set_path(&[self.base.path().trim_end_matches('/'), path].concat());
         url
     }
 

@@ -375,11 +375,15 @@ impl ClientBuilder {
             .connect_timeout(timeout)
             // Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
             .pool_idle_timeout(Duration::from_secs(4))
+            // A redirect is never followed: a signed request is valid for one path only, and
+            // a SAS token must not travel to wherever a Location header points.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| Error::Configuration(format!("cannot build the HTTP client: {e}")))?;
         Ok(TableServiceClient {
             transport: Arc::new(Transport {
                 http,
+                host: super::transport::host_header(&endpoint),
                 endpoint,
                 credential,
                 retry: self.retry.unwrap_or_default(),

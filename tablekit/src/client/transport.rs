@@ -138,6 +138,8 @@ pub(crate) struct Transport {
     pub(crate) credential: Credential,
     pub(crate) retry: RetryPolicy,
     pub(crate) timeout: Duration,
+    /// The `Host` header, made once: otherwise the HTTP client formats it for every request.
+    pub(crate) host: Option<HeaderValue>,
 }
 
 /// The outcome of one attempt.
@@ -158,7 +160,9 @@ impl Transport {
         let mut maybe_applied = false;
         let mut attempt = 1;
         loop {
-            let client_request_id = uuid::Uuid::new_v4().to_string();
+            let mut id_text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+            let client_request_id: &str =
+                uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
             let span = tracing::debug_span!(
                 "tablekit.request",
                 method = %call.method,
@@ -169,7 +173,7 @@ impl Transport {
                 request_id = tracing::field::Empty,
             );
             let outcome = self
-                .attempt(call, &client_request_id)
+                .attempt(call, client_request_id)
                 .instrument(span)
                 .await?;
             let (error, retry_after, applied) = match outcome {
@@ -212,11 +216,10 @@ impl Transport {
         let status = response.status().as_u16();
         // Taken, not copied: reading the body needs no headers.
         let headers = std::mem::take(response.headers_mut());
-        let request_id = header_text(&headers, "x-ms-request-id");
         let span = tracing::Span::current();
         span.record("status", status);
-        if let Some(id) = &request_id {
-            span.record("request_id", id.as_str());
+        if let Some(id) = header_str(&headers, "x-ms-request-id") {
+            span.record("request_id", id);
         }
         let body = match response.bytes().await {
             Ok(body) => body,
@@ -229,7 +232,7 @@ impl Transport {
         let error = ServiceError::from_response(
             status,
             header_text(&headers, "x-ms-error-code"),
-            request_id,
+            header_text(&headers, "x-ms-request-id"),
             &body,
         );
         tracing::debug!(error = %error, "service refused the request");
@@ -284,6 +287,9 @@ impl Transport {
         // The fixed headers are made at compile time: only values that vary are checked.
         for (name, value) in FIXED_HEADERS {
             headers.insert(name, value);
+        }
+        if let Some(host) = &self.host {
+            headers.insert(reqwest::header::HOST, host.clone());
         }
         let mut put = |name: HeaderName, value: &str| -> Result<()> {
             let value = HeaderValue::from_str(value).map_err(|_| {
@@ -362,10 +368,22 @@ fn comp_parameter<'a>(query: &'a [(&'static str, String)]) -> Option<&'a str> {
 }
 
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
+    header_str(headers, name).map(str::to_owned)
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The `Host` header for `endpoint`: its host, and its port when not the scheme's default.
+pub(crate) fn host_header(endpoint: &Endpoint) -> Option<HeaderValue> {
+    let url = endpoint.base_url();
+    let host = url.host_str()?;
+    let value = match url.port() {
+        Some(port) => HeaderValue::from_str(&format!("{host}:{port}")),
+        None => HeaderValue::from_str(host),
+    };
+    value.ok()
 }
 
 #[cfg(test)]

@@ -384,6 +384,30 @@ async fn sas_tokens_ride_in_the_query_string() {
     assert!(seen.header("authorization").is_none());
 }
 
+#[tokio::test]
+async fn redirects_are_answers_not_detours() {
+    // A signed request is valid for one path, and a SAS token must not follow a Location
+    // header anywhere: a 3xx is reported, and nothing more is sent.
+    let server = ScriptedServer::start(vec![
+        Step::Reply(302, vec![("location", "/devstoreaccount1/Elsewhere")], ""),
+        Step::Reply(200, Vec::new(), TABLES),
+    ])
+    .await;
+    let client = server.client(key(), RetryPolicy::default());
+    let err = client.list_table_names(None).await.unwrap_err();
+    assert_eq!(err.status(), Some(302), "{err}");
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn the_host_header_names_the_endpoint() {
+    let server = ScriptedServer::start(vec![Step::Reply(200, Vec::new(), TABLES)]).await;
+    let client = server.client(key(), RetryPolicy::none());
+    client.list_table_names(None).await.unwrap();
+    let host = server.seen()[0].header("host");
+    assert_eq!(host, Some(format!("127.0.0.1:{}", server.port)));
+}
+
 #[test]
 fn credentials_over_plain_http_to_a_remote_host_need_an_opt_in() {
     let build = |url: &str, credential: Credential, allow: bool| {

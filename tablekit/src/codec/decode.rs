@@ -228,7 +228,7 @@ impl<'de> EntityReader<'de> {
             .annotations
             .iter()
             .rev()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| same(n, &name))
             .map(|(_, edm)| *edm);
         let value = match to_value(value, edm) {
             Ok(Some(value)) => value,
@@ -265,10 +265,13 @@ impl<'de> EntityReader<'de> {
                 false => Err((name, format!("a system property cannot be {edm}").into())),
             };
         }
-        if self.annotations.iter().any(|(n, _)| *n == name) {
+        if self.annotations.iter().any(|(n, _)| same(n, &name)) {
             return Err((name, "the @odata.type annotation appears twice".into()));
         }
-        if let Some(slot) = entity.value_mut(&name) {
+        // In the service's answers an annotation comes right before its value: the entity
+        // cannot have the property yet, and the search below is skipped.
+        let read_before = !self.names.is_next_and_new(&name, entity.len());
+        if let Some(slot) = read_before.then(|| entity.value_mut(&name)).flatten() {
             let untyped = std::mem::replace(slot, crate::Value::Bool(false));
             match retype(untyped, edm) {
                 Ok(typed) => *slot = typed,
@@ -310,12 +313,19 @@ impl Names {
         fresh.then_some(shared)
     }
 
+    /// Whether `name` is the remembered name at `position` (where the last entity had it)
+    /// and the entity being read does not have it yet.
+    fn is_next_and_new(&self, name: &str, position: usize) -> bool {
+        let next = self.known.get(position).is_some_and(|n| same(n, name));
+        next && !self.seen.contains(position)
+    }
+
     /// The name, and its number when it is remembered (equal names get equal numbers).
     fn intern(&mut self, name: &str, position: usize) -> (SmolStr, Option<usize>) {
-        if let Some(hit) = self.known.get(position).filter(|n| **n == *name) {
+        if let Some(hit) = self.known.get(position).filter(|n| same(n, name)) {
             return (hit.clone(), Some(position));
         }
-        if let Some(index) = self.known.iter().position(|n| *n == *name) {
+        if let Some(index) = self.known.iter().position(|n| same(n, name)) {
             return (self.known[index].clone(), Some(index));
         }
         let new = SmolStr::new(name);
@@ -341,12 +351,35 @@ impl NameSet {
         self.bits = [0; 4];
     }
 
+    /// Whether name `index` is in the set.
+    fn contains(&self, index: usize) -> bool {
+        index < Self::CAPACITY && self.bits[index / 64] & (1u64 << (index % 64)) != 0
+    }
+
     /// Adds name `index` (below [`Self::CAPACITY`]): `false` when it was already there.
     fn insert(&mut self, index: usize) -> bool {
         let (word, bit) = (index / 64 % 4, 1u64 << (index % 64));
         let fresh = self.bits[word] & bit == 0;
         self.bits[word] |= bit;
         fresh
+    }
+}
+
+/// Whether two names are equal. Names are short: up to 16 bytes they are compared as one or
+/// two overlapping words in place, instead of through a call to the C library's `memcmp`.
+#[inline(always)]
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| s.get(at..).and_then(|w| w.first_chunk::<8>().copied());
+    let half = |s: &[u8], at: usize| s.get(at..).and_then(|w| w.first_chunk::<4>().copied());
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
     }
 }
 
@@ -453,6 +486,42 @@ mod tests {
         for body in [&before[..], &after[..]] {
             let e = decode_entity(body).unwrap();
             assert_eq!(e.value("X"), Some(&Value::Int64(5)));
+        }
+    }
+
+    #[test]
+    fn a_late_annotation_finds_its_value_where_the_last_entity_had_another_shape() {
+        // The first entity puts `A` second; the second reads `A` first, then its annotation
+        // arrives where the first entity had `A`: the value read earlier must be retyped.
+        let page = br#"{"value":[{"X":1,"A":"1"},
+            {"A":"7","A@odata.type":"Edm.Int64","X":1}]}"#;
+        let entities = decode_page(page).unwrap();
+        assert_eq!(entities[1].value("A"), Some(&Value::Int64(7)));
+        assert_eq!(entities[0].value("A"), Some(&Value::String("1".into())));
+    }
+
+    #[test]
+    fn names_compare_whole_at_every_length() {
+        let names = [
+            "",
+            "a",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+        ];
+        for a in names {
+            assert!(same(a, a));
+            for (at, _) in a.char_indices() {
+                let mut other = a.to_owned();
+                other.replace_range(at..=at, "Z");
+                assert!(!same(a, &other), "{a} vs {other}");
+            }
+            for b in names.iter().filter(|b| **b != a) {
+                assert!(!same(a, b));
+            }
         }
     }
 

@@ -120,7 +120,7 @@ impl<'a> JsonReader<'a> {
 
     /// The next member name of the object being read (its `:` taken), or `None` at its end.
     /// `first` says whether no member has been read yet (no `,` is due).
-    #[inline]
+    #[inline(always)]
     pub(super) fn next_key(&mut self, first: bool) -> Result<Option<Cow<'a, str>>> {
         if !self.next_item(b'}', first, "expected `,` or `}`")? {
             return Ok(None);
@@ -163,7 +163,7 @@ impl<'a> JsonReader<'a> {
     }
 
     /// The next value: a scalar, or [`Scalar::Nested`] for an object or array (skipped).
-    #[inline]
+    #[inline(always)]
     pub(super) fn scalar(&mut self) -> Result<Scalar<'a>> {
         let Some(b) = self.peek() else {
             return Err(self.error("unexpected end of input"));
@@ -248,7 +248,7 @@ impl<'a> JsonReader<'a> {
     }
 
     /// The rest of a string whose opening quote is taken: borrowed when it holds no escape.
-    #[inline]
+    #[inline(always)]
     fn string_body(&mut self) -> Result<Cow<'a, str>> {
         let start = self.pos;
         let end = self.special(start)?;
@@ -281,7 +281,7 @@ impl<'a> JsonReader<'a> {
 
     /// The position of the first `"` or `\` from `start` in a string; a control character
     /// (which must be escaped) or the end of the input first is an error.
-    #[inline]
+    #[inline(always)]
     fn special(&mut self, start: usize) -> Result<usize> {
         let rest = self.bytes().get(start..).unwrap_or_default();
         // Most names and many values are short: their end is in the first eight bytes.

@@ -36,6 +36,7 @@ pub(super) enum Scalar<'de> {
 pub(super) type Reason = Cow<'static, str>;
 
 /// The value of a JSON scalar typed by `edm`; `Ok(None)` for `null`.
+#[inline(always)]
 pub(super) fn to_value(scalar: Scalar<'_>, edm: Option<EdmType>) -> Result<Option<Value>, Reason> {
     let value = match scalar {
         Scalar::Null => return Ok(None),

@@ -5,6 +5,7 @@
 //! false (so `not (Missing eq 1)` is true). Strings compare by UTF-16 code units, as .NET does.
 
 use std::cmp::Ordering;
+use std::sync::atomic::Ordering::Relaxed;
 
 use chrono::{DateTime, Utc};
 use tablekit::Value;
@@ -26,6 +27,13 @@ pub enum Field<'a> {
 pub trait Subject {
     /// The value of `name`, or `None` when the subject has no such property.
     fn field(&self, name: &str) -> Option<Field<'_>>;
+
+    /// [`field`](Self::field) for a reader that remembers where the last subject had `name`
+    /// (`hint`): the value and where this subject has it. The provided method ignores the
+    /// hint; a subject with many properties looks there first.
+    fn field_near(&self, name: &str, hint: usize) -> Option<(Field<'_>, usize)> {
+        self.field(name).map(|field| (field, hint))
+    }
 }
 
 /// Whether `expr` holds for `subject`.
@@ -48,7 +56,14 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
 fn resolve<'a>(operand: &'a Operand, subject: &'a dyn Subject) -> Option<Field<'a>> {
     match operand {
         Operand::Literal(value) => Some(Field::Value(value)),
-        Operand::Property(name) => subject.field(name),
+        Operand::Property(property) => {
+            let hint = property.hint.load(Relaxed);
+            let (field, at) = subject.field_near(&property.name, hint)?;
+            if at != hint {
+                property.hint.store(at, Relaxed);
+            }
+            Some(field)
+        }
     }
 }
 

@@ -104,12 +104,24 @@ impl std::error::Error for FilterError {}
 
 impl Subject for DynamicEntity {
     fn field(&self, name: &str) -> Option<Field<'_>> {
-        match name {
-            "PartitionKey" => Some(Field::Text(self.partition_key())),
-            "RowKey" => Some(Field::Text(self.row_key())),
-            "Timestamp" => self.timestamp().map(Field::Time),
-            _ => self.value(name).map(Field::Value),
-        }
+        self.field_near(name, 0).map(|(field, _)| field)
+    }
+
+    fn field_near(&self, name: &str, hint: usize) -> Option<(Field<'_>, usize)> {
+        let system = match name {
+            "PartitionKey" => Field::Text(self.partition_key()),
+            "RowKey" => Field::Text(self.row_key()),
+            "Timestamp" => Field::Time(self.timestamp()?),
+            _ => {
+                let at = match self.property_at(hint) {
+                    Some((found, _)) if found == name => hint,
+                    _ => self.position(name)?,
+                };
+                let (_, value) = self.property_at(at)?;
+                return Some((Field::Value(value), at));
+            }
+        };
+        Some((system, hint))
     }
 }
 

@@ -130,9 +130,9 @@ fn collect(expr: &Expr, range: &mut KeyRange) {
         }
         Expr::Compare(left, op, right) => {
             let (name, op, value) = match (left, right) {
-                (Operand::Property(name), Operand::Literal(Value::String(v))) => (name, *op, v),
-                (Operand::Literal(Value::String(v)), Operand::Property(name)) => {
-                    (name, mirrored(*op), v)
+                (Operand::Property(p), Operand::Literal(Value::String(v))) => (&p.name, *op, v),
+                (Operand::Literal(Value::String(v)), Operand::Property(p)) => {
+                    (&p.name, mirrored(*op), v)
                 }
                 _ => return,
             };

@@ -219,3 +219,27 @@ proptest! {
         prop_assert!(matches!(e.value("L"), Some(Value::Int64(_))));
     }
 }
+
+#[test]
+fn one_filter_reads_entities_of_different_layouts() {
+    // The filter remembers where the last entity had `A`; the next ones have it elsewhere,
+    // have another property there, or lack it.
+    let with = |props: &[(&str, i32)]| {
+        let mut e = DynamicEntity::new("p", "r");
+        for (name, value) in props {
+            e.set(*name, *value);
+        }
+        e
+    };
+    let filter = Filter::parse("A eq 1").unwrap();
+    let entities = [
+        with(&[("B", 2), ("A", 1)]),
+        with(&[("A", 1), ("B", 1)]),
+        with(&[("C", 1), ("B", 1)]),
+        with(&[("B", 1)]),
+        with(&[("B", 2), ("A", 2)]),
+        with(&[("B", 2), ("A", 1)]),
+    ];
+    let found: Vec<bool> = entities.iter().map(|e| filter.matches(e)).collect();
+    assert_eq!(found, [true, true, false, false, false, true]);
+}

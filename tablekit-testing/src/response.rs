@@ -161,9 +161,17 @@ impl EntityWriter<'_> {
     }
 
     /// A query page's body.
-    pub(crate) fn page<'e>(&self, entities: impl IntoIterator<Item = &'e Stored>) -> Vec<u8> {
+    pub(crate) fn page<'e, I>(&self, entities: I) -> Vec<u8>
+    where
+        I: IntoIterator<Item = &'e Stored>,
+        I::IntoIter: Clone,
+    {
         let entities = entities.into_iter();
-        let mut out = Vec::with_capacity(128 + entities.size_hint().0 * 320);
+        // Sized from the stored texts, so a page of 1000 entities is not copied as it grows.
+        let per_entity = |e: &Stored| e.stored_text_len().unwrap_or(320) + 3;
+        let extra = if self.level == Metadata::Full { 256 } else { 0 };
+        let size: usize = entities.clone().map(|e| per_entity(e) + extra).sum();
+        let mut out = Vec::with_capacity(128 + size);
         out.push(b'{');
         if self.level != Metadata::None {
             self.metadata_url(&mut out, "");

@@ -36,6 +36,11 @@ impl Stored {
         self.minimal_members();
     }
 
+    /// The length of the entity's minimal-metadata members when they are written already.
+    pub(crate) fn stored_text_len(&self) -> Option<usize> {
+        self.minimal.get().map(|text| text.len())
+    }
+
     /// The members of the entity's minimal-metadata JSON object, written the first time.
     pub(crate) fn minimal_members(&self) -> &[u8] {
         self.minimal

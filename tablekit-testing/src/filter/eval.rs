@@ -31,6 +31,19 @@ pub trait Subject {
     /// [`field`](Self::field) for a reader that remembers where the last subject had `name`
     /// (`hint`): the value and where this subject has it. The provided method ignores the
     /// hint; a subject with many properties looks there first.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Value};
+    /// use tablekit_testing::filter::{Field, Subject};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("A", 1);
+    /// e.set("B", 2);
+    /// // A stale hint still finds the property, and says where it is.
+    /// let (field, at) = e.field_near("B", 0).unwrap();
+    /// assert!(matches!(field, Field::Value(Value::Int32(2))));
+    /// assert_eq!(at, 1);
+    /// assert!(e.field_near("C", 1).is_none());
+    /// ```
     fn field_near(&self, name: &str, hint: usize) -> Option<(Field<'_>, usize)> {
         self.field(name).map(|field| (field, hint))
     }

@@ -21,7 +21,14 @@ enum Step {
     Drop,
     /// Read the request and never answer.
     Hang,
+    /// Answer 200 with these headers, but send the body only once another request has
+    /// arrived (or after 0.3 s, within the test clients' timeout), and note when it was sent
+    /// among the requests seen.
+    BodyAfterNextRequest(Vec<(&'static str, &'static str)>, &'static str),
 }
+
+/// What [`Step::BodyAfterNextRequest`] notes among the requests seen when it sends the body.
+const BODY_SENT: &str = "(body sent)";
 
 fn reply(status: u16) -> Step {
     Step::Reply(status, Vec::new(), "")
@@ -110,16 +117,28 @@ async fn serve(
         let step = steps.lock().unwrap().next();
         match step {
             Some(Step::Reply(status, headers, body)) => {
-                let mut response = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\ncontent-type: application/json\r\n",
-                    body.len()
-                );
-                for (name, value) in headers {
-                    response.push_str(&format!("{name}: {value}\r\n"));
-                }
-                response.push_str("\r\n");
+                let mut response = response_head(status, &headers, body.len());
                 response.push_str(body);
                 if socket.write_all(response.as_bytes()).await.is_err() {
+                    return;
+                }
+            }
+            Some(Step::BodyAfterNextRequest(headers, body)) => {
+                let before = seen.lock().unwrap().len();
+                let head = response_head(200, &headers, body.len());
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                for _ in 0..30 {
+                    if seen.lock().unwrap().len() > before {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                seen.lock().unwrap().push(Seen {
+                    head: BODY_SENT.into(),
+                });
+                if socket.write_all(body.as_bytes()).await.is_err() {
                     return;
                 }
             }
@@ -130,6 +149,18 @@ async fn serve(
             Some(Step::Drop) | None => return,
         }
     }
+}
+
+/// A response's status line and headers, with the blank line that ends them.
+fn response_head(status: u16, headers: &[(&str, &str)], length: usize) -> String {
+    let mut head = format!(
+        "HTTP/1.1 {status} X\r\ncontent-length: {length}\r\ncontent-type: application/json\r\n"
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    head
 }
 
 /// Reads one request (head and Content-Length body); `None` when the peer closed.
@@ -488,6 +519,37 @@ async fn traces_name_requests_but_never_secrets() {
 
 fn request_line(seen: &Seen) -> String {
     seen.head.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn read_ahead_asks_for_the_next_page_before_this_body_arrives() {
+    let server = ScriptedServer::start(vec![
+        Step::BodyAfterNextRequest(
+            vec![
+                ("x-ms-continuation-NextPartitionKey", "1!4!Yg--"),
+                ("x-ms-continuation-NextRowKey", "1!4!Mg--"),
+            ],
+            r#"{"value":[{"PartitionKey":"a","RowKey":"1"}]}"#,
+        ),
+        Step::Reply(
+            200,
+            Vec::new(),
+            r#"{"value":[{"PartitionKey":"b","RowKey":"2"}]}"#,
+        ),
+    ])
+    .await;
+    let client = server.client(key(), RetryPolicy::none());
+    let table = client.table_named::<DynamicEntity>("alpha");
+    let all = table.query_all().collect_all().await.unwrap();
+    let keys: Vec<_> = all.iter().map(|e| e.row_key().to_owned()).collect();
+    assert_eq!(keys, ["1", "2"]);
+    let order: Vec<String> = server.seen().iter().map(request_line).collect();
+    assert_eq!(order.len(), 3, "{order:?}");
+    assert!(order[1].contains("NextRowKey=1%214%21Mg--"), "{order:?}");
+    assert_eq!(
+        order[2], BODY_SENT,
+        "page 2 was asked for after page 1's body"
+    );
 }
 
 #[tokio::test]

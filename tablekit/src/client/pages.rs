@@ -5,16 +5,18 @@
 //! page while more follow (timeouts, partition boundaries), so every consumer here loops on the
 //! continuation, never on the page size. Nothing holds more than one page besides the one
 //! being consumed: with [read-ahead](EntityQuery::read_ahead), the next page is requested
-//! while the current one is decoded and consumed.
+//! as soon as the current answer's headers (which say where it ends) arrive, and is
+//! answered while the current page is read, decoded and consumed.
 
 use std::collections::VecDeque;
 
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
+use reqwest::header::HeaderMap;
 use reqwest::Method;
 
 use super::continuation::ContinuationToken;
 use super::table::Table;
-use super::transport::{Call, Reply};
+use super::transport::{Call, OnHead, Reply};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::limits::InvalidInput;
@@ -121,9 +123,9 @@ impl<M: TableModel> EntityQuery<M> {
         }
     }
 
-    /// Requests each next page as soon as the current one arrives, so the service
-    /// answers it while this page is decoded and consumed: a scan then takes about the longer
-    /// of the two times instead of their sum. Off by default for the streams, because a
+    /// Requests each next page as soon as the current answer's headers arrive (they say
+    /// where it ends), so the service answers it while this page's body is read, decoded and
+    /// consumed: a scan then takes about the longer of the two times instead of their sum. Off by default for the streams, because a
     /// consumer that stops early has then paid for one page it never reads; [`count`] and
     /// [`collect_all`], which always read to the end, turn it on. Without a tokio runtime
     /// (needed to run the request meanwhile) pages are read one after the other.
@@ -168,29 +170,45 @@ impl<M: TableModel> EntityQuery<M> {
             read_ahead,
         } = self;
         let read_ahead = read_ahead && tokio::runtime::Handle::try_current().is_ok();
-        stream::try_unfold(Next::At(start), move |next| {
+        let first = match read_ahead {
+            true => Next::Requested(Pending::spawn(&table, &query, start)),
+            false => Next::At(start),
+        };
+        stream::try_unfold(first, move |next| {
             let (table, query) = (table.clone(), query.clone());
             async move {
-                let reply = match next {
-                    Next::At(position) => request_page(&table, &query, position).await?,
-                    Next::Requested(pending) => pending.reply().await?,
+                let (reply, ahead) = match next {
+                    Next::At(position) => {
+                        (request_page(&table, &query, position, &|_| {}).await?, None)
+                    }
+                    Next::Requested(mut pending) => {
+                        // The next page's position is in this answer's headers: it is asked
+                        // for as soon as they arrive, while this answer's body comes in.
+                        let ahead = pending.continuation().await.map(|token| {
+                            (token.clone(), Pending::spawn(&table, &query, Some(token)))
+                        });
+                        (pending.reply().await?, ahead)
+                    }
                     Next::End => return Ok::<_, Error>(None),
                 };
                 let continuation = continuation_of(&reply);
-                let next = match continuation.clone() {
-                    None => Next::End,
-                    Some(token) if read_ahead => {
-                        let (table, query) = (table.clone(), query.clone());
-                        let pending = Pending(tokio::spawn(async move {
-                            request_page(&table, &query, Some(token)).await
-                        }));
-                        // A task spawned from a busy worker waits for that worker: let it
-                        // send its request before this one settles into decoding.
-                        tokio::task::yield_now().await;
+                let next = match (continuation.clone(), ahead) {
+                    (None, _) => Next::End,
+                    // A retried request may have answered from elsewhere: the early request
+                    // stands only for the position this answer really ends at.
+                    (Some(token), Some((asked, pending))) if asked == token => {
                         Next::Requested(pending)
                     }
-                    Some(token) => Next::At(Some(token)),
+                    (Some(token), _) if read_ahead => {
+                        Next::Requested(Pending::spawn(&table, &query, Some(token)))
+                    }
+                    (Some(token), _) => Next::At(Some(token)),
                 };
+                if matches!(next, Next::Requested(_)) {
+                    // A task spawned from a busy worker waits for that worker: let it send
+                    // its request before this one settles into decoding.
+                    tokio::task::yield_now().await;
+                }
                 Ok(Some((decode_page::<M>(&reply, continuation)?, next)))
             }
         })
@@ -299,11 +317,44 @@ enum Next {
 }
 
 /// A page request running on its own task; stopped when the stream is dropped before it.
-struct Pending(tokio::task::JoinHandle<Result<Reply>>);
+struct Pending {
+    task: tokio::task::JoinHandle<Result<Reply>>,
+    /// The continuation of a successful answer, sent when its headers arrive.
+    head: tokio::sync::oneshot::Receiver<Option<ContinuationToken>>,
+}
 
 impl Pending {
+    /// Requests the page at `position` on a task of its own.
+    fn spawn<M: TableModel>(
+        table: &Table<M>,
+        query: &Query<M>,
+        position: Option<ContinuationToken>,
+    ) -> Self {
+        let (table, query) = (table.clone(), query.clone());
+        let (sender, head) = tokio::sync::oneshot::channel();
+        let sender = std::sync::Mutex::new(Some(sender));
+        let task = tokio::spawn(async move {
+            let on_head = |headers: &HeaderMap| {
+                // Only the first attempt with an answer tells: a retry is checked later.
+                let first = sender.lock().ok().and_then(|mut sender| sender.take());
+                if let Some(sender) = first {
+                    // The stream may be gone already: then nobody waits for it.
+                    let _ = sender.send(continuation_in(headers));
+                }
+            };
+            request_page(&table, &query, position, &on_head).await
+        });
+        Pending { task, head }
+    }
+
+    /// Where the page after this one starts, as soon as the answer's headers are in; `None`
+    /// for the last page and when the request fails before answering.
+    async fn continuation(&mut self) -> Option<ContinuationToken> {
+        (&mut self.head).await.ok().flatten()
+    }
+
     async fn reply(mut self) -> Result<Reply> {
-        match (&mut self.0).await {
+        match (&mut self.task).await {
             Ok(reply) => reply,
             // The request's own panic, surfaced where it would have happened without the task.
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
@@ -315,7 +366,7 @@ impl Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        self.0.abort();
+        self.task.abort();
     }
 }
 
@@ -325,7 +376,7 @@ async fn fetch_page<M: TableModel>(
     query: &Query<M>,
     position: Option<&ContinuationToken>,
 ) -> Result<Page<M::Entity>> {
-    let reply = request_page(table, query, position.cloned()).await?;
+    let reply = request_page(table, query, position.cloned(), &|_| {}).await?;
     decode_page::<M>(&reply, continuation_of(&reply))
 }
 
@@ -334,6 +385,7 @@ async fn request_page<M: TableModel>(
     table: &Table<M>,
     query: &Query<M>,
     position: Option<ContinuationToken>,
+    on_head: OnHead<'_>,
 ) -> Result<Reply> {
     let name = table.checked_name()?;
     let mut call = Call::new(Method::GET, format!("/{name}()"));
@@ -353,14 +405,24 @@ async fn request_page<M: TableModel>(
     if let Some(position) = position {
         call.query.extend(position.query_parameters());
     }
-    table.client().transport().send(&call).await
+    table
+        .client()
+        .transport()
+        .send_observed(&call, on_head)
+        .await
 }
 
 /// Where the page after `reply` starts, from its headers.
 fn continuation_of(reply: &Reply) -> Option<ContinuationToken> {
+    continuation_in(&reply.headers)
+}
+
+/// Where the page after an answer with these headers starts.
+fn continuation_in(headers: &HeaderMap) -> Option<ContinuationToken> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     ContinuationToken::from_headers(
-        reply.header("x-ms-continuation-NextPartitionKey"),
-        reply.header("x-ms-continuation-NextRowKey"),
+        header("x-ms-continuation-NextPartitionKey"),
+        header("x-ms-continuation-NextRowKey"),
     )
 }
 

@@ -131,6 +131,9 @@ impl Reply {
     }
 }
 
+/// Told the headers of a successful answer before its body is read.
+pub(crate) type OnHead<'a> = &'a (dyn Fn(&HeaderMap) + Send + Sync);
+
 /// The shared connection pool, endpoint, credential and policies.
 pub(crate) struct Transport {
     pub(crate) http: reqwest::Client,
@@ -157,6 +160,12 @@ impl Transport {
     /// Sends `call`, retrying transient failures; a non-2xx answer becomes
     /// [`Error::Service`].
     pub(crate) async fn send(&self, call: &Call) -> Result<Reply> {
+        self.send_observed(call, &|_| {}).await
+    }
+
+    /// [`send`](Self::send), calling `on_head` with the headers of a successful answer as
+    /// soon as they arrive, before its body is read (once per attempt that gets that far).
+    pub(crate) async fn send_observed(&self, call: &Call, on_head: OnHead<'_>) -> Result<Reply> {
         let mut maybe_applied = false;
         let mut attempt = 1;
         loop {
@@ -173,7 +182,7 @@ impl Transport {
                 request_id = tracing::field::Empty,
             );
             let outcome = self
-                .attempt(call, client_request_id)
+                .attempt(call, client_request_id, on_head)
                 .instrument(span)
                 .await?;
             let (error, retry_after, applied) = match outcome {
@@ -206,7 +215,12 @@ impl Transport {
     }
 
     /// One attempt: `Err` only for failures that must not be retried before sending.
-    async fn attempt(&self, call: &Call, client_request_id: &str) -> Result<Attempt> {
+    async fn attempt(
+        &self,
+        call: &Call,
+        client_request_id: &str,
+        on_head: OnHead<'_>,
+    ) -> Result<Attempt> {
         let date = http_date(chrono::Utc::now());
         let request = self.build(call, &date, client_request_id).await?;
         let mut response = match self.http.execute(request).await {
@@ -220,6 +234,9 @@ impl Transport {
         span.record("status", status);
         if let Some(id) = header_str(&headers, "x-ms-request-id") {
             span.record("request_id", id);
+        }
+        if (200..300).contains(&status) {
+            on_head(&headers);
         }
         let body = match response.bytes().await {
             Ok(body) => body,

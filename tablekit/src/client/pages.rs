@@ -16,7 +16,7 @@ use reqwest::Method;
 
 use super::continuation::ContinuationToken;
 use super::table::Table;
-use super::transport::{Call, OnHead, Reply};
+use super::transport::{header_str, Call, OnHead, Reply};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::limits::InvalidInput;
@@ -125,10 +125,11 @@ impl<M: TableModel> EntityQuery<M> {
 
     /// Requests each next page as soon as the current answer's headers arrive (they say
     /// where it ends), so the service answers it while this page's body is read, decoded and
-    /// consumed: a scan then takes about the longer of the two times instead of their sum. Off by default for the streams, because a
-    /// consumer that stops early has then paid for one page it never reads; [`count`] and
-    /// [`collect_all`], which always read to the end, turn it on. Without a tokio runtime
-    /// (needed to run the request meanwhile) pages are read one after the other.
+    /// consumed: a scan then takes about the longer of the two times instead of their sum.
+    /// Off by default for the streams, because a consumer that stops early has then paid for
+    /// one page it never reads; [`count`] and [`collect_all`], which always read to the end,
+    /// turn it on. Without a tokio runtime (needed to run the request meanwhile) pages are
+    /// read one after the other.
     ///
     /// [`count`]: EntityQuery::count
     /// [`collect_all`]: EntityQuery::collect_all
@@ -419,10 +420,9 @@ fn continuation_of(reply: &Reply) -> Option<ContinuationToken> {
 
 /// Where the page after an answer with these headers starts.
 fn continuation_in(headers: &HeaderMap) -> Option<ContinuationToken> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     ContinuationToken::from_headers(
-        header("x-ms-continuation-NextPartitionKey"),
-        header("x-ms-continuation-NextRowKey"),
+        header_str(headers, "x-ms-continuation-NextPartitionKey"),
+        header_str(headers, "x-ms-continuation-NextRowKey"),
     )
 }
 

@@ -127,7 +127,7 @@ pub(crate) struct Reply {
 impl Reply {
     /// A header's value as text (names compare case-insensitively).
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
+        header_str(&self.headers, name)
     }
 }
 
@@ -388,7 +388,8 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
     header_str(headers, name).map(str::to_owned)
 }
 
-fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+/// A header's value as text, when it has one.
+pub(crate) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 

@@ -351,14 +351,20 @@ impl NameSet {
         self.bits = [0; 4];
     }
 
+    /// The word and bit of name `index` (below [`Self::CAPACITY`]).
+    fn slot(index: usize) -> (usize, u64) {
+        (index / 64 % 4, 1u64 << (index % 64))
+    }
+
     /// Whether name `index` is in the set.
     fn contains(&self, index: usize) -> bool {
-        index < Self::CAPACITY && self.bits[index / 64] & (1u64 << (index % 64)) != 0
+        let (word, bit) = Self::slot(index);
+        index < Self::CAPACITY && self.bits[word] & bit != 0
     }
 
     /// Adds name `index` (below [`Self::CAPACITY`]): `false` when it was already there.
     fn insert(&mut self, index: usize) -> bool {
-        let (word, bit) = (index / 64 % 4, 1u64 << (index % 64));
+        let (word, bit) = Self::slot(index);
         let fresh = self.bits[word] & bit == 0;
         self.bits[word] |= bit;
         fresh

@@ -44,6 +44,8 @@ pub(super) fn to_value(scalar: Scalar<'_>, edm: Option<EdmType>) -> Result<Optio
         Scalar::Int(n) => from_int(n, edm)?,
         Scalar::UInt(n) => from_uint(n, edm)?,
         Scalar::Float(f) => from_float(f, edm)?,
+        // Untyped strings (most strings) are kept as they are, here rather than in a call.
+        Scalar::Str(text) if edm.is_none() => Value::String(smol_str::SmolStr::new(&text)),
         Scalar::Str(text) => from_text(text, edm)?,
         Scalar::Nested => return Err("nested objects and arrays are not allowed".into()),
     };

@@ -235,13 +235,15 @@ impl<'de> EntityReader<'de> {
             Ok(None) => return Ok(()),
             Err(reason) => return Err((name, reason)),
         };
+        // The name goes straight from where it is kept into the entity: a name passed back
+        // through an `Option` is copied piecewise on the stack, and the copy costs more than
+        // reading the value.
         match self.names.claim(&name, entity) {
-            Some(shared) => {
-                entity.push_shared(shared, value);
-                Ok(())
-            }
-            None => Err((name, "the property appears twice".into())),
+            Claim::Known(index) => entity.push_shared(self.names.shared(index), value),
+            Claim::Unremembered => entity.push_shared(SmolStr::new(&name), value),
+            Claim::Repeat => return Err((name, "the property appears twice".into())),
         }
+        Ok(())
     }
 
     /// `Name@odata.type`: remembered for a value still to come, or applied to one already read.
@@ -302,15 +304,19 @@ impl Names {
         self.seen.clear();
     }
 
-    /// The name for the next property of `entity`, or `None` when `entity` already has it.
-    fn claim(&mut self, name: &str, entity: &DynamicEntity) -> Option<SmolStr> {
-        let (shared, index) = self.intern(name, entity.len());
+    /// What `name` is to `entity`, whose next property it names.
+    fn claim(&mut self, name: &str, entity: &DynamicEntity) -> Claim {
         // A remembered name has a number: a repeat is one bit test, not a search.
-        let fresh = match index {
-            Some(index) => self.seen.insert(index),
-            None => !entity.contains(name),
-        };
-        fresh.then_some(shared)
+        match self.intern(name, entity.len()) {
+            Some(index) if self.seen.insert(index) => Claim::Known(index),
+            None if !entity.contains(name) => Claim::Unremembered,
+            _ => Claim::Repeat,
+        }
+    }
+
+    /// Remembered name number `index`, shared.
+    fn shared(&self, index: usize) -> SmolStr {
+        self.known.get(index).cloned().unwrap_or_default()
     }
 
     /// Whether `name` is the remembered name at `position` (where the last entity had it)
@@ -320,21 +326,31 @@ impl Names {
         next && !self.seen.contains(position)
     }
 
-    /// The name, and its number when it is remembered (equal names get equal numbers).
-    fn intern(&mut self, name: &str, position: usize) -> (SmolStr, Option<usize>) {
-        if let Some(hit) = self.known.get(position).filter(|n| same(n, name)) {
-            return (hit.clone(), Some(position));
+    /// The name's number, remembering it if it is new; `None` once [`Self::MAX`] names are
+    /// remembered (equal names get equal numbers).
+    fn intern(&mut self, name: &str, position: usize) -> Option<usize> {
+        if self.known.get(position).is_some_and(|n| same(n, name)) {
+            return Some(position);
         }
         if let Some(index) = self.known.iter().position(|n| same(n, name)) {
-            return (self.known[index].clone(), Some(index));
+            return Some(index);
         }
-        let new = SmolStr::new(name);
         if self.known.len() < Self::MAX {
-            self.known.push(new.clone());
-            return (new, Some(self.known.len() - 1));
+            self.known.push(SmolStr::new(name));
+            return Some(self.known.len() - 1);
         }
-        (new, None)
+        None
     }
+}
+
+/// What a property's name is to the entity being read.
+enum Claim {
+    /// A remembered name (its number) that the entity does not have yet.
+    Known(usize),
+    /// A name past the remembered ones that the entity does not have yet.
+    Unremembered,
+    /// A name the entity already has.
+    Repeat,
 }
 
 /// Which remembered names an entity already has: its duplicate check.

@@ -49,6 +49,11 @@ type Result<T> = std::result::Result<T, SyntaxError>;
 impl<'a> JsonReader<'a> {
     /// A reader at the start of `bytes`, which must be UTF-8 (checked here, once).
     pub(super) fn new(bytes: &'a [u8]) -> Result<Self> {
+        // The vectorized check is several times faster on a large page; the standard one
+        // says where invalid input starts.
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            return Ok(JsonReader { text, pos: 0 });
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => Ok(JsonReader { text, pos: 0 }),
             Err(e) => Err(JsonReader::at(bytes, e.valid_up_to(), "invalid UTF-8")),
@@ -153,7 +158,7 @@ impl<'a> JsonReader<'a> {
     }
 
     /// Takes `close` (and answers false) or, unless `first`, a `,` (and answers true).
-    #[inline]
+    #[inline(always)]
     fn next_item(&mut self, close: u8, first: bool, what: &'static str) -> Result<bool> {
         match self.peek() {
             Some(b) if b == close => {

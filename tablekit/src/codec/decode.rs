@@ -405,6 +405,23 @@ fn same(a: &str, b: &str) -> bool {
     }
 }
 
+/// Whether `key` holds an `@`. Keys of 8 to 16 bytes (most) are read as two overlapping
+/// words, each tested for the byte at once.
+#[inline(always)]
+fn has_at_sign(key: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte of `word` is `@` where `word ^ ATS` has a zero byte, which sets its high bit here.
+    let holds_at = |word: &[u8; 8]| {
+        let x = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'@'));
+        x.wrapping_sub(ONES) & !x & (ONES << 7) != 0
+    };
+    let n = key.len();
+    match (key.first_chunk::<8>(), key.last_chunk::<8>()) {
+        (Some(head), Some(tail)) if n <= 16 => holds_at(head) || holds_at(tail),
+        _ => key.contains(&b'@'),
+    }
+}
+
 /// The EDM type of a system property, `None` for a user property.
 fn system_type(name: &str) -> Option<EdmType> {
     match name {
@@ -465,10 +482,12 @@ enum Key<'de> {
 
 impl<'de> Key<'de> {
     fn classify(key: Cow<'de, str>) -> Self {
-        // Property names cannot hold `@`, so the first one starts an annotation. A byte loop:
-        // keys are short, and this runs for every member of every entity.
-        if let Some(at) = key.as_bytes().iter().position(|&b| b == b'@') {
-            return Self::annotation(key, at);
+        // Property names cannot hold `@`, so the first one starts an annotation. This runs
+        // for every member of every entity: most keys hold none, which two words tell.
+        if has_at_sign(key.as_bytes()) {
+            if let Some(at) = key.as_bytes().iter().position(|&b| b == b'@') {
+                return Self::annotation(key, at);
+            }
         }
         let system = match key.as_ref() {
             "PartitionKey" => System::PartitionKey,
@@ -520,6 +539,24 @@ mod tests {
         let entities = decode_page(page).unwrap();
         assert_eq!(entities[1].value("A"), Some(&Value::Int64(7)));
         assert_eq!(entities[0].value("A"), Some(&Value::String("1".into())));
+    }
+
+    #[test]
+    fn at_signs_are_found_at_every_place_of_every_length() {
+        for n in 0..=24 {
+            let plain = vec![b'a'; n];
+            assert!(!has_at_sign(&plain), "{n}");
+            for at in 0..n {
+                let mut key = plain.clone();
+                key[at] = b'@';
+                assert!(has_at_sign(&key), "{n} {at}");
+                // Neighbours of `@` in value (`?`, `A`) and bytes it borrows through are not it.
+                for other in [b'?', b'A', 0x80 | b'@', 0] {
+                    key[at] = other;
+                    assert!(!has_at_sign(&key), "{n} {at} {other}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -489,15 +489,20 @@ impl<'de> Key<'de> {
                 return Self::annotation(key, at);
             }
         }
-        let system = match key.as_ref() {
-            "PartitionKey" => System::PartitionKey,
-            "RowKey" => System::RowKey,
-            "Timestamp" => System::Timestamp,
-            "odata.etag" => System::ETag,
-            k if k.starts_with("odata.") => return Key::Ignored,
-            _ => return Key::Property(key),
-        };
-        Key::System(system)
+        // Compared in place (`same`), not through the C library's `memcmp` a `match` calls.
+        let system = [
+            ("PartitionKey", System::PartitionKey),
+            ("RowKey", System::RowKey),
+            ("Timestamp", System::Timestamp),
+            ("odata.etag", System::ETag),
+        ]
+        .into_iter()
+        .find(|(name, _)| same(&key, name));
+        match system {
+            Some((_, system)) => Key::System(system),
+            None if key.starts_with("odata.") => Key::Ignored,
+            None => Key::Property(key),
+        }
     }
 
     /// `Name@odata.type` holds `Name`'s type; other annotations are ignored.

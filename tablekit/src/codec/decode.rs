@@ -388,7 +388,7 @@ impl NameSet {
 }
 
 /// Whether two names are equal. Names are short: up to 16 bytes they are compared as one or
-/// two overlapping words in place, instead of through a call to the C library's `memcmp`.
+/// two overlapping words (or halves, or pairs of bytes) in place, instead of through a call to the C library's `memcmp`.
 #[inline(always)]
 fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -398,15 +398,18 @@ fn same(a: &str, b: &str) -> bool {
     }
     let word = |s: &[u8], at: usize| s.get(at..).and_then(|w| w.first_chunk::<8>().copied());
     let half = |s: &[u8], at: usize| s.get(at..).and_then(|w| w.first_chunk::<4>().copied());
+    let pair = |s: &[u8], at: usize| s.get(at..).and_then(|w| w.first_chunk::<2>().copied());
     match n {
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        2..=3 => pair(a, 0) == pair(b, 0) && pair(a, n - 2) == pair(b, n - 2),
+        0..=1 => a.first() == b.first(),
         _ => a == b,
     }
 }
 
-/// Whether `key` holds an `@`. Keys of 8 to 16 bytes (most) are read as two overlapping
-/// words, each tested for the byte at once.
+/// Whether `key` holds an `@`. Keys of 8 bytes or more are read a word at a time, each word
+/// tested for the byte at once.
 #[inline(always)]
 fn has_at_sign(key: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -415,11 +418,12 @@ fn has_at_sign(key: &[u8]) -> bool {
         let x = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'@'));
         x.wrapping_sub(ONES) & !x & (ONES << 7) != 0
     };
-    let n = key.len();
-    match (key.first_chunk::<8>(), key.last_chunk::<8>()) {
-        (Some(head), Some(tail)) if n <= 16 => holds_at(head) || holds_at(tail),
-        _ => key.contains(&b'@'),
-    }
+    let Some(tail) = key.last_chunk::<8>() else {
+        return key.contains(&b'@');
+    };
+    // Whole words from the start, then the last eight bytes (overlapping the one before).
+    let mut words = key.chunks_exact(8);
+    words.any(|w| w.first_chunk::<8>().is_some_and(holds_at)) || holds_at(tail)
 }
 
 /// The EDM type of a system property, `None` for a user property.
@@ -569,6 +573,7 @@ mod tests {
         let names = [
             "",
             "a",
+            "ab",
             "abc",
             "abcd",
             "abcdefg",

@@ -212,6 +212,8 @@ impl<'a> JsonReader<'a> {
         }
     }
 
+    // Inlined, so that each word is compared as the constant it is.
+    #[inline(always)]
     fn literal(&mut self, word: &'static str, value: Scalar<'a>) -> Result<Scalar<'a>> {
         if self.bytes()[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
@@ -301,11 +303,16 @@ impl<'a> JsonReader<'a> {
     #[inline(always)]
     fn special(&mut self, start: usize) -> Result<usize> {
         let rest = self.bytes().get(start..).unwrap_or_default();
-        // Most names and many values are short: their end is in the first eight bytes.
-        let found = match rest.first_chunk::<8>().map(|word| word_special(*word)) {
+        // Most names and many values are short: their end is in the first two words.
+        let word_at = |at: usize| rest.get(at..).and_then(|r| r.first_chunk::<8>().copied());
+        let found = match word_at(0).map(word_special) {
             Some(Some(at)) => Some(at),
             // Eight plain bytes: the search goes on after them.
-            Some(None) => string_special(&rest[8..]).map(|at| at + 8),
+            Some(None) => match word_at(8).map(word_special) {
+                Some(Some(at)) => Some(8 + at),
+                Some(None) => string_special(&rest[16..]).map(|at| at + 16),
+                None => string_special(&rest[8..]).map(|at| at + 8),
+            },
             None => string_special(rest),
         };
         match found {

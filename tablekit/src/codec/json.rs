@@ -425,28 +425,8 @@ impl<'a> JsonReader<'a> {
             exponent = true;
         }
         self.pos = pos;
-        let Magnitude {
-            value: magnitude,
-            overflow,
-        } = magnitude;
-        if !overflow && !exponent {
-            match fraction_digits {
-                None => {
-                    if !negative {
-                        let n = i64::try_from(magnitude);
-                        return Ok(n.map_or(Scalar::UInt(magnitude), Scalar::Int));
-                    }
-                    // `-0` is the double -0.0 (as serde_json reads it), so its sign survives.
-                    if let Some(n) = 0i64.checked_sub_unsigned(magnitude).filter(|&n| n != 0) {
-                        return Ok(Scalar::Int(n));
-                    }
-                }
-                Some(fraction) => {
-                    if let Some(f) = exact_quotient(magnitude, fraction) {
-                        return Ok(Scalar::Float(if negative { -f } else { f }));
-                    }
-                }
-            }
+        if let Some(value) = magnitude.exact(negative, fraction_digits, exponent) {
+            return Ok(value);
         }
         // The grammar is checked, and Rust's parser rounds correctly.
         match self.text[start..pos].parse::<f64>() {
@@ -516,6 +496,35 @@ impl Magnitude {
             pos += 1;
         }
         pos
+    }
+
+    /// The number's value when the digits give it without the full float parser: an integer,
+    /// or a short decimal (see [`exact_quotient`]).
+    #[inline(always)]
+    fn exact(
+        &self,
+        negative: bool,
+        fraction_digits: Option<usize>,
+        exponent: bool,
+    ) -> Option<Scalar<'static>> {
+        if self.overflow || exponent {
+            return None;
+        }
+        let magnitude = self.value;
+        match fraction_digits {
+            Some(fraction) => {
+                let f = exact_quotient(magnitude, fraction)?;
+                Some(Scalar::Float(if negative { -f } else { f }))
+            }
+            None if !negative => {
+                Some(i64::try_from(magnitude).map_or(Scalar::UInt(magnitude), Scalar::Int))
+            }
+            // `-0` is the double -0.0 (as serde_json reads it), so its sign survives.
+            None => 0i64
+                .checked_sub_unsigned(magnitude)
+                .filter(|&n| n != 0)
+                .map(Scalar::Int),
+        }
     }
 }
 

@@ -161,30 +161,85 @@ mod group {
 /// 3 is one decode without building the page. Decoders: tablekit, ignored_any, value, typed.
 fn fixed_run(which: &str) {
     let bytes = page();
-    let iterations: usize = std::env::var("CODEC_BENCH_ITERS")
+    let iterations = env_number("CODEC_BENCH_ITERS", 100);
+    for _ in 0..iterations {
+        decode_with(which, &bytes);
+    }
+}
+
+/// Decodes `bytes` once with the named decoder, dropping the result.
+fn decode_with(which: &str, bytes: &[u8]) {
+    match which {
+        "tablekit" => drop(black_box(codec::decode_page(black_box(bytes)).unwrap())),
+        "ignored_any" => drop(black_box(
+            serde_json::from_slice::<serde::de::IgnoredAny>(black_box(bytes)).unwrap(),
+        )),
+        "value" => drop(black_box(
+            serde_json::from_slice::<serde_json::Value>(black_box(bytes)).unwrap(),
+        )),
+        "typed" => drop(black_box(
+            serde_json::from_slice::<TypedPage>(black_box(bytes)).unwrap(),
+        )),
+        other => panic!("unknown decoder {other}"),
+    }
+}
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(100);
-    for _ in 0..iterations {
-        match which {
-            "tablekit" => drop(black_box(codec::decode_page(black_box(&bytes)).unwrap())),
-            "ignored_any" => drop(black_box(
-                serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&bytes)).unwrap(),
-            )),
-            "value" => drop(black_box(
-                serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).unwrap(),
-            )),
-            "typed" => drop(black_box(
-                serde_json::from_slice::<TypedPage>(black_box(&bytes)).unwrap(),
-            )),
-            other => panic!("unknown decoder {other}"),
+        .unwrap_or(default)
+}
+
+/// `CODEC_BENCH_ALTERNATE=<rounds>` times the decoders side by side: each round runs a short
+/// burst of each in turn, so that all of them meet the same moment of a shared machine, and
+/// the report compares each decoder with `IgnoredAny` round by round. Criterion measures one
+/// decoder for seconds, then the next, and a machine whose speed drifts over seconds moves
+/// its ratios more than the code does.
+fn alternating_run(rounds: usize) {
+    const DECODERS: [&str; 3] = ["tablekit", "typed", "ignored_any"];
+    const BURST: u32 = 10;
+    let bytes = page();
+    let mut times: Vec<[f64; 3]> = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let mut round = [0.0; 3];
+        for (slot, which) in round.iter_mut().zip(DECODERS) {
+            let start = std::time::Instant::now();
+            for _ in 0..BURST {
+                decode_with(which, &bytes);
+            }
+            *slot = start.elapsed().as_secs_f64() * 1e3 / f64::from(BURST);
         }
+        times.push(round);
     }
+    println!("{rounds} rounds of {BURST} decodes each (ms per decode; x = per-round ratio to ignored_any)");
+    for (column, which) in DECODERS.iter().enumerate() {
+        let mut own: Vec<f64> = times.iter().map(|t| t[column]).collect();
+        let mut ratios: Vec<f64> = times.iter().map(|t| t[column] / t[2]).collect();
+        println!(
+            "{which:<12} least {:.3}  median {:.3}  median x {:.2}",
+            least(&own),
+            median(&mut own),
+            median(&mut ratios)
+        );
+    }
+}
+
+fn least(values: &[f64]) -> f64 {
+    values.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 fn main() {
     if let Ok(which) = std::env::var("CODEC_BENCH_ONLY") {
         return fixed_run(&which);
+    }
+    if std::env::var("CODEC_BENCH_ALTERNATE").is_ok() {
+        return alternating_run(env_number("CODEC_BENCH_ALTERNATE", 200).max(1));
     }
     group::benches();
     Criterion::default().configure_from_args().final_summary();

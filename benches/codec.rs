@@ -198,6 +198,7 @@ fn env_number(name: &str, default: usize) -> usize {
 /// its ratios more than the code does.
 fn alternating_run(rounds: usize) {
     const DECODERS: [&str; 3] = ["tablekit", "typed", "ignored_any"];
+    const BASELINE: usize = 2;
     const BURST: u32 = 10;
     let bytes = page();
     let mut times: Vec<[f64; 3]> = Vec::with_capacity(rounds);
@@ -212,10 +213,14 @@ fn alternating_run(rounds: usize) {
         }
         times.push(round);
     }
-    println!("{rounds} rounds of {BURST} decodes each (ms per decode; x = per-round ratio to ignored_any)");
+    println!(
+        "{rounds} rounds of {BURST} decodes each \
+         (ms per decode; x = per-round ratio to {})",
+        DECODERS[BASELINE]
+    );
     for (column, which) in DECODERS.iter().enumerate() {
         let mut own: Vec<f64> = times.iter().map(|t| t[column]).collect();
-        let mut ratios: Vec<f64> = times.iter().map(|t| t[column] / t[2]).collect();
+        let mut ratios: Vec<f64> = times.iter().map(|t| t[column] / t[BASELINE]).collect();
         println!(
             "{which:<12} least {:.3}  median {:.3}  median x {:.2}",
             least(&own),

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use smol_str::SmolStr;
 
 use super::datetime::parse_datetime;
-use super::json::{JsonReader, SyntaxError};
+use super::json::{bytes_equal, JsonReader, SyntaxError};
 use super::property::{retype, to_value, Reason, Scalar};
 use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
@@ -322,14 +322,18 @@ impl Names {
     /// Whether `name` is the remembered name at `position` (where the last entity had it)
     /// and the entity being read does not have it yet.
     fn is_next_and_new(&self, name: &str, position: usize) -> bool {
-        let next = self.known.get(position).is_some_and(|n| same(n, name));
-        next && !self.seen.contains(position)
+        self.is_at(name, position) && !self.seen.contains(position)
+    }
+
+    /// Whether `name` is the remembered name at `position`.
+    fn is_at(&self, name: &str, position: usize) -> bool {
+        self.known.get(position).is_some_and(|n| same(n, name))
     }
 
     /// The name's number, remembering it if it is new; `None` once [`Self::MAX`] names are
     /// remembered (equal names get equal numbers).
     fn intern(&mut self, name: &str, position: usize) -> Option<usize> {
-        if self.known.get(position).is_some_and(|n| same(n, name)) {
+        if self.is_at(name, position) {
             return Some(position);
         }
         if let Some(index) = self.known.iter().position(|n| same(n, name)) {
@@ -388,7 +392,8 @@ impl NameSet {
 }
 
 /// Whether two names are equal. Names are short: up to 16 bytes they are compared as one or
-/// two overlapping words (or halves, or pairs of bytes) in place, instead of through a call to the C library's `memcmp`.
+/// two overlapping words (or halves, or pairs of bytes) in place, instead of through a call
+/// to the C library's `memcmp`.
 #[inline(always)]
 fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -408,22 +413,23 @@ fn same(a: &str, b: &str) -> bool {
     }
 }
 
-/// Whether `key` holds an `@`. Keys of 8 bytes or more are read a word at a time, each word
-/// tested for the byte at once.
+/// Where the first `@` of `key` is. Keys of 8 bytes or more are read a word at a time, each
+/// word tested for the byte at once.
 #[inline(always)]
-fn has_at_sign(key: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    // A byte of `word` is `@` where `word ^ ATS` has a zero byte, which sets its high bit here.
-    let holds_at = |word: &[u8; 8]| {
-        let x = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'@'));
-        x.wrapping_sub(ONES) & !x & (ONES << 7) != 0
+fn first_at_sign(key: &[u8]) -> Option<usize> {
+    let in_word = |start: usize, word: &[u8; 8]| {
+        let found = bytes_equal(u64::from_le_bytes(*word), b'@');
+        (found != 0).then(|| start + (found.trailing_zeros() / 8) as usize)
     };
     let Some(tail) = key.last_chunk::<8>() else {
-        return key.contains(&b'@');
+        return key.iter().position(|&b| b == b'@');
     };
-    // Whole words from the start, then the last eight bytes (overlapping the one before).
-    let mut words = key.chunks_exact(8);
-    words.any(|w| w.first_chunk::<8>().is_some_and(holds_at)) || holds_at(tail)
+    // Whole words from the start, then the last eight bytes (overlapping the word before,
+    // which held none).
+    key.chunks_exact(8)
+        .enumerate()
+        .find_map(|(i, word)| in_word(i * 8, word.first_chunk::<8>()?))
+        .or_else(|| in_word(key.len() - 8, tail))
 }
 
 /// The EDM type of a system property, `None` for a user property.
@@ -487,11 +493,9 @@ enum Key<'de> {
 impl<'de> Key<'de> {
     fn classify(key: Cow<'de, str>) -> Self {
         // Property names cannot hold `@`, so the first one starts an annotation. This runs
-        // for every member of every entity: most keys hold none, which two words tell.
-        if has_at_sign(key.as_bytes()) {
-            if let Some(at) = key.as_bytes().iter().position(|&b| b == b'@') {
-                return Self::annotation(key, at);
-            }
+        // for every member of every entity, so it reads words, not bytes.
+        if let Some(at) = first_at_sign(key.as_bytes()) {
+            return Self::annotation(key, at);
         }
         // Compared in place (`same`), not through the C library's `memcmp` a `match` calls.
         let system = [
@@ -554,15 +558,21 @@ mod tests {
     fn at_signs_are_found_at_every_place_of_every_length() {
         for n in 0..=24 {
             let plain = vec![b'a'; n];
-            assert!(!has_at_sign(&plain), "{n}");
+            assert_eq!(first_at_sign(&plain), None, "{n}");
             for at in 0..n {
                 let mut key = plain.clone();
                 key[at] = b'@';
-                assert!(has_at_sign(&key), "{n} {at}");
+                assert_eq!(first_at_sign(&key), Some(at), "{n} {at}");
+                // The first of two, wherever the second is.
+                for later in at + 1..n {
+                    let mut two = key.clone();
+                    two[later] = b'@';
+                    assert_eq!(first_at_sign(&two), Some(at), "{n} {at} {later}");
+                }
                 // Neighbours of `@` in value (`?`, `A`) and bytes it borrows through are not it.
                 for other in [b'?', b'A', 0x80 | b'@', 0] {
                     key[at] = other;
-                    assert!(!has_at_sign(&key), "{n} {at} {other}");
+                    assert_eq!(first_at_sign(&key), None, "{n} {at} {other}");
                 }
             }
         }

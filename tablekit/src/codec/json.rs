@@ -452,17 +452,24 @@ impl<'a> JsonReader<'a> {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `word` (eight bytes, little-endian) that equals `byte`. Only
+/// the lowest set bit is sure to be a match (a borrow can mark a byte above it), which is all
+/// a search for the first one needs.
+#[inline(always)]
+pub(super) fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
 /// The offset of the first `"`, `\` or control character among eight bytes.
 #[inline]
 fn word_special(chunk: [u8; 8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
     let word = u64::from_le_bytes(chunk);
-    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
-    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
-    let control = word.wrapping_sub(ONES * 0x20) & !word;
-    let found = (quote | backslash | control) & HIGHS;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    let found = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | control;
     (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
 }
 

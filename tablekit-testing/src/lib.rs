@@ -15,6 +15,7 @@ pub mod fuzzing;
 mod headers;
 mod journal;
 mod operations;
+mod prefetch;
 mod response;
 mod route;
 mod router;

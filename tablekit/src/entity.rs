@@ -13,7 +13,7 @@ use smol_str::SmolStr;
 use crate::convert::{FromValue, IntoValue};
 use crate::error::Error;
 use crate::etag::ETag;
-use crate::value::Value;
+use crate::value::{smol_str, Value};
 
 /// One entity as the service stores it: the keys, the service-maintained `Timestamp` and
 /// `ETag`, and any number of typed properties in insertion order.
@@ -53,8 +53,8 @@ impl DynamicEntity {
     /// ```
     pub fn new(partition_key: impl AsRef<str>, row_key: impl AsRef<str>) -> Self {
         DynamicEntity {
-            partition_key: SmolStr::new(partition_key),
-            row_key: SmolStr::new(row_key),
+            partition_key: smol_str(partition_key.as_ref()),
+            row_key: smol_str(row_key.as_ref()),
             ..DynamicEntity::default()
         }
     }
@@ -93,7 +93,7 @@ impl DynamicEntity {
     /// assert_eq!(e.partition_key(), "pk");
     /// ```
     pub fn set_partition_key(&mut self, key: impl AsRef<str>) {
-        self.partition_key = SmolStr::new(key);
+        self.partition_key = smol_str(key.as_ref());
     }
 
     /// Replaces the RowKey.
@@ -104,7 +104,7 @@ impl DynamicEntity {
     /// assert_eq!(e.row_key(), "rk");
     /// ```
     pub fn set_row_key(&mut self, key: impl AsRef<str>) {
-        self.row_key = SmolStr::new(key);
+        self.row_key = smol_str(key.as_ref());
     }
 
     /// When the service last wrote the entity (`None` before it was stored).

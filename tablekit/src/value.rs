@@ -333,6 +333,18 @@ pub fn truncate_to_tick(time: DateTime<Utc>) -> DateTime<Utc> {
     DateTime::from_timestamp(time.timestamp(), nanos - nanos % 100).unwrap_or(time)
 }
 
+/// A [`SmolStr`] of `text`, built in place when it fits inline (most keys, names and short
+/// values do): `SmolStr::new` is an out-of-line call whose result the caller then reads back
+/// in whole words just after it was written in pieces, a stall on every property.
+#[inline(always)]
+pub(crate) fn smol_str(text: &str) -> SmolStr {
+    if text.len() <= SmolStr::INLINE_CAP {
+        SmolStr::new_inline(text)
+    } else {
+        SmolStr::new(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,6 +355,16 @@ mod tests {
         assert_eq!(std::mem::size_of::<Value>(), 32);
         assert_eq!(std::mem::size_of::<Option<Value>>(), 32);
         assert_eq!(std::mem::size_of::<(SmolStr, Value)>(), 56);
+    }
+
+    #[test]
+    fn built_in_place_strings_keep_every_byte_at_each_side_of_the_inline_limit() {
+        for len in [0, 1, 22, 23, 24, 25, 400] {
+            let text: String = "aé𝄞 ".chars().cycle().take(len).collect();
+            let built = smol_str(&text);
+            assert_eq!(built, text);
+            assert_eq!(built.is_heap_allocated(), text.len() > SmolStr::INLINE_CAP);
+        }
     }
 
     #[test]

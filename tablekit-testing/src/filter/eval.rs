@@ -8,9 +8,10 @@ use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
 
 use chrono::{DateTime, Utc};
-use tablekit::Value;
+use tablekit::{DynamicEntity, Value};
 
 use super::parser::{Expr, Op, Operand};
+use crate::prefetch::prefetch_value;
 
 /// A value a filter can read: a key or table name (text), a property, or the Timestamp.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +64,31 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
             (Some(l), Some(r)) => compare(l, r).is_some_and(|ord| holds(*op, ord)),
             _ => false,
         },
+    }
+}
+
+/// Starts loading the values `expr` reads from `entity`, at the places the last subject had
+/// them, so that evaluating it a little later finds them in cache.
+pub(crate) fn prefetch(expr: &Expr, entity: &DynamicEntity) {
+    match expr {
+        Expr::And(a, b) | Expr::Or(a, b) => {
+            prefetch(a, entity);
+            prefetch(b, entity);
+        }
+        Expr::Not(inner) => prefetch(inner, entity),
+        Expr::Truthy(operand) => prefetch_operand(operand, entity),
+        Expr::Compare(left, _, right) => {
+            prefetch_operand(left, entity);
+            prefetch_operand(right, entity);
+        }
+    }
+}
+
+fn prefetch_operand(operand: &Operand, entity: &DynamicEntity) {
+    if let Operand::Property(property) = operand {
+        if let Some((_, value)) = entity.property_at(property.hint.load(Relaxed)) {
+            prefetch_value(value);
+        }
     }
 }
 

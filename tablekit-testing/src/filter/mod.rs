@@ -65,6 +65,12 @@ impl Filter {
         eval::eval(&self.expr, subject)
     }
 
+    /// Starts loading the properties [`matches`](Self::matches) will read from `entity`, so
+    /// that a scan can ask for them a few entities ahead.
+    pub(crate) fn prefetch(&self, entity: &DynamicEntity) {
+        eval::prefetch(&self.expr, entity);
+    }
+
     /// The keys every match lies within, from the filter's top-level `and` conjuncts: lets
     /// a query seek instead of scanning the table.
     pub(crate) fn key_range(&self) -> KeyRange {

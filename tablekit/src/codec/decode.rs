@@ -17,7 +17,7 @@ use super::property::{retype, to_value, Reason, Scalar};
 use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
 use crate::etag::ETag;
-use crate::value::EdmType;
+use crate::value::{smol_str, EdmType};
 
 /// Decodes one entity (a point query or an insert's echo) in any metadata level.
 ///
@@ -240,7 +240,7 @@ impl<'de> EntityReader<'de> {
         // reading the value.
         match self.names.claim(&name, entity) {
             Claim::Known(index) => entity.push_shared(self.names.shared(index), value),
-            Claim::Unremembered => entity.push_shared(SmolStr::new(&name), value),
+            Claim::Unremembered => entity.push_shared(smol_str(&name), value),
             Claim::Repeat => return Err((name, "the property appears twice".into())),
         }
         Ok(())
@@ -340,7 +340,7 @@ impl Names {
             return Some(index);
         }
         if self.known.len() < Self::MAX {
-            self.known.push(SmolStr::new(name));
+            self.known.push(smol_str(name));
             return Some(self.known.len() - 1);
         }
         None

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use base64::Engine;
 
 use super::datetime::parse_datetime;
-use crate::value::{EdmType, Value};
+use crate::value::{smol_str, EdmType, Value};
 
 /// A JSON value as the decoder met it, before its annotation (if any) gives it a type.
 #[derive(Debug)]
@@ -45,7 +45,7 @@ pub(super) fn to_value(scalar: Scalar<'_>, edm: Option<EdmType>) -> Result<Optio
         Scalar::UInt(n) => from_uint(n, edm)?,
         Scalar::Float(f) => from_float(f, edm)?,
         // Untyped strings (most strings) are kept as they are, here rather than in a call.
-        Scalar::Str(text) if edm.is_none() => Value::String(smol_str::SmolStr::new(&text)),
+        Scalar::Str(text) if edm.is_none() => Value::String(smol_str(&text)),
         Scalar::Str(text) => from_text(text, edm)?,
         Scalar::Nested => return Err("nested objects and arrays are not allowed".into()),
     };
@@ -117,10 +117,10 @@ fn from_float(f: f64, edm: Option<EdmType>) -> Result<Value, Reason> {
 fn from_text(text: Cow<'_, str>, edm: Option<EdmType>) -> Result<Value, Reason> {
     let bad = |edm: EdmType| -> Reason { format!("{:?} is not a valid {edm}", clip(&text)).into() };
     let Some(edm) = edm else {
-        return Ok(Value::String(smol_str::SmolStr::new(&text)));
+        return Ok(Value::String(smol_str(&text)));
     };
     let value = match edm {
-        EdmType::String => Value::String(smol_str::SmolStr::new(&text)),
+        EdmType::String => Value::String(smol_str(&text)),
         EdmType::Int64 => Value::Int64(text.parse().map_err(|_| bad(edm))?),
         EdmType::Int32 => Value::Int32(text.parse().map_err(|_| bad(edm))?),
         EdmType::Double => Value::Double(parse_double(&text).ok_or_else(|| bad(edm))?),

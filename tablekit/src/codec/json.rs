@@ -722,7 +722,10 @@ mod tests {
             bytes in proptest::collection::vec(prop_oneof![
                 4 => 0x20u8..0x7f, 1 => Just(b'"'), 1 => Just(b'\\'), 1 => 0u8..0x20, 1 => 0x80u8..
             ], 0..40),
+            plain in 0usize..20,
         ) {
+            // A plain run first puts the special bytes at every place of the words.
+            let bytes = [vec![b'a'; plain], bytes].concat();
             let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
             prop_assert_eq!(string_special(&bytes), naive);
         }

@@ -10,7 +10,7 @@
 /// Processors without a prefetch instruction in stable Rust ignore it.
 #[inline(always)]
 #[allow(unsafe_code)]
-pub(crate) fn prefetch<T>(address: *const T) {
+fn prefetch<T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `prefetcht0` dereferences nothing and changes no state the program can
     // observe, whatever the address; SSE, which provides it, is part of every x86-64.

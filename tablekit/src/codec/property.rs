@@ -44,9 +44,11 @@ pub(super) fn to_value(scalar: Scalar<'_>, edm: Option<EdmType>) -> Result<Optio
         Scalar::Int(n) => from_int(n, edm)?,
         Scalar::UInt(n) => from_uint(n, edm)?,
         Scalar::Float(f) => from_float(f, edm)?,
-        // Untyped strings (most strings) are kept as they are, here rather than in a call.
-        Scalar::Str(text) if edm.is_none() => Value::String(smol_str(&text)),
-        Scalar::Str(text) => from_text(text, edm)?,
+        Scalar::Str(text) => match edm {
+            // Untyped strings (most strings) are kept as they are, here rather than in a call.
+            None => Value::String(smol_str(&text)),
+            Some(edm) => from_text(&text, edm)?,
+        },
         Scalar::Nested => return Err("nested objects and arrays are not allowed".into()),
     };
     Ok(Some(value))
@@ -56,7 +58,7 @@ pub(super) fn to_value(scalar: Scalar<'_>, edm: Option<EdmType>) -> Result<Optio
 /// read untyped, so it is read again as `edm`.
 pub(super) fn retype(value: Value, edm: EdmType) -> Result<Value, Reason> {
     match value {
-        Value::String(s) => from_text(Cow::Borrowed(&s), Some(edm)),
+        Value::String(s) => from_text(&s, edm),
         Value::Int32(n) => from_int(i64::from(n), Some(edm)),
         Value::Int64(n) => from_int(n, Some(edm)),
         Value::Double(f) => from_float(f, Some(edm)),
@@ -114,24 +116,21 @@ fn from_float(f: f64, edm: Option<EdmType>) -> Result<Value, Reason> {
     }
 }
 
-fn from_text(text: Cow<'_, str>, edm: Option<EdmType>) -> Result<Value, Reason> {
-    let bad = |edm: EdmType| -> Reason { format!("{:?} is not a valid {edm}", clip(&text)).into() };
-    let Some(edm) = edm else {
-        return Ok(Value::String(smol_str(&text)));
-    };
+fn from_text(text: &str, edm: EdmType) -> Result<Value, Reason> {
+    let bad = |edm: EdmType| -> Reason { format!("{:?} is not a valid {edm}", clip(text)).into() };
     let value = match edm {
-        EdmType::String => Value::String(smol_str(&text)),
+        EdmType::String => Value::String(smol_str(text)),
         EdmType::Int64 => Value::Int64(text.parse().map_err(|_| bad(edm))?),
         EdmType::Int32 => Value::Int32(text.parse().map_err(|_| bad(edm))?),
-        EdmType::Double => Value::Double(parse_double(&text).ok_or_else(|| bad(edm))?),
-        EdmType::DateTime => Value::DateTime(parse_datetime(&text).ok_or_else(|| bad(edm))?),
-        EdmType::Guid => Value::Guid(uuid::Uuid::try_parse(&text).map_err(|_| bad(edm))?),
+        EdmType::Double => Value::Double(parse_double(text).ok_or_else(|| bad(edm))?),
+        EdmType::DateTime => Value::DateTime(parse_datetime(text).ok_or_else(|| bad(edm))?),
+        EdmType::Guid => Value::Guid(uuid::Uuid::try_parse(text).map_err(|_| bad(edm))?),
         EdmType::Binary => Value::Binary(
             base64::engine::general_purpose::STANDARD
                 .decode(text.as_bytes())
                 .map_err(|_| bad(edm))?,
         ),
-        EdmType::Boolean => match text.as_ref() {
+        EdmType::Boolean => match text {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             _ => return Err(bad(edm)),

@@ -349,6 +349,11 @@ async fn connection(
     let service = service_fn(move |req| crate::router::handle(state.clone(), req));
     let conn = http1::Builder::new()
         .keep_alive(true)
+        // hyper otherwise reads ahead for a closed connection while each request is being
+        // answered; the request's headers still hold its read buffer then, so every
+        // request cost a fresh 8 KiB buffer. A client that leaves mid-request is noticed
+        // when the answer is written instead; like Azure, a write is applied either way.
+        .half_close(true)
         .serve_connection(TokioIo::new(stream), service);
     tokio::select! {
         _ = conn => {}

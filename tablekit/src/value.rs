@@ -359,11 +359,21 @@ mod tests {
 
     #[test]
     fn built_in_place_strings_keep_every_byte_at_each_side_of_the_inline_limit() {
-        for len in [0, 1, 22, 23, 24, 25, 400] {
-            let text: String = "aé𝄞 ".chars().cycle().take(len).collect();
-            let built = smol_str(&text);
-            assert_eq!(built, text);
-            assert_eq!(built.is_heap_allocated(), text.len() > SmolStr::INLINE_CAP);
+        // Byte lengths 0-30 and 400, each from ASCII and from multi-byte text (cut at the
+        // last whole character), so that 22, 23 and 24 bytes are all met.
+        for len in (0..=30).chain([400]) {
+            for pattern in ["ab", "aé𝄞 "] {
+                let mut text = String::new();
+                for c in pattern.chars().cycle() {
+                    if text.len() + c.len_utf8() > len {
+                        break;
+                    }
+                    text.push(c);
+                }
+                let built = smol_str(&text);
+                assert_eq!(built, text);
+                assert_eq!(built.is_heap_allocated(), text.len() > SmolStr::INLINE_CAP);
+            }
         }
     }
 

@@ -378,7 +378,7 @@ impl ClientBuilder {
             // A redirect is never followed: a signed request is valid for one path only, and
             // a SAS token must not travel to wherever a Location header points.
             .redirect(reqwest::redirect::Policy::none())
-            // Retrying is the client's own [`RetryPolicy`]'s job, which knows which
+            // Retrying is the client's own `RetryPolicy`'s job, which knows which
             // operations are safe to repeat. With no retries of its own, reqwest also stops
             // copying every request's headers in case it had to send them again.
             .retry(reqwest::retry::never().max_retries_per_request(0))

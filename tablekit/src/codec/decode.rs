@@ -142,6 +142,8 @@ struct EntityReader<'de> {
     annotations: Vec<(Cow<'de, str>, EdmType)>,
     /// Property names already made, shared by the entities of a page.
     names: Names,
+    /// What the member names at each place of the last entity meant.
+    members: Members,
 }
 
 impl<'de> EntityReader<'de> {
@@ -154,6 +156,7 @@ impl<'de> EntityReader<'de> {
                 known: Vec::with_capacity(properties),
                 seen: NameSet::default(),
             },
+            members: Members::single(),
         }
     }
 
@@ -188,17 +191,21 @@ impl<'de> EntityReader<'de> {
         let mut entity = DynamicEntity::with_capacity(capacity);
         self.annotations.clear();
         self.names.next_entity();
-        let mut first = true;
-        while let Some(key) = json.next_key(first)? {
-            first = false;
-            let step = match Key::classify(key) {
+        let mut place = 0;
+        while let Some(key) = json.next_key(place == 0)? {
+            let kind = self.key_kind(place, &key, entity.len());
+            place += 1;
+            let step = match kind {
                 Key::Ignored => {
                     json.skip_value()?;
                     Ok(())
                 }
                 Key::System(system) => set_system(&mut entity, system, json.scalar()?),
-                Key::Property(name) => self.property(&mut entity, name, json.scalar()?),
-                Key::Annotation(name) => self.annotation(&mut entity, name, json.scalar()?),
+                Key::Property(number) => self.property(&mut entity, key, number, json.scalar()?),
+                Key::Annotation(target) => {
+                    let name = annotated_name(key, target.at);
+                    self.annotation(&mut entity, name, target, json.scalar()?)
+                }
             };
             if let Err((name, reason)) = step {
                 return Err(Failed::Property {
@@ -209,6 +216,19 @@ impl<'de> EntityReader<'de> {
             }
         }
         Ok(entity)
+    }
+
+    /// What member name `key`, at `place` in its entity, means: learned from the last entity
+    /// when it had the same name there (one comparison), else classified and remembered.
+    /// `position` is where the entity's next property goes.
+    #[inline(always)]
+    fn key_kind(&mut self, place: usize, key: &str, position: usize) -> Key {
+        if let Some(kind) = self.members.at(place, key) {
+            return kind;
+        }
+        let kind = Key::classify(key, &mut self.names, position);
+        self.members.learn(place, key, kind);
+        kind
     }
 }
 
@@ -221,6 +241,7 @@ impl<'de> EntityReader<'de> {
         &mut self,
         entity: &mut DynamicEntity,
         name: Cow<'de, str>,
+        number: Option<usize>,
         value: Scalar<'de>,
     ) -> Result<(), BadProperty<'de>> {
         // An annotation usually comes right before its value: look from the end.
@@ -238,10 +259,13 @@ impl<'de> EntityReader<'de> {
         // The name goes straight from where it is kept into the entity: a name passed back
         // through an `Option` is copied piecewise on the stack, and the copy costs more than
         // reading the value.
-        match self.names.claim(&name, entity) {
-            Claim::Known(index) => entity.push_shared(self.names.shared(index), value),
-            Claim::Unremembered => entity.push_shared(smol_str(&name), value),
-            Claim::Repeat => return Err((name, "the property appears twice".into())),
+        // A remembered name has a number: a repeat is one bit test, not a search.
+        match number {
+            Some(number) if self.names.seen.insert(number) => {
+                entity.push_shared(self.names.shared(number), value)
+            }
+            None if !entity.contains(&name) => entity.push_shared(smol_str(&name), value),
+            _ => return Err((name, "the property appears twice".into())),
         }
         Ok(())
     }
@@ -251,6 +275,7 @@ impl<'de> EntityReader<'de> {
         &mut self,
         entity: &mut DynamicEntity,
         name: Cow<'de, str>,
+        target: Target,
         value: Scalar<'de>,
     ) -> Result<(), BadProperty<'de>> {
         let edm = match &value {
@@ -261,7 +286,7 @@ impl<'de> EntityReader<'de> {
             let reason = format!("unknown @odata.type {value:?}");
             return Err((name, reason.into()));
         };
-        if let Some(expected) = system_type(&name) {
+        if let Some(expected) = target.system {
             return match edm == expected {
                 true => Ok(()),
                 false => Err((name, format!("a system property cannot be {edm}").into())),
@@ -304,19 +329,9 @@ impl Names {
         self.seen.clear();
     }
 
-    /// What `name` is to `entity`, whose next property it names.
-    fn claim(&mut self, name: &str, entity: &DynamicEntity) -> Claim {
-        // A remembered name has a number: a repeat is one bit test, not a search.
-        match self.intern(name, entity.len()) {
-            Some(index) if self.seen.insert(index) => Claim::Known(index),
-            None if !entity.contains(name) => Claim::Unremembered,
-            _ => Claim::Repeat,
-        }
-    }
-
-    /// Remembered name number `index`, shared.
-    fn shared(&self, index: usize) -> SmolStr {
-        self.known.get(index).cloned().unwrap_or_default()
+    /// Remembered name number `number`, shared.
+    fn shared(&self, number: usize) -> SmolStr {
+        self.known.get(number).cloned().unwrap_or_default()
     }
 
     /// Whether `name` is the remembered name at `position` (where the last entity had it)
@@ -345,16 +360,6 @@ impl Names {
         }
         None
     }
-}
-
-/// What a property's name is to the entity being read.
-enum Claim {
-    /// A remembered name (its number) that the entity does not have yet.
-    Known(usize),
-    /// A name past the remembered ones that the entity does not have yet.
-    Unremembered,
-    /// A name the entity already has.
-    Repeat,
 }
 
 /// Which remembered names an entity already has: its duplicate check.
@@ -480,24 +485,32 @@ fn set_system<'de>(
 }
 
 /// What a member name of an entity object means.
-enum Key<'de> {
+#[derive(Clone, Copy)]
+enum Key {
     /// OData control information other than the ETag (`odata.type`, `odata.id`, ...) or an
     /// annotation other than `@odata.type`.
     Ignored,
     System(System),
-    /// `Name@odata.type`, holding `Name`.
-    Annotation(Cow<'de, str>),
-    Property(Cow<'de, str>),
+    /// `Name@odata.type`.
+    Annotation(Target),
+    /// A user property and its number among the remembered names (`None` past them).
+    Property(Option<usize>),
 }
 
-impl<'de> Key<'de> {
-    fn classify(key: Cow<'de, str>) -> Self {
-        // Property names cannot hold `@`, so the first one starts an annotation. This runs
-        // for every member of every entity, so it reads words, not bytes.
+impl Key {
+    /// What `key` means; a property name is remembered in `names` (`position` is where the
+    /// entity's next property goes, where the name most likely already is).
+    fn classify(key: &str, names: &mut Names, position: usize) -> Self {
+        // Property names cannot hold `@`, so the first one starts an annotation.
         if let Some(at) = first_at_sign(key.as_bytes()) {
-            return Self::annotation(key, at);
+            if key.get(at + 1..) != Some("odata.type") || at == 0 {
+                return Key::Ignored;
+            }
+            let system = system_type(key.get(..at).unwrap_or_default());
+            return Key::Annotation(Target { at, system });
         }
-        // Compared in place (`same`), not through the C library's `memcmp` a `match` calls.
+        // Compared in place (`same`), not through the C library's `memcmp` a `match` calls:
+        // a single entity classifies every member name.
         let system = [
             ("PartitionKey", System::PartitionKey),
             ("RowKey", System::RowKey),
@@ -505,26 +518,75 @@ impl<'de> Key<'de> {
             ("odata.etag", System::ETag),
         ]
         .into_iter()
-        .find(|(name, _)| same(&key, name));
+        .find(|(name, _)| same(key, name));
         match system {
             Some((_, system)) => Key::System(system),
             None if key.starts_with("odata.") => Key::Ignored,
-            None => Key::Property(key),
+            None => Key::Property(names.intern(key, position)),
+        }
+    }
+}
+
+/// The property an `Name@odata.type` member annotates.
+#[derive(Clone, Copy)]
+struct Target {
+    /// Where the `@` is in the member name.
+    at: usize,
+    /// The type the service gives `Name` when it is a system property.
+    system: Option<EdmType>,
+}
+
+/// `Name` of the member name `Name@odata.type`, whose `@` is at `at`.
+fn annotated_name(key: Cow<'_, str>, at: usize) -> Cow<'_, str> {
+    match key {
+        Cow::Borrowed(k) => Cow::Borrowed(k.get(..at).unwrap_or_default()),
+        Cow::Owned(mut k) => {
+            k.truncate(at);
+            Cow::Owned(k)
+        }
+    }
+}
+
+/// The member names at each place of the last entity read, with what they mean. Entities of
+/// a page share a shape, so one comparison with the name met at the same place usually
+/// replaces classifying a name and looking it up among the remembered ones.
+#[derive(Default)]
+struct Members {
+    learned: Vec<(Box<str>, Key)>,
+    /// Set when reading a single entity: no entity follows to use what is learned.
+    single: bool,
+}
+
+impl Members {
+    /// Places past this are not remembered (bounds the memory a hostile entity can claim).
+    const MAX: usize = 1024;
+
+    /// Members that learn nothing (for a single entity).
+    fn single() -> Self {
+        Members {
+            learned: Vec::new(),
+            single: true,
         }
     }
 
-    /// `Name@odata.type` holds `Name`'s type; other annotations are ignored.
-    fn annotation(key: Cow<'de, str>, at: usize) -> Self {
-        if key.get(at + 1..) != Some("odata.type") || at == 0 {
-            return Key::Ignored;
+    /// What `key` meant when the last entity had it at `place`.
+    #[inline(always)]
+    fn at(&self, place: usize, key: &str) -> Option<Key> {
+        let (name, kind) = self.learned.get(place)?;
+        same(name, key).then_some(*kind)
+    }
+
+    /// Remembers that `key` at `place` means `kind`.
+    fn learn(&mut self, place: usize, key: &str, kind: Key) {
+        let len = self.learned.len();
+        if self.single {
+            return;
         }
-        Key::Annotation(match key {
-            Cow::Borrowed(k) => Cow::Borrowed(k.get(..at).unwrap_or_default()),
-            Cow::Owned(mut k) => {
-                k.truncate(at);
-                Cow::Owned(k)
-            }
-        })
+        match self.learned.get_mut(place) {
+            Some(slot) => *slot = (key.into(), kind),
+            None if place == len && place < Self::MAX => self.learned.push((key.into(), kind)),
+            None => {}
+        }
     }
 }
 
@@ -552,6 +614,79 @@ mod tests {
         let entities = decode_page(page).unwrap();
         assert_eq!(entities[1].value("A"), Some(&Value::Int64(7)));
         assert_eq!(entities[0].value("A"), Some(&Value::String("1".into())));
+    }
+
+    /// Member names, each with a value it may have, from which pages of entities of varied
+    /// shapes are drawn: system names, control information, annotations and properties.
+    const MEMBERS: [(&str, &str); 14] = [
+        ("PartitionKey", r#""p""#),
+        ("RowKey", r#""r""#),
+        ("Timestamp", r#""2024-01-02T03:04:05.0000001Z""#),
+        ("odata.etag", r#""W/\"datetime'2024'\"""#),
+        ("odata.id", r#""x""#),
+        ("A", "1"),
+        ("A", r#""text""#),
+        ("A@odata.type", r#""Edm.Double""#),
+        ("B@odata.type", r#""Edm.Int64""#),
+        ("B", r#""5""#),
+        ("C", "2.5"),
+        ("D", "null"),
+        ("Property_name_longer_than_sixteen", "true"),
+        ("Timestamp@odata.type", r#""Edm.DateTime""#),
+    ];
+
+    fn entity_text(members: &[usize]) -> String {
+        let members: Vec<String> = members
+            .iter()
+            .map(|&i| format!(r#""{}":{}"#, MEMBERS[i].0, MEMBERS[i].1))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    }
+
+    proptest::proptest! {
+        /// What the reader learns from one entity of a page (what the member name at each place
+        /// means, each name's number) never changes how the next is read: a page reads as its
+        /// entities do one by one, errors included.
+        #[test]
+        fn a_page_reads_as_its_entities_do_alone(
+            shapes in proptest::collection::vec(
+                proptest::collection::vec(0..MEMBERS.len(), 0..9), 1..6),
+        ) {
+            let texts: Vec<String> = shapes.iter().map(|m| entity_text(m)).collect();
+            let text = format!(r#"{{"value":[{}]}}"#, texts.join(","));
+            let alone: Result<Vec<DynamicEntity>> =
+                texts.iter().map(|t| decode_entity(t.as_bytes())).collect();
+            match (decode_page(text.as_bytes()), alone) {
+                (Ok(page), Ok(alone)) => proptest::prop_assert_eq!(page, alone),
+                (Err(_), Err(_)) => {}
+                (page, alone) => proptest::prop_assert!(false, "{page:?} vs {alone:?} in {text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn entities_past_the_remembered_places_and_names_read_whole() {
+        // More members than places are remembered (1024) and names numbered (256).
+        let entity = |repeat: Option<usize>| {
+            let mut members: Vec<String> = (0..1100).map(|i| format!(r#""P{i}":{i}"#)).collect();
+            if let Some(i) = repeat {
+                members[1050] = format!(r#""P{i}":0"#);
+            }
+            format!("{{{}}}", members.join(","))
+        };
+        let page = format!(r#"{{"value":[{},{}]}}"#, entity(None), entity(None));
+        let entities = decode_page(page.as_bytes()).unwrap();
+        for e in &entities {
+            assert_eq!(e.len(), 1100);
+            assert_eq!(e.get::<i32>("P1099"), Some(1099));
+            assert_eq!(e.property_at(1050).map(|(n, _)| n), Some("P1050"));
+        }
+        // A repeat among the names past both limits, and among the numbered ones.
+        for repeat in [1070, 3] {
+            let page = format!(r#"{{"value":[{},{}]}}"#, entity(None), entity(Some(repeat)));
+            let err = decode_page(page.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(&format!("`P{repeat}` of entity 1")), "{err}");
+        }
     }
 
     #[test]

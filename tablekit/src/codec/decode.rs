@@ -578,10 +578,10 @@ impl Members {
 
     /// Remembers that `key` at `place` means `kind`.
     fn learn(&mut self, place: usize, key: &str, kind: Key) {
-        let len = self.learned.len();
         if self.single {
             return;
         }
+        let len = self.learned.len();
         match self.learned.get_mut(place) {
             Some(slot) => *slot = (key.into(), kind),
             None if place == len && place < Self::MAX => self.learned.push((key.into(), kind)),

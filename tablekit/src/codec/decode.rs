@@ -256,10 +256,10 @@ impl<'de> EntityReader<'de> {
             Ok(None) => return Ok(()),
             Err(reason) => return Err((name, reason)),
         };
-        // The name goes straight from where it is kept into the entity: a name passed back
-        // through an `Option` is copied piecewise on the stack, and the copy costs more than
-        // reading the value.
-        // A remembered name has a number: a repeat is one bit test, not a search.
+        // A remembered name has a number: a repeat is one bit test, not a search. The name
+        // goes straight from where it is kept into the entity: passed back through an
+        // `Option`, it would be copied piecewise on the stack, which costs more than reading
+        // the value.
         match number {
             Some(number) if self.names.seen.insert(number) => {
                 entity.push_shared(self.names.shared(number), value)

@@ -555,8 +555,7 @@ pub(super) fn string_special(bytes: &[u8]) -> Option<usize> {
     // Runs that end within a few more words (dates, GUIDs) are tested in place, eight bytes
     // at a time: a call to the vectorized search costs more than it saves on them.
     const WORDS: usize = 3;
-    let mut words = bytes.chunks_exact(8).take(WORDS);
-    for (index, chunk) in words.by_ref().enumerate() {
+    for (index, chunk) in bytes.chunks_exact(8).take(WORDS).enumerate() {
         let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
             break; // Not reached: every chunk has 8 bytes.
         };

@@ -124,6 +124,35 @@ pub fn derive_table_value(input: TokenStream) -> TokenStream {
 }
 
 /// Implements tablekit's versioned binary `Record`; see `tablekit`'s documentation.
+///
+/// `#[record(version = n)]` on the struct is the version written; a field added later has
+/// `#[record(since = k)]` and reads its default (or `default = expr`) from older data. A field
+/// type without a `RecordField` format, such as a `#[derive(TableValue)]` enum, is stored as a
+/// table value.
+///
+/// ```
+/// use tablekit::prelude::*;
+/// use tablekit::record::{decode_records, encode_records};
+///
+/// #[derive(Debug, Clone, Copy, PartialEq, Default, TableValue)]
+/// pub enum Medal { #[default] Bronze, Gold }
+///
+/// #[derive(Debug, PartialEq, Record)]
+/// #[record(version = 1)]
+/// pub struct CompletedLevel {
+///     pub level: i32,
+///     #[record(since = 1)]
+///     pub medal: Medal,
+/// }
+///
+/// let bytes = encode_records(&[CompletedLevel { level: 7, medal: Medal::Gold }])?;
+/// assert_eq!(decode_records::<CompletedLevel>(&bytes)?[0].medal, Medal::Gold);
+/// // Version 0 data (one record, `level` only): the medal reads as its default.
+/// let v0 = [0, 0, 1, 7, 0, 0, 0];
+/// let old = decode_records::<CompletedLevel>(&v0)?;
+/// assert_eq!(old, [CompletedLevel { level: 7, medal: Medal::Bronze }]);
+/// # Ok::<(), tablekit::RecordError>(())
+/// ```
 #[proc_macro_derive(Record, attributes(record))]
 pub fn derive_record(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

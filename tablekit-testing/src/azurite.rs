@@ -7,6 +7,20 @@
 use tablekit::client::TableServiceClient;
 
 /// The variable `scripts/azurite.sh start` sets to Azurite's connection string.
+///
+/// [`azurite_client`] connects to whatever it names; here the in-process emulator stands in.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use tablekit_testing::{azurite_client, Emulator, AZURITE_CONNECTION_STRING_VAR};
+/// let emulator = Emulator::start().await?;
+/// emulator.create_table("Gamers")?;
+/// std::env::set_var(AZURITE_CONNECTION_STRING_VAR, emulator.connection_string());
+/// let client = azurite_client();
+/// assert_eq!(client.list_table_names(None).await?, ["Gamers"]);
+/// # Ok(()) }
+/// ```
 pub const AZURITE_CONNECTION_STRING_VAR: &str = "TABLEKIT_AZURITE_CONNECTION_STRING";
 
 /// A client for the Azurite started by `scripts/test.sh`.

@@ -42,6 +42,23 @@ pub enum Operation {
 
 impl Operation {
     /// Every kind, in declaration order.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit_testing::{Emulator, Operation};
+    /// let emulator = Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// client.create_table("Gamers").await?;
+    /// let requests = emulator.requests();
+    /// let seen: Vec<Operation> = Operation::ALL
+    ///     .into_iter()
+    ///     .filter(|op| requests.count(*op) > 0)
+    ///     .collect();
+    /// assert_eq!(seen, [Operation::CreateTable]);
+    /// # Ok(()) }
+    /// ```
     pub const ALL: [Operation; 13] = [
         Operation::CreateTable,
         Operation::DeleteTable,
@@ -66,6 +83,14 @@ impl Operation {
     }
 
     /// Whether the operation changes data.
+    ///
+    /// ```
+    /// use tablekit_testing::Operation;
+    /// assert!(Operation::Merge.is_write());
+    /// assert!(Operation::DeleteTable.is_write());
+    /// assert!(!Operation::Query.is_write());
+    /// assert!(!Operation::Get.is_write());
+    /// ```
     pub fn is_write(self) -> bool {
         !matches!(
             self,
@@ -138,16 +163,62 @@ pub struct RequestCounts {
 
 impl RequestCounts {
     /// Requests of one kind.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Operation};
+    /// let emulator = Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// // '/' cannot appear in a key: the client refuses the entity before sending it.
+    /// let err = table.insert(&mut DynamicEntity::new("a/b", "")).await.unwrap_err();
+    /// assert!(err.is_invalid_input());
+    /// assert_eq!(emulator.requests().count(Operation::Insert), 0);
+    /// # Ok(()) }
+    /// ```
     pub fn count(&self, op: Operation) -> u64 {
         self.counts.get(op.index()).copied().unwrap_or(0)
     }
 
     /// All requests.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// client.create_table("Gamers").await?;
+    /// assert!(client.table_exists("Gamers").await?);
+    /// assert_eq!(emulator.requests().total(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
     }
 
-    /// Requests that change data.
+    /// Requests that change data (see [`Operation::is_write`]).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("dragon", "")).await?;
+    /// assert!(table.get("dragon", "").await?.is_some());
+    /// let requests = emulator.requests();
+    /// assert_eq!((requests.total(), requests.writes()), (3, 2)); // the point get only reads
+    /// # Ok(()) }
+    /// ```
     pub fn writes(&self) -> u64 {
         Operation::ALL
             .iter()

@@ -3,6 +3,23 @@
 use std::path::PathBuf;
 
 /// A `Result` whose error is this crate's [`Error`].
+///
+/// ```
+/// use tablekit_testing::{Emulator, Result};
+///
+/// // A test helper: an emulator holding one table.
+/// async fn with_table(name: &str) -> Result<Emulator> {
+///     let emulator = Emulator::start().await?;
+///     emulator.create_table(name)?;
+///     Ok(emulator)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<()> {
+/// assert_eq!(with_table("Gamers").await?.table_names(), ["Gamers"]);
+/// assert!(with_table("not a table name").await.is_err());
+/// # Ok(()) }
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What can go wrong starting an emulator or using its fixtures.

@@ -13,6 +13,28 @@ use rand::{Rng, SeedableRng};
 use crate::counter::Operation;
 
 /// What happens to one request.
+///
+/// The `Applied*` faults are the dangerous ones: the client sees a failure, but the write
+/// happened, so a blind retry may apply it twice.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use tablekit::client::{RetryPolicy, TableServiceClient};
+/// use tablekit_testing::{Emulator, Fault, Faults};
+/// let emulator = Emulator::builder()
+///     .faults(Faults::seeded(1).rate(Fault::AppliedThenInternalError, 1.0))
+///     .start()
+///     .await?;
+/// let client = TableServiceClient::builder()
+///     .connection_string(&emulator.connection_string())
+///     .retry_policy(RetryPolicy::none())
+///     .build()?;
+/// let err = client.create_table("Gamers").await.unwrap_err();
+/// assert_eq!(err.status(), Some(500));
+/// assert_eq!(emulator.table_names(), ["Gamers"]); // created all the same
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Fault {
@@ -53,6 +75,32 @@ pub struct Faults {
 
 impl Faults {
     /// No faults yet, drawing from a generator seeded with `seed`.
+    ///
+    /// The same seed fails the same requests, so a failing run can be replayed (the client
+    /// here does not retry):
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let emulator = Emulator::start().await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// let mut runs = Vec::new();
+    /// for _ in 0..2 {
+    ///     emulator.set_faults(Some(Faults::seeded(7).rate(Fault::ServerBusy, 0.5)));
+    ///     let mut run = Vec::new();
+    ///     for _ in 0..10 {
+    ///         run.push(client.table_exists("Gamers").await.is_ok());
+    ///     }
+    ///     runs.push(run);
+    /// }
+    /// assert_eq!(runs[0], runs[1]);
+    /// assert!(runs[0].contains(&true) && runs[0].contains(&false));
+    /// # Ok(()) }
+    /// ```
     pub fn seeded(seed: u64) -> Self {
         Faults {
             seed,
@@ -65,6 +113,29 @@ impl Faults {
 
     /// Makes `fault` happen to this fraction of requests (0.0 to 1.0; rates add up in the
     /// order given and are capped at 1).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let emulator = Emulator::builder()
+    ///     .faults(Faults::seeded(3).rate(Fault::ServerBusy, 0.25))
+    ///     .start()
+    ///     .await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// let mut failed = 0;
+    /// for _ in 0..100 {
+    ///     if let Err(err) = client.table_exists("Gamers").await {
+    ///         assert_eq!(err.status(), Some(503));
+    ///         failed += 1;
+    ///     }
+    /// }
+    /// assert!((10..=40).contains(&failed), "about a quarter failed: {failed}");
+    /// # Ok(()) }
+    /// ```
     pub fn rate(mut self, fault: Fault, fraction: f64) -> Self {
         self.rates.retain(|(f, _)| *f != fault);
         self.rates.push((fault, fraction.clamp(0.0, 1.0)));
@@ -72,24 +143,96 @@ impl Faults {
     }
 
     /// Adds this delay before every request is handled.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::{Duration, Instant};
+    /// use tablekit_testing::{Emulator, Faults};
+    /// let emulator = Emulator::builder()
+    ///     .faults(Faults::seeded(0).latency(Duration::from_millis(50)))
+    ///     .start()
+    ///     .await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// let started = Instant::now();
+    /// assert!(!client.table_exists("Gamers").await?);
+    /// assert!(started.elapsed() >= Duration::from_millis(50));
+    /// # Ok(()) }
+    /// ```
     pub fn latency(mut self, latency: Duration) -> Self {
         self.latency = latency;
         self
     }
 
     /// How long a [`Fault::Timeout`] holds the request before closing (10 s by default).
+    ///
+    /// A hold shorter than the client's timeout makes the request fail as a lost connection
+    /// when the hold ends:
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::{Duration, Instant};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let faults = Faults::seeded(0)
+    ///     .rate(Fault::Timeout, 1.0)
+    ///     .hold(Duration::from_millis(100));
+    /// let emulator = Emulator::builder().faults(faults).start().await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// let started = Instant::now();
+    /// let err = client.table_exists("Gamers").await.unwrap_err();
+    /// assert!(err.is_transient());
+    /// assert!(started.elapsed() >= Duration::from_millis(100));
+    /// # Ok(()) }
+    /// ```
     pub fn hold(mut self, hold: Duration) -> Self {
         self.hold = hold;
         self
     }
 
     /// Injects faults only into these operations (latency still applies to all).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// let emulator = Emulator::builder()
+    ///     .faults(Faults::seeded(0).rate(Fault::ServerBusy, 1.0).only(&[Operation::Insert]))
+    ///     .start()
+    ///     .await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// table.create().await?; // not an insert: no fault
+    /// let err = table.insert(&mut DynamicEntity::new("dragon", "")).await.unwrap_err();
+    /// assert!(err.is_throttled());
+    /// # Ok(()) }
+    /// ```
     pub fn only(mut self, operations: &[Operation]) -> Self {
         self.only = Some(operations.to_vec());
         self
     }
 
-    /// The seed.
+    /// The seed: worth logging when it is chosen per run, so a failing run can be replayed
+    /// with [`Faults::seeded`].
+    ///
+    /// ```
+    /// use std::time::{SystemTime, UNIX_EPOCH};
+    /// use tablekit_testing::{Fault, Faults};
+    /// let chosen = u64::from(SystemTime::now().duration_since(UNIX_EPOCH)?.subsec_nanos());
+    /// let faults = Faults::seeded(chosen).rate(Fault::ServerBusy, 0.1);
+    /// assert_eq!(faults.seed(), chosen);
+    /// # Ok::<(), std::time::SystemTimeError>(())
+    /// ```
     pub fn seed(&self) -> u64 {
         self.seed
     }

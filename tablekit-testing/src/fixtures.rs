@@ -36,12 +36,33 @@ impl Emulator {
     }
 
     /// Deletes a table of the primary account and its entities.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// emulator.create_table("Gamers")?;
+    /// emulator.delete_table("Gamers")?;
+    /// assert!(emulator.table_names().is_empty());
+    /// assert!(emulator.delete_table("Gamers").is_err()); // already gone
+    /// # Ok(()) }
+    /// ```
     pub fn delete_table(&self, name: &str) -> Result<()> {
         self.state.store.delete_table(self.account(), name)?;
         Ok(())
     }
 
     /// The primary account's table names, in listing order.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// emulator.create_table("Orders")?;
+    /// emulator.create_table("Gamers")?;
+    /// assert_eq!(emulator.table_names(), ["Gamers", "Orders"]);
+    /// # Ok(()) }
+    /// ```
     pub fn table_names(&self) -> Vec<String> {
         self.state.store.table_names(self.account())
     }
@@ -70,6 +91,20 @@ impl Emulator {
     }
 
     /// Every entity of a table in key order (with Timestamps), for assertions.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit::DynamicEntity;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// emulator.create_table("Gamers")?;
+    /// emulator.seed("Gamers", [DynamicEntity::new("b", ""), DynamicEntity::new("a", "")])?;
+    /// let stored = emulator.entities("Gamers")?;
+    /// let keys: Vec<&str> = stored.iter().map(|e| e.partition_key()).collect();
+    /// assert_eq!(keys, ["a", "b"]);
+    /// assert!(stored.iter().all(|e| e.timestamp().is_some()));
+    /// # Ok(()) }
+    /// ```
     pub fn entities(&self, table: &str) -> Result<Vec<DynamicEntity>> {
         entities(&self.state, self.account(), table)
     }
@@ -114,6 +149,23 @@ impl Emulator {
 }
 
 /// A table that exists for one test: deleted (with its entities) on drop.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::DynamicEntity;
+/// let emulator = tablekit_testing::Emulator::start().await?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// {
+///     let fixture = emulator.unique_table("Gamers")?;
+///     let table = client.table_named::<DynamicEntity>(fixture.name());
+///     table.insert(&mut DynamicEntity::new("dragon", "")).await?;
+///     assert_eq!(fixture.entities()?.len(), 1);
+/// }
+/// assert!(emulator.table_names().is_empty()); // dropped, entities and all
+/// # Ok(()) }
+/// ```
 pub struct TestTable {
     name: String,
     account: String,
@@ -129,17 +181,56 @@ impl std::fmt::Debug for TestTable {
 }
 
 impl TestTable {
-    /// The table's name.
+    /// The table's name: the prefix given, then a suffix unique in the process, so tests
+    /// sharing one emulator do not collide.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let (a, b) = (emulator.unique_table("Gamers")?, emulator.unique_table("Gamers")?);
+    /// assert!(a.name().starts_with("Gamers"));
+    /// assert_ne!(a.name(), b.name());
+    /// # Ok(()) }
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// Stores entities (see [`Emulator::seed`]).
+    /// Stores entities (see [`Emulator::seed`]): all or none.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit::DynamicEntity;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table = emulator.unique_table("Gamers")?;
+    /// assert_eq!(table.seed([DynamicEntity::new("a", ""), DynamicEntity::new("b", "")])?, 2);
+    /// // "a" exists already: "c" is not stored either.
+    /// assert!(table.seed([DynamicEntity::new("c", ""), DynamicEntity::new("a", "")]).is_err());
+    /// assert_eq!(table.entities()?.len(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn seed(&self, entities: impl IntoIterator<Item = DynamicEntity>) -> Result<usize> {
         seed(&self.state, &self.account, &self.name, entities)
     }
 
     /// Every entity in key order (see [`Emulator::entities`]).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::DynamicEntity;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table = emulator.unique_table("Gamers")?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let mut gamer = DynamicEntity::new("dragon", "");
+    /// gamer.set("Score", 10);
+    /// client.table_named::<DynamicEntity>(table.name()).upsert_merge(&mut gamer).await?;
+    /// assert_eq!(table.entities()?[0].get::<i32>("Score"), Some(10));
+    /// # Ok(()) }
+    /// ```
     pub fn entities(&self) -> Result<Vec<DynamicEntity>> {
         entities(&self.state, &self.account, &self.name)
     }

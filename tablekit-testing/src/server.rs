@@ -21,9 +21,34 @@ use crate::error::{Error, Result};
 use crate::faults::{FaultState, Faults};
 use crate::store::Store;
 
-/// The development account's name.
+/// The development account's name: the primary account unless the builder names another.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use tablekit_testing::{Emulator, DEV_ACCOUNT};
+/// let emulator = Emulator::start().await?;
+/// assert_eq!(emulator.account(), DEV_ACCOUNT);
+/// assert!(emulator.connection_string().contains("AccountName=devstoreaccount1;"));
+/// # Ok(()) }
+/// ```
 pub const DEV_ACCOUNT: &str = "devstoreaccount1";
 /// The development account's key (public, documented by Microsoft).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use tablekit::client::{Credential, TableServiceClient};
+/// use tablekit_testing::{Emulator, DEV_KEY};
+/// let emulator = Emulator::start().await?;
+/// let client = TableServiceClient::builder()
+///     .endpoint(&emulator.endpoint())
+///     .credential(Credential::shared_key(DEV_KEY)?)
+///     .build()?;
+/// client.create_table("Gamers").await?;
+/// assert_eq!(emulator.table_names(), ["Gamers"]);
+/// # Ok(()) }
+/// ```
 pub const DEV_KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
@@ -69,6 +94,20 @@ impl fmt::Debug for Emulator {
 
 impl Emulator {
     /// Starts an emulator with the development account on a free port, in memory.
+    ///
+    /// Each call starts a separate, empty service:
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit_testing::Emulator;
+    /// let a = Emulator::start().await?;
+    /// let b = Emulator::start().await?;
+    /// a.create_table("Gamers")?;
+    /// assert_ne!(a.addr(), b.addr());
+    /// assert!(b.table_names().is_empty());
+    /// # Ok(()) }
+    /// ```
     pub async fn start() -> Result<Emulator> {
         Emulator::builder().start().await
     }
@@ -92,21 +131,71 @@ impl Emulator {
     }
 
     /// `http://127.0.0.1:PORT/devstoreaccount1`: the table endpoint of the primary account.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::Endpoint;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// assert_eq!(emulator.endpoint(), format!("http://{}/devstoreaccount1", emulator.addr()));
+    /// // Path style: the account is named in the path, not in the host.
+    /// assert_eq!(Endpoint::parse(&emulator.endpoint())?.account(), "devstoreaccount1");
+    /// # Ok(()) }
+    /// ```
     pub fn endpoint(&self) -> String {
         self.endpoint_for(&self.primary.0)
     }
 
-    /// The table endpoint of `account`.
+    /// The table endpoint of `account`. Each account has its own tables.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::{Credential, TableServiceClient};
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder().account("acct2", "a2V5").start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint_for("acct2"))
+    ///     .credential(Credential::shared_key("a2V5")?)
+    ///     .build()?;
+    /// client.create_table("Gamers").await?;
+    /// assert!(emulator.table_names().is_empty()); // the primary account has none
+    /// # Ok(()) }
+    /// ```
     pub fn endpoint_for(&self, account: &str) -> String {
         format!("http://{}/{account}", self.addr)
     }
 
-    /// The address the server listens on.
+    /// The address the server listens on: for tests that speak HTTP themselves.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// assert!(emulator.addr().ip().is_loopback());
+    /// let stream = tokio::net::TcpStream::connect(emulator.addr()).await?;
+    /// assert_eq!(stream.peer_addr()?, emulator.addr());
+    /// # Ok(()) }
+    /// ```
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// The primary account's name (`devstoreaccount1` unless configured).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit_testing::Emulator;
+    /// assert_eq!(Emulator::start().await?.account(), "devstoreaccount1");
+    /// let emulator = Emulator::builder()
+    ///     .account("acct2", "a2V5")
+    ///     .primary_account("acct2")
+    ///     .start()
+    ///     .await?;
+    /// assert_eq!(emulator.account(), "acct2");
+    /// # Ok(()) }
+    /// ```
     pub fn account(&self) -> &str {
         &self.primary.0
     }
@@ -114,6 +203,18 @@ impl Emulator {
     /// A connection string for the primary account, as Azure SDKs and tablekit read it.
     /// It holds the account key: treat it as a secret when the key is not the public
     /// development key.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// assert!(client.endpoint().is_loopback());
+    /// client.create_table("Gamers").await?;
+    /// assert_eq!(emulator.table_names(), ["Gamers"]);
+    /// # Ok(()) }
+    /// ```
     pub fn connection_string(&self) -> String {
         format!(
             "DefaultEndpointsProtocol=http;AccountName={};AccountKey={};TableEndpoint={};",
@@ -143,6 +244,23 @@ impl Emulator {
     }
 
     /// How many requests of each kind arrived so far.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Operation};
+    /// let emulator = Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// table.create().await?;
+    /// assert!(table.get("dragon", "").await?.is_none());
+    /// let requests = emulator.requests();
+    /// assert_eq!(requests.count(Operation::Get), 1);
+    /// assert_eq!(requests.total(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn requests(&self) -> RequestCounts {
         self.state.counter.snapshot()
     }
@@ -163,18 +281,58 @@ impl Emulator {
         self.state.counter.busy()
     }
 
-    /// Sets all request counts back to zero.
+    /// Sets all request counts back to zero, e.g. after a test's set-up.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::TableServiceClient;
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// client.create_table("Gamers").await?;
+    /// emulator.reset_requests();
+    /// assert!(client.table_exists("Gamers").await?);
+    /// assert_eq!(emulator.requests().total(), 1);
+    /// # Ok(()) }
+    /// ```
     pub fn reset_requests(&self) {
         self.state.counter.reset();
     }
 
     /// Replaces the fault-injection plan (`None` turns faults off), e.g. after seeding data.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let emulator = Emulator::start().await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// client.create_table("Gamers").await?; // set-up runs without faults
+    /// emulator.set_faults(Some(Faults::seeded(1).rate(Fault::ServerBusy, 1.0)));
+    /// assert!(client.table_exists("Gamers").await.unwrap_err().is_throttled());
+    /// emulator.set_faults(None);
+    /// assert!(client.table_exists("Gamers").await?);
+    /// # Ok(()) }
+    /// ```
     pub fn set_faults(&self, faults: Option<Faults>) {
         let mut slot = self.state.faults.lock().unwrap_or_else(|e| e.into_inner());
         *slot = faults.map(FaultState::new);
     }
 
     /// Stops accepting connections, closes the open ones and waits for the server task.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let addr = emulator.addr();
+    /// emulator.shutdown().await;
+    /// assert!(tokio::net::TcpStream::connect(addr).await.is_err()); // nothing listens
+    /// # Ok(()) }
+    /// ```
     pub async fn shutdown(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(true);
@@ -230,19 +388,63 @@ impl fmt::Debug for EmulatorBuilder {
 
 impl EmulatorBuilder {
     /// Listens on this port (0, the default, picks a free one).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::Emulator;
+    /// let free = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    /// let emulator = Emulator::builder().port(free).start().await?;
+    /// assert_eq!(emulator.addr().port(), free);
+    /// # Ok(()) }
+    /// ```
     pub fn port(mut self, port: u16) -> Self {
         self.port = port;
         self
     }
 
     /// Adds an account with its base64 key (the development account is always there).
+    /// Requests to the account must be signed with that key.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::{Credential, TableServiceClient};
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder().account("acct2", "a2V5").start().await?;
+    /// let client_with = |key: &str| {
+    ///     TableServiceClient::builder()
+    ///         .endpoint(&emulator.endpoint_for("acct2"))
+    ///         .credential(Credential::shared_key(key)?)
+    ///         .build()
+    /// };
+    /// client_with("a2V5")?.create_table("Gamers").await?;
+    /// let err = client_with("b3RoZXI=")?.create_table("Orders").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403));
+    /// # Ok(()) }
+    /// ```
     pub fn account(mut self, name: &str, key_base64: &str) -> Self {
         self.accounts.retain(|(n, _)| n != name);
         self.accounts.push((name.to_owned(), key_base64.to_owned()));
         self
     }
 
-    /// Makes `name` (added with [`account`](Self::account)) the primary account.
+    /// Makes `name` (added with [`account`](Self::account)) the primary account: the one
+    /// of [`Emulator::endpoint`], [`Emulator::connection_string`] and the fixtures.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder()
+    ///     .account("acct2", "a2V5")
+    ///     .primary_account("acct2")
+    ///     .start()
+    ///     .await?;
+    /// assert!(emulator.endpoint().ends_with("/acct2"));
+    /// assert!(emulator.connection_string().contains("AccountName=acct2;"));
+    /// # Ok(()) }
+    /// ```
     pub fn primary_account(mut self, name: &str) -> Self {
         self.primary = Some(name.to_owned());
         self
@@ -275,12 +477,41 @@ impl EmulatorBuilder {
     }
 
     /// Injects faults and latency by this plan.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let emulator = Emulator::builder()
+    ///     .faults(Faults::seeded(1).rate(Fault::DropConnection, 1.0))
+    ///     .start()
+    ///     .await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_transient()); // the connection closed without an answer
+    /// assert!(emulator.table_names().is_empty()); // nothing applied
+    /// # Ok(()) }
+    /// ```
     pub fn faults(mut self, faults: Faults) -> Self {
         self.faults = Some(faults);
         self
     }
 
     /// Validates the options, binds `127.0.0.1` and starts serving in the current runtime.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// use tablekit_testing::{Emulator, Error};
+    /// let err = Emulator::builder().primary_account("nobody").start().await.unwrap_err();
+    /// assert!(matches!(err, Error::UnknownAccount { account } if account == "nobody"));
+    /// let emulator = Emulator::builder().account("acct2", "a2V5").start().await?;
+    /// assert_eq!(emulator.account(), "devstoreaccount1");
+    /// # Ok(()) }
+    /// ```
     pub async fn start(self) -> Result<Emulator> {
         let mut accounts = HashMap::new();
         let mut keys = vec![(DEV_ACCOUNT.to_owned(), DEV_KEY.to_owned())];

@@ -25,6 +25,24 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 /// An account key: the HMAC secret. Its Debug form never shows the key.
+///
+/// ```
+/// use tablekit::auth::AccountKey;
+/// use tablekit::client::DEVELOPMENT_KEY;
+/// #[derive(Debug)]
+/// struct Settings {
+///     account: String,
+///     key: AccountKey,
+/// }
+/// let settings = Settings {
+///     account: "devstoreaccount1".into(),
+///     key: AccountKey::from_base64(DEVELOPMENT_KEY)?,
+/// };
+/// // safe to log: the key shows as `AccountKey(<redacted>)`
+/// assert!(!format!("{settings:?}").contains(DEVELOPMENT_KEY));
+/// assert!(format!("{settings:?}").contains("AccountKey(<redacted>)"));
+/// # Ok::<(), tablekit::auth::InvalidKey>(())
+/// ```
 #[derive(Clone)]
 pub struct AccountKey {
     /// HMAC-SHA256 already keyed: each signature clones it instead of hashing the key again
@@ -33,12 +51,30 @@ pub struct AccountKey {
 }
 
 /// An account key that is not valid base64.
+///
+/// ```
+/// use tablekit::auth::{AccountKey, InvalidKey};
+/// let err = AccountKey::from_base64("not a key!").unwrap_err();
+/// assert_eq!(err, InvalidKey);
+/// assert_eq!(err.to_string(), "the account key is not valid base64"); // never quotes the key
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the account key is not valid base64")]
 pub struct InvalidKey;
 
 impl AccountKey {
     /// Decodes a base64 account key as shown on the portal.
+    ///
+    /// ```
+    /// use tablekit::auth::AccountKey;
+    /// use tablekit::client::DEVELOPMENT_KEY;
+    /// let key = AccountKey::from_base64(DEVELOPMENT_KEY)?;
+    /// // whitespace around a pasted key is ignored
+    /// let pasted = AccountKey::from_base64(&format!("  {DEVELOPMENT_KEY}\n"))?;
+    /// assert_eq!(pasted.sign("x"), key.sign("x"));
+    /// assert!(AccountKey::from_base64("").is_err()); // an empty key signs nothing
+    /// # Ok::<(), tablekit::auth::InvalidKey>(())
+    /// ```
     pub fn from_base64(key: &str) -> Result<Self, InvalidKey> {
         let secret = base64::engine::general_purpose::STANDARD
             .decode(key.trim())
@@ -51,6 +87,26 @@ impl AccountKey {
     }
 
     /// `base64(HMAC-SHA256(key, utf8(string_to_sign)))`.
+    ///
+    /// ```
+    /// use tablekit::auth::{canonicalized_resource, shared_key_string_to_sign, AccountKey};
+    /// use tablekit::client::DEVELOPMENT_KEY;
+    /// let key = AccountKey::from_base64(DEVELOPMENT_KEY)?;
+    /// let resource = canonicalized_resource("devstoreaccount1", "/devstoreaccount1/edmtest", None);
+    /// let to_sign = shared_key_string_to_sign(
+    ///     "POST",
+    ///     "",
+    ///     "application/json;odata=nometadata",
+    ///     "Sun, 22 Nov 2026 11:42:23 GMT",
+    ///     &resource,
+    /// );
+    /// // sent as `Authorization: SharedKey devstoreaccount1:<signature>`
+    /// assert_eq!(
+    ///     key.sign(&to_sign),
+    ///     "S6os1yCmf2yjddRVSDkbUrfIkVtLmapdkCEdnSdHClo="
+    /// );
+    /// # Ok::<(), tablekit::auth::InvalidKey>(())
+    /// ```
     pub fn sign(&self, string_to_sign: &str) -> String {
         let mut mac = self.keyed.clone();
         mac.update(string_to_sign.as_bytes());
@@ -59,6 +115,22 @@ impl AccountKey {
 
     /// Whether `signature` (base64) is this key's signature of `string_to_sign`, compared in
     /// constant time.
+    ///
+    /// ```
+    /// use tablekit::auth::AccountKey;
+    /// use tablekit::client::DEVELOPMENT_KEY;
+    /// let key = AccountKey::from_base64(DEVELOPMENT_KEY)?;
+    /// let to_sign = "Sun, 22 Nov 2026 11:42:23 GMT\n/devstoreaccount1/Tables";
+    /// let signature = key.sign(to_sign);
+    /// assert!(key.verify(to_sign, &signature));
+    /// // a request changed in transit (here its date) no longer matches
+    /// assert!(!key.verify(
+    ///     "Sun, 22 Nov 2026 11:42:24 GMT\n/devstoreaccount1/Tables",
+    ///     &signature
+    /// ));
+    /// assert!(!key.verify("anything", "not base64!"));
+    /// # Ok::<(), tablekit::auth::InvalidKey>(())
+    /// ```
     pub fn verify(&self, string_to_sign: &str, signature: &str) -> bool {
         let Ok(given) = base64::engine::general_purpose::STANDARD.decode(signature) else {
             return false;
@@ -76,6 +148,24 @@ impl fmt::Debug for AccountKey {
 }
 
 /// `/account` + `path` (as sent, percent-encoded) + `?comp=VALUE` when there is one.
+///
+/// ```
+/// use tablekit::auth::canonicalized_resource;
+/// // host-style (Azure): the path as sent
+/// assert_eq!(
+///     canonicalized_resource("acct", "/Gamers()", None),
+///     "/acct/Gamers()"
+/// );
+/// // path-style (Azurite, the emulator): the path starts with the account, so it appears twice
+/// assert_eq!(
+///     canonicalized_resource("devstoreaccount1", "/devstoreaccount1/Tables", None),
+///     "/devstoreaccount1/devstoreaccount1/Tables"
+/// );
+/// assert_eq!(
+///     canonicalized_resource("acct", "/", Some("properties")),
+///     "/acct/?comp=properties"
+/// );
+/// ```
 pub fn canonicalized_resource(account: &str, path: &str, comp: Option<&str>) -> String {
     match comp {
         Some(comp) => ["/", account, path, "?comp=", comp].concat(),
@@ -84,6 +174,21 @@ pub fn canonicalized_resource(account: &str, path: &str, comp: Option<&str>) -> 
 }
 
 /// The SharedKey string to sign.
+///
+/// ```
+/// use tablekit::auth::shared_key_string_to_sign;
+/// let to_sign = shared_key_string_to_sign(
+///     "GET",
+///     "",
+///     "",
+///     "Sun, 22 Nov 2026 11:42:23 GMT",
+///     "/acct/Tables",
+/// );
+/// assert_eq!(
+///     to_sign,
+///     "GET\n\n\nSun, 22 Nov 2026 11:42:23 GMT\n/acct/Tables"
+/// );
+/// ```
 pub fn shared_key_string_to_sign(
     verb: &str,
     content_md5: &str,
@@ -107,6 +212,12 @@ pub fn shared_key_string_to_sign(
 }
 
 /// The SharedKeyLite string to sign.
+///
+/// ```
+/// use tablekit::auth::shared_key_lite_string_to_sign;
+/// let to_sign = shared_key_lite_string_to_sign("Sun, 22 Nov 2026 11:42:23 GMT", "/acct/Tables");
+/// assert_eq!(to_sign, "Sun, 22 Nov 2026 11:42:23 GMT\n/acct/Tables");
+/// ```
 pub fn shared_key_lite_string_to_sign(date: &str, canonicalized_resource: &str) -> String {
     [date, "\n", canonicalized_resource].concat()
 }

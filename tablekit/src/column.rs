@@ -21,6 +21,26 @@ use crate::filter::{CompareOp, Filter};
 use crate::keys;
 
 /// How a column is stored: one property, or a value split across several.
+///
+/// A split column's `$select` names every property the value may use.
+///
+/// ```
+/// use tablekit::column::Storage;
+/// use tablekit::prelude::*;
+///
+/// #[derive(TableEntity)]
+/// pub struct Photo {
+///     #[tablekit(partition_key)]
+///     pub id: String,
+///     #[tablekit(split(max_properties = 3))]
+///     pub bytes: Vec<u8>,
+/// }
+///
+/// assert_eq!(Photo::ID.storage(), Storage::Single);
+/// assert_eq!(Photo::BYTES.storage(), Storage::Split(3));
+/// let q = Query::<Photo>::new().select(Photo::BYTES);
+/// assert_eq!(q.select_list().unwrap(), ["Bytes", "Bytes__1", "Bytes__2"]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Storage {
     /// One property of the column's name.
@@ -111,6 +131,23 @@ impl<M, T> fmt::Debug for Column<M, T> {
 
 /// A Rust value usable as a literal against a column of type `T`: `T` itself, or `&str` for a
 /// `String` column. Anything else is a compile error naming both types.
+///
+/// ```
+/// use tablekit::{Column, DynamicEntity};
+/// let name: Column<DynamicEntity, String> = Column::dynamic("Name");
+/// let owned = String::from("Ann");
+/// // `&str`, `&String` and `String` are all literals for a `String` column.
+/// assert_eq!(name.eq("Ann"), name.eq(&owned));
+/// assert_eq!(name.eq(owned).to_string(), "Name eq 'Ann'");
+/// ```
+///
+/// A literal of another type does not compile:
+///
+/// ```compile_fail,E0277
+/// use tablekit::{Column, DynamicEntity};
+/// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+/// let _ = score.eq("10"); // `&str` is not a value of this column's type `i32`
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a value of this column's type `{T}`",
     label = "expected a `{T}` here",
@@ -142,6 +179,33 @@ impl ColumnValue<String> for &String {
 /// Value types the service orders: numbers, strings, times, binary. `bool` and `Uuid` have no
 /// order a filter can use, and `u64` is stored as a bit pattern whose order differs above
 /// `i64::MAX`, so their columns have only `eq` and `ne`.
+///
+/// As a bound, it lets a helper accept any column the service can order:
+///
+/// ```
+/// use tablekit::column::Ordered;
+/// use tablekit::{Column, DynamicEntity, Filter, IntoValue};
+///
+/// fn at_least<T: Ordered + IntoValue>(
+///     column: Column<DynamicEntity, T>,
+///     low: T,
+/// ) -> Filter<DynamicEntity> {
+///     column.ge(low)
+/// }
+///
+/// let score: Column<DynamicEntity, i64> = Column::dynamic("Score");
+/// let name: Column<DynamicEntity, String> = Column::dynamic("Name");
+/// assert_eq!(at_least(score, 10).to_string(), "Score ge 10L");
+/// assert_eq!(at_least(name, "m".to_owned()).to_string(), "Name ge 'm'");
+/// ```
+///
+/// An ordering comparison on a `bool` column does not compile:
+///
+/// ```compile_fail,E0277
+/// use tablekit::{Column, DynamicEntity};
+/// let active: Column<DynamicEntity, bool> = Column::dynamic("Active");
+/// let _ = active.gt(false); // `bool` values have no order a table filter can use
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` values have no order a table filter can use",
     label = "ordering comparison on a `{Self}` column",

@@ -20,6 +20,12 @@ use crate::codec::format_datetime;
 use crate::value::Value;
 
 /// A comparison operator of the `$filter` language.
+///
+/// ```
+/// use tablekit::filter::CompareOp::{self, Eq, Ge, Gt, Le, Lt, Ne};
+/// let keywords = [Eq, Ne, Gt, Ge, Lt, Le].map(CompareOp::keyword);
+/// assert_eq!(keywords, ["eq", "ne", "gt", "ge", "lt", "le"]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompareOp {
     /// `eq`.
@@ -218,6 +224,42 @@ impl<M> fmt::Display for Filter<M> {
 
 /// Something usable as a filter over `M`; implemented by [`Filter<M>`] only, so a filter over
 /// another model is a compile error with this message.
+///
+/// As a parameter type, it lets a helper take any filter over the same model:
+///
+/// ```
+/// use tablekit::filter::IntoFilter;
+/// use tablekit::{Column, DynamicEntity, Filter};
+///
+/// fn in_partition(pk: &str, filter: impl IntoFilter<DynamicEntity>) -> Filter<DynamicEntity> {
+///     let partition: Column<DynamicEntity, String> = Column::dynamic("PartitionKey");
+///     partition.eq(pk).and(filter)
+/// }
+///
+/// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+/// let f = in_partition("eu", score.gt(5));
+/// assert_eq!(f.to_string(), "PartitionKey eq 'eu' and Score gt 5");
+/// ```
+///
+/// A filter over another model does not compile:
+///
+/// ```compile_fail,E0277
+/// use tablekit::prelude::*;
+///
+/// #[derive(TableEntity)]
+/// pub struct Blog {
+///     #[tablekit(partition_key)]
+///     pub id: String,
+/// }
+///
+/// #[derive(TableEntity)]
+/// pub struct Gamer {
+///     #[tablekit(partition_key)]
+///     pub tag: String,
+/// }
+///
+/// let _ = Query::<Gamer>::new().filter(Blog::ID.eq("x")); // not a filter over `Gamer`
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a filter over `{M}`",
     label = "this filter is not for `{M}`",

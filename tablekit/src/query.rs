@@ -31,6 +31,14 @@ pub struct Query<M> {
 
 impl<M: TableModel> Query<M> {
     /// A query for every entity.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// let q = Query::<DynamicEntity>::new(); // every entity, every property, full pages
+    /// assert_eq!(q.filter_string(), None);
+    /// assert_eq!(q.select_list(), None);
+    /// assert_eq!(q.top_value(), None);
+    /// ```
     pub fn new() -> Self {
         Query {
             filter: None,
@@ -72,34 +80,75 @@ impl<M> Query<M> {
     }
 
     /// Sets the `$filter` from text (the escape hatch; typed filters are safer).
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// // sent as written: nothing checks the text or escapes quotes in it
+    /// let q = Query::<DynamicEntity>::new().filter_raw("PartitionKey eq 'eu'");
+    /// assert_eq!(q.filter_string(), Some("PartitionKey eq 'eu'"));
+    /// ```
     pub fn filter_raw(mut self, filter: impl Into<String>) -> Self {
         self.filter = Some(filter.into());
         self
     }
 
     /// Sets the `$select` list by stored property names.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// let q = Query::<DynamicEntity>::new().select_names(["GamerTag", "Score"]);
+    /// let names = ["GamerTag".to_owned(), "Score".to_owned()];
+    /// assert_eq!(q.select_list(), Some(&names[..]));
+    /// ```
     pub fn select_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.select = Some(names.into_iter().map(Into::into).collect());
         self
     }
 
     /// Sets `$top`: the most entities per page (the service caps it at 1000).
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// let q = Query::<DynamicEntity>::new().top(50); // pages of at most 50: paging goes on past them
+    /// assert_eq!(q.top_value(), Some(50));
+    /// ```
     pub fn top(mut self, n: u32) -> Self {
         self.top = Some(n);
         self
     }
 
     /// The `$filter` text, if any.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity, Query};
+    /// let tag: Column<DynamicEntity, String> = Column::dynamic("GamerTag");
+    /// let q = Query::<DynamicEntity>::new().filter(tag.eq("O'Brien"));
+    /// assert_eq!(q.filter_string(), Some("GamerTag eq 'O''Brien'")); // the quote is escaped
+    /// assert_eq!(Query::<DynamicEntity>::new().filter_string(), None);
+    /// ```
     pub fn filter_string(&self) -> Option<&str> {
         self.filter.as_deref()
     }
 
     /// The `$select` names, if any.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// assert_eq!(Query::<DynamicEntity>::new().select_list(), None); // every property
+    /// let q = Query::<DynamicEntity>::new().select_names(["Score"]);
+    /// assert_eq!(q.select_list(), Some(&["Score".to_owned()][..]));
+    /// ```
     pub fn select_list(&self) -> Option<&[String]> {
         self.select.as_deref()
     }
 
     /// The `$top` value, if any.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// assert_eq!(Query::<DynamicEntity>::new().top_value(), None); // the service's 1000
+    /// assert_eq!(Query::<DynamicEntity>::new().top(20).top_value(), Some(20));
+    /// ```
     pub fn top_value(&self) -> Option<u32> {
         self.top
     }

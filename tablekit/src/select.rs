@@ -15,6 +15,20 @@ use crate::column::{Column, Storage};
 use crate::split;
 
 /// A list of columns of model `M` to fetch.
+///
+/// A column, a tuple of columns of different types, or an array or `Vec` of one type; each
+/// name is fetched once.
+///
+/// ```
+/// use tablekit::select::Select;
+/// use tablekit::{Column, DynamicEntity, Query};
+/// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
+/// let b: Column<DynamicEntity, String> = Column::dynamic("B");
+/// assert_eq!(Select::<DynamicEntity>::names(&(a, b, a)), ["A", "B"]);
+/// assert_eq!(Select::<DynamicEntity>::names(&vec![b, b]), ["B"]);
+/// let q = Query::<DynamicEntity>::new().select([a]);
+/// assert_eq!(q.select_list().unwrap(), ["A"]);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a selection of `{M}`'s columns",
     label = "not a column (or tuple of columns) of `{M}`",

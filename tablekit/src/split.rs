@@ -56,6 +56,20 @@ use crate::value::{utf16_len, EdmType, Value};
 /// The header's format version.
 const FORMAT_VERSION: u8 = 1;
 /// The header's size in bytes.
+///
+/// The first property holds the header and the first `65,536 - HEADER_LEN` bytes of the
+/// value; one byte more takes a second property.
+///
+/// ```
+/// use tablekit::split::{self, HEADER_LEN};
+/// use tablekit::DynamicEntity;
+/// let mut e = DynamicEntity::new("p", "r");
+/// split::write_split(&mut e, "Blob", &vec![1; 65_536 - HEADER_LEN], 16)?;
+/// assert_eq!(e.len(), 1);
+/// split::write_split(&mut e, "Blob", &vec![1; 65_536 - HEADER_LEN + 1], 16)?;
+/// assert_eq!(e.len(), 2);
+/// # Ok::<(), tablekit::Error>(())
+/// ```
 pub const HEADER_LEN: usize = 11;
 /// Separates a split value's name from its chunk numbers: `Name__1`.
 const CHUNK_SEPARATOR: &str = "__";

@@ -45,6 +45,29 @@ pub struct TableSas {
 
 impl TableSas {
     /// A token for `table` with `permissions` (a subset of `raud`) valid until `expiry`.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use chrono::{Duration, Utc};
+    /// use tablekit::client::{Credential, TableServiceClient};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, TableSas};
+    /// let emulator = Emulator::start().await?;
+    /// emulator.create_table("Gamers")?;
+    /// emulator.seed("Gamers", [DynamicEntity::new("dragon", "")])?;
+    /// let token = emulator.sas(&TableSas::new("Gamers", "r", Utc::now() + Duration::hours(1)));
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::sas(&token)?)
+    ///     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// assert!(table.get("dragon", "").await?.is_some());
+    /// // `r` does not allow adding.
+    /// let err = table.insert(&mut DynamicEntity::new("creeper", "")).await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403));
+    /// # Ok(()) }
+    /// ```
     pub fn new(table: &str, permissions: &str, expiry: DateTime<Utc>) -> Self {
         TableSas {
             table: table.to_owned(),
@@ -59,12 +82,58 @@ impl TableSas {
     }
 
     /// Not valid before `start`.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # use chrono::{Duration, Utc};
+    /// # use tablekit::client::{Credential, TableServiceClient};
+    /// # use tablekit::DynamicEntity;
+    /// # use tablekit_testing::{Emulator, TableSas};
+    /// # let emulator = Emulator::start().await?;
+    /// # emulator.create_table("Gamers")?;
+    /// # emulator.seed("Gamers", [DynamicEntity::new("dragon", "")])?;
+    /// let in_an_hour = Utc::now() + Duration::hours(1);
+    /// let sas = TableSas::new("Gamers", "r", in_an_hour + Duration::hours(1)).start(in_an_hour);
+    /// let token = emulator.sas(&sas);
+    /// # let client = TableServiceClient::builder()
+    /// #     .endpoint(&emulator.endpoint())
+    /// #     .credential(Credential::sas(&token)?)
+    /// #     .build()?;
+    /// # let table = client.table_named::<DynamicEntity>("Gamers");
+    /// let err = table.get("dragon", "").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403)); // not valid yet
+    /// # Ok(()) }
+    /// ```
     pub fn start(mut self, start: DateTime<Utc>) -> Self {
         self.start = Some(start);
         self
     }
 
-    /// Only PartitionKeys from `first` to `last` (inclusive).
+    /// Only PartitionKeys from `first` to `last` (inclusive). A query answers only the
+    /// entities in range; a point read outside it is refused.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # use chrono::{Duration, Utc};
+    /// # use tablekit::client::{Credential, TableServiceClient};
+    /// # use tablekit::DynamicEntity;
+    /// # use tablekit_testing::{Emulator, TableSas};
+    /// # let emulator = Emulator::start().await?;
+    /// # emulator.create_table("Gamers")?;
+    /// emulator.seed("Gamers", [DynamicEntity::new("a", "1"), DynamicEntity::new("z", "1")])?;
+    /// let expiry = Utc::now() + Duration::hours(1);
+    /// let token = emulator.sas(&TableSas::new("Gamers", "r", expiry).partitions("a", "m"));
+    /// # let client = TableServiceClient::builder()
+    /// #     .endpoint(&emulator.endpoint())
+    /// #     .credential(Credential::sas(&token)?)
+    /// #     .build()?;
+    /// # let table = client.table_named::<DynamicEntity>("Gamers");
+    /// assert_eq!(table.query_all().collect_all().await?.len(), 1);
+    /// assert_eq!(table.get("z", "1").await.unwrap_err().status(), Some(403));
+    /// # Ok(()) }
+    /// ```
     pub fn partitions(mut self, first: &str, last: &str) -> Self {
         self.start_pk = Some(first.to_owned());
         self.end_pk = Some(last.to_owned());
@@ -72,6 +141,29 @@ impl TableSas {
     }
 
     /// Only RowKeys from `first` (in the first partition) to `last` (in the last partition).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # use chrono::{Duration, Utc};
+    /// # use tablekit::client::{Credential, TableServiceClient};
+    /// # use tablekit::DynamicEntity;
+    /// # use tablekit_testing::{Emulator, TableSas};
+    /// # let emulator = Emulator::start().await?;
+    /// # emulator.create_table("Gamers")?;
+    /// emulator.seed("Gamers", ["1", "5", "9"].map(|rk| DynamicEntity::new("p", rk)))?;
+    /// let expiry = Utc::now() + Duration::hours(1);
+    /// let sas = TableSas::new("Gamers", "r", expiry).partitions("p", "p").rows("2", "8");
+    /// let token = emulator.sas(&sas);
+    /// # let client = TableServiceClient::builder()
+    /// #     .endpoint(&emulator.endpoint())
+    /// #     .credential(Credential::sas(&token)?)
+    /// #     .build()?;
+    /// # let table = client.table_named::<DynamicEntity>("Gamers");
+    /// assert!(table.get("p", "5").await?.is_some());
+    /// assert_eq!(table.get("p", "9").await.unwrap_err().status(), Some(403));
+    /// # Ok(()) }
+    /// ```
     pub fn rows(mut self, first: &str, last: &str) -> Self {
         self.start_rk = Some(first.to_owned());
         self.end_rk = Some(last.to_owned());
@@ -79,6 +171,24 @@ impl TableSas {
     }
 
     /// The signed query string (without a leading `?`), to append to request URLs.
+    ///
+    /// Signed with the account's key, it is the token [`Emulator::sas`](crate::Emulator::sas)
+    /// issues:
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use chrono::DateTime;
+    /// use tablekit::auth::AccountKey;
+    /// use tablekit_testing::{Emulator, TableSas, DEV_ACCOUNT, DEV_KEY};
+    /// let expiry = DateTime::from_timestamp(1_893_456_000, 0).unwrap(); // 2030-01-01
+    /// let sas = TableSas::new("Gamers", "r", expiry);
+    /// let token = sas.sign(DEV_ACCOUNT, &AccountKey::from_base64(DEV_KEY)?);
+    /// let fields = "sv=2019%2D02%2D02&tn=Gamers&sp=r&se=2030%2D01%2D01T00%3A00%3A00Z&sig=";
+    /// assert!(token.starts_with(fields));
+    /// assert_eq!(token, Emulator::start().await?.sas(&sas));
+    /// # Ok(()) }
+    /// ```
     pub fn sign(&self, account: &str, key: &AccountKey) -> String {
         let fields = SignedFields {
             permissions: self.permissions.clone(),

@@ -14,6 +14,16 @@ use super::parser::{Expr, Op, Operand};
 use crate::prefetch::prefetch_value;
 
 /// A value a filter can read: a key or table name (text), a property, or the Timestamp.
+///
+/// ```
+/// use tablekit::{DynamicEntity, Value};
+/// use tablekit_testing::filter::{Field, Subject};
+/// let mut e = DynamicEntity::new("p", "r");
+/// e.set("Score", 30);
+/// assert!(matches!(e.field("PartitionKey"), Some(Field::Text("p"))));
+/// assert!(matches!(e.field("Score"), Some(Field::Value(Value::Int32(30)))));
+/// assert!(e.field("Timestamp").is_none()); // stamped only when stored
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum Field<'a> {
     /// `PartitionKey`, `RowKey` or `TableName`.
@@ -25,6 +35,24 @@ pub enum Field<'a> {
 }
 
 /// Something a filter is evaluated against: an entity, or a table in the table listing.
+///
+/// ```
+/// use tablekit_testing::filter::{Field, Filter, Subject};
+///
+/// /// A table of the table listing: only `TableName` can be read.
+/// struct Listed(String);
+///
+/// impl Subject for Listed {
+///     fn field(&self, name: &str) -> Option<Field<'_>> {
+///         (name == "TableName").then_some(Field::Text(&self.0))
+///     }
+/// }
+///
+/// let f = Filter::parse("TableName ge 'G' and TableName lt 'H'")?;
+/// assert!(f.matches(&Listed("Gamers".into())));
+/// assert!(!f.matches(&Listed("Orders".into())));
+/// # Ok::<(), tablekit_testing::filter::FilterError>(())
+/// ```
 pub trait Subject {
     /// The value of `name`, or `None` when the subject has no such property.
     fn field(&self, name: &str) -> Option<Field<'_>>;
@@ -169,6 +197,15 @@ fn first_difference(x: &[u8], y: &[u8]) -> usize {
 
 /// Ordinal comparison by UTF-16 code units: the service's (and .NET's) string order, which
 /// differs from Rust's byte order for characters above U+FFFF.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use tablekit_testing::filter::utf16_cmp;
+/// // U+10000 is the surrogate pair D800 DC00 in UTF-16, so it sorts before U+FFFD.
+/// assert_eq!(utf16_cmp("\u{10000}", "\u{FFFD}"), Ordering::Less);
+/// assert_eq!("\u{10000}".cmp("\u{FFFD}"), Ordering::Greater);
+/// assert_eq!(utf16_cmp("apple", "apples"), Ordering::Less);
+/// ```
 #[inline]
 pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
     let (x, y) = (a.as_bytes(), b.as_bytes());

@@ -45,6 +45,18 @@ pub struct Filter {
 
 impl Filter {
     /// Parses filter text (already URL-decoded).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::filter::Filter;
+    /// let f = Filter::parse("PartitionKey eq 'O''Brien' and Score ge 10L")?;
+    /// let mut e = DynamicEntity::new("O'Brien", "");
+    /// e.set("Score", 12i64);
+    /// assert!(f.matches(&e));
+    /// // As on the service, there are no functions.
+    /// assert!(Filter::parse("startswith(PartitionKey, 'O')").is_err());
+    /// # Ok::<(), tablekit_testing::filter::FilterError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Filter, FilterError> {
         let tokens = lexer::tokenize(text)?;
         let expr = parser::parse(&tokens)?;

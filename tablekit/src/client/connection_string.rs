@@ -12,8 +12,30 @@ use super::endpoint::Endpoint;
 use crate::error::{Error, Result};
 
 /// The public development account Azurite and the emulator accept.
+///
+/// ```
+/// use tablekit::client::{ConnectionString, DEVELOPMENT_ACCOUNT};
+/// let cs = ConnectionString::parse("UseDevelopmentStorage=true")?;
+/// assert_eq!(cs.endpoint().account(), DEVELOPMENT_ACCOUNT);
+/// # Ok::<(), tablekit::Error>(())
+/// ```
 pub const DEVELOPMENT_ACCOUNT: &str = "devstoreaccount1";
 /// The development account's well-known (public) key.
+///
+/// ```
+/// use tablekit::client::{TableServiceClient, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let endpoint = emulator.endpoint();
+/// // e.g. Azurite in another container, at `endpoint`
+/// let connection_string = format!(
+///     "AccountName={DEVELOPMENT_ACCOUNT};AccountKey={DEVELOPMENT_KEY};TableEndpoint={endpoint}"
+/// );
+/// let client = TableServiceClient::from_connection_string(&connection_string)?;
+/// assert!(client.create_table_if_not_exists("Gamers").await?);
+/// # Ok(()) }
+/// ```
 pub const DEVELOPMENT_KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
@@ -50,6 +72,20 @@ struct Fields {
 
 impl ConnectionString {
     /// Parses a connection string.
+    ///
+    /// ```
+    /// use tablekit::client::ConnectionString;
+    /// use tablekit::Error;
+    /// let cosmos = "TableEndpoint=https://acct.table.cosmos.azure.com:443/;\
+    ///               SharedAccessSignature=sv=2019-02-02&sig=c2ln";
+    /// let cs = ConnectionString::parse(cosmos)?;
+    /// assert_eq!(cs.endpoint().account(), "acct");
+    ///
+    /// let err = ConnectionString::parse("AccountName=acct;AccountKey=not*base64").unwrap_err();
+    /// assert!(matches!(err, Error::Configuration(_)));
+    /// assert!(!err.to_string().contains("not*base64")); // never quotes the key
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Self> {
         let fields = split_fields(text)?;
         if fields.development {
@@ -77,16 +113,44 @@ impl ConnectionString {
     }
 
     /// The Table service endpoint.
+    ///
+    /// ```
+    /// use tablekit::client::ConnectionString;
+    /// let cs = ConnectionString::parse("AccountName=acct;AccountKey=a2V5")?;
+    /// // https and core.windows.net unless the string says otherwise
+    /// let url = cs.endpoint().base_url();
+    /// assert_eq!(url.as_str(), "https://acct.table.core.windows.net/");
+    /// assert!(cs.endpoint().is_https());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
     }
 
     /// The credential.
+    ///
+    /// ```
+    /// use tablekit::client::ConnectionString;
+    /// let sas = "TableEndpoint=https://acct.table.core.windows.net;\
+    ///            SharedAccessSignature=sv=2019-02-02&sig=c2ln";
+    /// let credential = ConnectionString::parse(sas)?.credential().clone();
+    /// assert!(credential.carries_secret());
+    /// assert_eq!(format!("{credential:?}"), "Credential::Sas(<redacted>)"); // safe to log
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn credential(&self) -> &Credential {
         &self.credential
     }
 
     /// Both parts.
+    ///
+    /// ```
+    /// use tablekit::client::{ConnectionString, DEVELOPMENT_ACCOUNT};
+    /// let (endpoint, credential) = ConnectionString::parse("UseDevelopmentStorage=true")?.into_parts();
+    /// assert_eq!(endpoint.account(), DEVELOPMENT_ACCOUNT);
+    /// assert!(credential.carries_secret()); // the development key
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn into_parts(self) -> (Endpoint, Credential) {
         (self.endpoint, self.credential)
     }

@@ -36,6 +36,13 @@ pub struct ContinuationToken {
 
 impl ContinuationToken {
     /// A token from the service's two continuation values.
+    ///
+    /// ```
+    /// use tablekit::client::ContinuationToken;
+    /// let token = ContinuationToken::new("1!8!cGxheWVy", Some(String::new()));
+    /// assert_eq!(token.next_partition_key(), "1!8!cGxheWVy");
+    /// assert_eq!(token.next_row_key(), None); // an empty NextRowKey is dropped
+    /// ```
     pub fn new(next_partition_key: impl Into<String>, next_row_key: Option<String>) -> Self {
         ContinuationToken {
             next_partition_key: next_partition_key.into(),
@@ -44,11 +51,27 @@ impl ContinuationToken {
     }
 
     /// The `NextPartitionKey` value.
+    ///
+    /// ```
+    /// use tablekit::client::ContinuationToken;
+    /// let token = ContinuationToken::new("1!8!cGxheWVy", Some("1!4!MTc-".to_owned()));
+    /// let back: ContinuationToken = token.to_string().parse()?; // e.g. from a "next page" link
+    /// assert_eq!(back.next_partition_key(), "1!8!cGxheWVy");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn next_partition_key(&self) -> &str {
         &self.next_partition_key
     }
 
     /// The `NextRowKey` value, if the service gave one (an empty one is never kept).
+    ///
+    /// ```
+    /// use tablekit::client::ContinuationToken;
+    /// let token = ContinuationToken::new("1!8!cGxheWVy", Some("1!4!MTc-".to_owned()));
+    /// assert_eq!(token.next_row_key(), Some("1!4!MTc-"));
+    /// let token = ContinuationToken::new("1!8!cGxheWVy", None);
+    /// assert_eq!(token.next_row_key(), None);
+    /// ```
     pub fn next_row_key(&self) -> Option<&str> {
         self.next_row_key.as_deref()
     }

@@ -16,9 +16,54 @@ use crate::auth::{
 use crate::error::{Error, Result};
 
 /// A boxed error from a [`TokenProvider`].
+///
+/// ```
+/// use tablekit::client::{Credential, TableServiceClient, TokenError, TokenFuture, TokenProvider};
+/// use tablekit::Error;
+/// struct NoIdentity;
+/// impl TokenProvider for NoIdentity {
+///     fn token(&self) -> TokenFuture<'_> {
+///         Box::pin(async { Err(TokenError::from("no managed identity on this host")) })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// let client = TableServiceClient::builder()
+///     .endpoint(&emulator.endpoint())
+///     .credential(Credential::bearer(NoIdentity))
+///     .build()?;
+/// let err = client.create_table("Gamers").await.unwrap_err();
+/// assert!(matches!(err, Error::Credential(_)));
+/// assert_eq!(
+///     err.to_string(),
+///     "the token provider failed: no managed identity on this host"
+/// );
+/// # Ok(()) }
+/// ```
 pub type TokenError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The future a [`TokenProvider`] returns.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use tablekit::client::{TokenFuture, TokenProvider};
+/// struct Cached(Mutex<Option<String>>);
+/// impl TokenProvider for Cached {
+///     fn token(&self) -> TokenFuture<'_> {
+///         // borrows `self`: the future may read the cache without cloning the provider
+///         Box::pin(async move {
+///             let mut cache = self.0.lock().map_err(|_| "poisoned cache")?;
+///             Ok(cache.get_or_insert_with(|| "eyJ0eXAi".to_owned()).clone())
+///         })
+///     }
+/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// let provider = Cached(Mutex::new(None));
+/// assert_eq!(provider.token().await?, "eyJ0eXAi");
+/// # Ok(()) }
+/// ```
 pub type TokenFuture<'a> =
     Pin<Box<dyn Future<Output = std::result::Result<String, TokenError>> + Send + 'a>>;
 
@@ -66,16 +111,76 @@ enum Kind {
 
 impl Credential {
     /// SharedKey with the base64 account key from the portal.
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, DEVELOPMENT_KEY};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::shared_key(DEVELOPMENT_KEY)?)
+    ///     .build()?;
+    /// assert!(client.create_table_if_not_exists("Gamers").await?);
+    ///
+    /// let wrong = Credential::shared_key("d3Jvbmcga2V5")?; // valid base64, not the account's key
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(wrong)
+    ///     .build()?;
+    /// let err = client.table_exists("Gamers").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403));
+    /// assert!(Credential::shared_key("not base64!").is_err());
+    /// # Ok(()) }
+    /// ```
     pub fn shared_key(key_base64: &str) -> Result<Self> {
         Ok(Credential(Kind::SharedKey(decode_key(key_base64)?)))
     }
 
     /// SharedKeyLite (signs only the date and resource) with the base64 account key.
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, DEVELOPMENT_KEY};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::shared_key_lite(DEVELOPMENT_KEY)?)
+    ///     .build()?;
+    /// client.create_table("Gamers").await?;
+    /// assert!(client.table_exists("Gamers").await?);
+    /// # Ok(()) }
+    /// ```
     pub fn shared_key_lite(key_base64: &str) -> Result<Self> {
         Ok(Credential(Kind::SharedKeyLite(decode_key(key_base64)?)))
     }
 
     /// A shared access signature: the token's query string, with or without the leading `?`.
+    ///
+    /// ```
+    /// use chrono::{Duration, Utc};
+    /// use tablekit::client::{Credential, Table, TableServiceClient};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::TableSas;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # emulator.create_table("Gamers")?;
+    /// // a read-only SAS for one table, as an account owner would hand it out
+    /// let read_only = TableSas::new("Gamers", "r", Utc::now() + Duration::hours(1));
+    /// let token = emulator.sas(&read_only);
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::sas(&format!("?{token}"))?) // the leading `?` is optional
+    ///     .build()?;
+    /// let table: Table = client.table_named("Gamers");
+    /// assert_eq!(table.query_all().count().await?, 0);
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// let err = table.insert(&mut dragon).await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403)); // the SAS does not grant adding
+    /// # Ok(()) }
+    /// ```
     pub fn sas(token: &str) -> Result<Self> {
         let token = token.trim().trim_start_matches('?');
         if token.is_empty() || !token.contains("sig=") {
@@ -87,16 +192,65 @@ impl Credential {
     }
 
     /// OAuth bearer tokens from `provider` (sent only over https, or to a loopback host).
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, TokenFuture, TokenProvider};
+    /// struct Entra;
+    /// impl TokenProvider for Entra {
+    ///     fn token(&self) -> TokenFuture<'_> {
+    ///         Box::pin(async { Ok("eyJ0eXAi".to_owned()) }) // a real one asks Entra ID, and caches
+    ///     }
+    /// }
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint("https://acct.table.core.windows.net")
+    ///     .credential(Credential::bearer(Entra))
+    ///     .build()?;
+    /// assert_eq!(client.endpoint().account(), "acct");
+    /// // a token over plain http to another host is refused
+    /// let insecure = TableServiceClient::builder()
+    ///     .endpoint("http://acct.table.core.windows.net")
+    ///     .credential(Credential::bearer(Entra))
+    ///     .build();
+    /// assert!(insecure.is_err());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn bearer(provider: impl TokenProvider) -> Self {
         Credential(Kind::Bearer(Arc::new(provider)))
     }
 
     /// No authorization: for public emulators and tests of the service's refusal.
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::anonymous())
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403)); // the emulator, like Azure, wants a signed request
+    /// # Ok(()) }
+    /// ```
     pub fn anonymous() -> Self {
         Credential(Kind::Anonymous)
     }
 
     /// Whether requests carry a secret (everything but [`anonymous`](Self::anonymous)).
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, DEVELOPMENT_KEY};
+    /// assert!(Credential::shared_key(DEVELOPMENT_KEY)?.carries_secret());
+    /// assert!(!Credential::anonymous().carries_secret());
+    /// // nothing to leak: plain http to another host is allowed without a secret
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint("http://tables.internal:10002/devstoreaccount1")
+    ///     .credential(Credential::anonymous())
+    ///     .build()?;
+    /// assert!(!client.endpoint().is_loopback());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn carries_secret(&self) -> bool {
         !matches!(self.0, Kind::Anonymous)
     }

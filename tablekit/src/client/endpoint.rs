@@ -32,6 +32,18 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Parses an endpoint URL; the account comes from the path (path-style) or the host.
+    ///
+    /// ```
+    /// use tablekit::client::Endpoint;
+    /// let cosmos = Endpoint::parse("https://acct.table.cosmos.azure.com:443/")?;
+    /// assert_eq!(cosmos.account(), "acct");
+    /// // a SAS belongs in the credential, and the error does not echo it
+    /// let with_sas = "https://acct.table.core.windows.net/?sv=2019-02-02&sig=c2ln";
+    /// let err = Endpoint::parse(with_sas).unwrap_err();
+    /// assert!(!err.to_string().contains("sig="));
+    /// assert!(Endpoint::parse("http://127.0.0.1:10002").is_err()); // names no account
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn parse(url: &str) -> Result<Self> {
         let base = parse_base(url)?;
         let account = match first_segment(&base) {
@@ -60,17 +72,46 @@ impl Endpoint {
     }
 
     /// The account name used in signatures.
+    ///
+    /// ```
+    /// use tablekit::client::Endpoint;
+    /// let azurite = Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1")?;
+    /// assert_eq!(azurite.account(), "devstoreaccount1"); // path-style: the first segment
+    /// let azure = Endpoint::parse("https://acct.table.core.windows.net")?;
+    /// assert_eq!(azure.account(), "acct"); // host-style: the first label
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn account(&self) -> &str {
         &self.account
     }
 
     /// The endpoint URL (a path-style account path has no trailing `/`).
+    ///
+    /// ```
+    /// use tablekit::client::Endpoint;
+    /// let azurite = Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1/")?;
+    /// let url = azurite.base_url();
+    /// assert_eq!(url.as_str(), "http://127.0.0.1:10002/devstoreaccount1"); // no trailing `/`
+    /// assert_eq!(azurite.base_url().port(), Some(10002));
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn base_url(&self) -> &Url {
         &self.base
     }
 
     /// The URL of `path` (which starts with `/` and is already percent-encoded) under this
     /// endpoint.
+    ///
+    /// ```
+    /// use tablekit::client::Endpoint;
+    /// let azurite = Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1")?;
+    /// let url = azurite.url("/Gamers(PartitionKey='eu',RowKey='a%20b')"); // kept as encoded
+    /// assert_eq!(
+    ///     url.as_str(),
+    ///     "http://127.0.0.1:10002/devstoreaccount1/Gamers(PartitionKey='eu',RowKey='a%20b')"
+    /// );
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn url(&self, path: &str) -> Url {
         let mut url = self.base.clone();
         url.set_path(&[self.base.path().trim_end_matches('/'), path].concat());
@@ -78,11 +119,26 @@ impl Endpoint {
     }
 
     /// Whether the scheme is https.
+    ///
+    /// ```
+    /// use tablekit::client::Endpoint;
+    /// assert!(Endpoint::parse("https://acct.table.core.windows.net")?.is_https());
+    /// assert!(!Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1")?.is_https());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn is_https(&self) -> bool {
         self.base.scheme() == "https"
     }
 
     /// Whether the host is a loopback address or `localhost`.
+    ///
+    /// ```
+    /// use tablekit::client::Endpoint;
+    /// assert!(Endpoint::parse("http://localhost:10002/devstoreaccount1")?.is_loopback());
+    /// assert!(Endpoint::parse("http://[::1]:10002/devstoreaccount1")?.is_loopback());
+    /// assert!(!Endpoint::parse("http://azurite:10002/devstoreaccount1")?.is_loopback());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn is_loopback(&self) -> bool {
         match self.base.host() {
             Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),

@@ -7,21 +7,38 @@
 //! [`Batch`] builds entity group transactions. Everything the service would refuse is refused
 //! here first, with a typed error, before anything is sent.
 //!
-//! ```no_run
+//! ```
 //! use futures::TryStreamExt;
 //! use tablekit::client::TableServiceClient;
 //! use tablekit::{DynamicEntity, Query};
-//! # async fn run() -> tablekit::Result<()> {
-//! let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let emulator = tablekit_testing::Emulator::start().await?;
+//! # let connection_string = emulator.connection_string();
+//! let client = TableServiceClient::from_connection_string(&connection_string)?;
 //! let table = client.table_named::<DynamicEntity>("Gamers");
 //! table.create_if_not_exists().await?;
-//! let mut gamer = DynamicEntity::new("dragon", "");
-//! gamer.set("Score", 10);
-//! table.upsert_replace(&mut gamer).await?;
+//! for (name, score) in [("dragon", 10), ("newcomer", 2)] {
+//!     let mut gamer = DynamicEntity::new(name, "");
+//!     gamer.set("Score", score);
+//!     table.upsert_replace(&mut gamer).await?;
+//! }
+//! let mut found = Vec::new();
 //! let mut pages = table.query(Query::new().filter_raw("Score ge 10")).pages();
 //! while let Some(page) = pages.try_next().await? {
 //!     println!("{} gamers", page.len());
+//!     found.extend(page.into_iter().map(|g| g.partition_key().to_owned()));
 //! }
+//! assert_eq!(found, ["dragon"]);
+//!
+//! // a key the service would refuse: a typed error, and nothing is sent
+//! let err = table
+//!     .upsert_replace(&mut DynamicEntity::new("dragon/2", ""))
+//!     .await
+//!     .unwrap_err();
+//! assert!(err.is_invalid_input());
+//! # let upserts = emulator.requests().count(tablekit_testing::Operation::InsertOrReplace);
+//! # assert_eq!(upserts, 2);
 //! # Ok(()) }
 //! ```
 

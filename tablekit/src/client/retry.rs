@@ -56,29 +56,76 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// Never retry.
+    ///
+    /// ```
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503
+    /// let emulator = Emulator::builder().faults(busy).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::none()) // e.g. the caller retries on its own terms
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_throttled());
+    /// assert_eq!(emulator.requests().total(), 1);
+    /// # Ok(()) }
+    /// ```
     pub fn none() -> Self {
         RetryPolicy::default().max_attempts(1)
     }
 
     /// The most attempts per request, the first included (at least 1).
+    ///
+    /// ```
+    /// use tablekit::client::RetryPolicy;
+    /// assert_eq!(RetryPolicy::default().max_attempts(6).attempts(), 6);
+    /// assert_eq!(RetryPolicy::default().max_attempts(0).attempts(), 1); // the first always runs
+    /// ```
     pub fn max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = attempts.max(1);
         self
     }
 
     /// The delay before the first retry; each later retry doubles it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::RetryPolicy;
+    /// let policy = RetryPolicy::default().base_delay(Duration::from_millis(100));
+    /// let first = policy.delay(1, None);
+    /// assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
+    /// assert!(policy.delay(3, None) <= Duration::from_millis(400)); // doubled twice
+    /// ```
     pub fn base_delay(mut self, delay: Duration) -> Self {
         self.base_delay = delay;
         self
     }
 
     /// The longest wait between attempts (also caps `Retry-After`).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::RetryPolicy;
+    /// let policy = RetryPolicy::default().max_delay(Duration::from_secs(2));
+    /// assert!(policy.delay(10, None) <= Duration::from_secs(2));
+    /// // a service asking for 60 s still waits only 2 s
+    /// let asked = Some(Duration::from_secs(60));
+    /// assert_eq!(policy.delay(1, asked), Duration::from_secs(2));
+    /// ```
     pub fn max_delay(mut self, delay: Duration) -> Self {
         self.max_delay = delay;
         self
     }
 
     /// The configured number of attempts.
+    ///
+    /// ```
+    /// use tablekit::client::RetryPolicy;
+    /// assert_eq!(RetryPolicy::default().attempts(), 4); // one request and up to three retries
+    /// ```
     pub fn attempts(&self) -> u32 {
         self.max_attempts
     }
@@ -86,6 +133,17 @@ impl RetryPolicy {
     /// The wait before retry number `retry` (1 for the first retry): the service's
     /// `Retry-After` if given, else a random duration up to `base x 2^(retry-1)` ("full
     /// jitter", so many clients retrying together spread out), never above `max_delay`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::RetryPolicy;
+    /// let policy = RetryPolicy::default(); // 200 ms base, 10 s cap
+    /// let second = policy.delay(2, None);
+    /// assert!(second >= Duration::from_millis(200) && second <= Duration::from_millis(400));
+    /// // the service's `Retry-After` wins
+    /// let asked = Some(Duration::from_secs(3));
+    /// assert_eq!(policy.delay(2, asked), Duration::from_secs(3));
+    /// ```
     pub fn delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(after) = retry_after {
             return after.min(self.max_delay);

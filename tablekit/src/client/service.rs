@@ -24,19 +24,35 @@ use crate::limits::{self, InvalidInput};
 use crate::model::TableModel;
 
 /// The default per-request timeout.
+///
+/// ```
+/// use tablekit::client::{TableServiceClient, DEFAULT_TIMEOUT};
+/// assert_eq!(DEFAULT_TIMEOUT, std::time::Duration::from_secs(30));
+/// // e.g. more patience for large transactions over a slow link
+/// let client = TableServiceClient::builder()
+///     .connection_string("UseDevelopmentStorage=true")
+///     .timeout(DEFAULT_TIMEOUT * 4)
+///     .build()?;
+/// # drop(client);
+/// # Ok::<(), tablekit::Error>(())
+/// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A client for one account's Table service (Azure Storage, Cosmos DB Table API, Azurite or
 /// the tablekit emulator). Clones share one connection pool.
 ///
-/// ```no_run
+/// ```
 /// use tablekit::client::TableServiceClient;
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-/// client.create_table_if_not_exists("Players").await?;
-/// for name in client.list_table_names(Some("Play")).await? {
-///     println!("{name}");
-/// }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// let client = TableServiceClient::from_connection_string(&connection_string)?;
+/// assert!(client.create_table_if_not_exists("Players").await?); // created
+/// client.create_table_if_not_exists("Orders").await?;
+/// let other = client.clone(); // the same connection pool
+/// assert!(!other.create_table_if_not_exists("Players").await?); // already there
+/// assert_eq!(other.list_table_names(Some("Play")).await?, ["Players"]);
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -72,11 +88,38 @@ impl TableServiceClient {
     }
 
     /// A builder for every setting.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::default().max_attempts(6))
+    ///     .timeout(Duration::from_secs(5))
+    ///     .build()?;
+    /// assert!(client.create_table_if_not_exists("Gamers").await?);
+    /// # Ok(()) }
+    /// ```
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
 
     /// The endpoint requests go to.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// assert_eq!(client.endpoint().base_url().as_str(), emulator.endpoint());
+    /// assert_eq!(client.endpoint().account(), "devstoreaccount1");
+    /// # Ok(()) }
+    /// ```
     pub fn endpoint(&self) -> &Endpoint {
         &self.transport.endpoint
     }
@@ -117,6 +160,22 @@ impl TableServiceClient {
     }
 
     /// Creates a table; a 409 `TableAlreadyExists` error if it exists.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// client.create_table("Gamers").await?;
+    /// assert!(client.table_exists("Gamers").await?);
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_conflict());
+    /// let err = client.create_table("no-dashes").await.unwrap_err();
+    /// assert!(err.is_invalid_input()); // never sent
+    /// # Ok(()) }
+    /// ```
     pub async fn create_table(&self, name: &str) -> Result<()> {
         limits::validate_table_name(name)?;
         let body = serde_json::to_vec(&serde_json::json!({ "TableName": name }))
@@ -128,6 +187,18 @@ impl TableServiceClient {
     }
 
     /// Creates a table unless it exists; `true` when this call created it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// assert!(client.create_table_if_not_exists("Gamers").await?);
+    /// assert!(!client.create_table_if_not_exists("Gamers").await?); // already there: not an error
+    /// # Ok(()) }
+    /// ```
     pub async fn create_table_if_not_exists(&self, name: &str) -> Result<bool> {
         match self.create_table(name).await {
             Ok(()) => Ok(true),
@@ -138,11 +209,39 @@ impl TableServiceClient {
 
     /// Deletes a table and its entities; a 404 error if it does not exist. A retried delete
     /// that answers 404 because an earlier attempt succeeded counts as success.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// client.create_table("Gamers").await?;
+    /// client.delete_table("Gamers").await?;
+    /// assert!(!client.table_exists("Gamers").await?);
+    /// let err = client.delete_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_not_found());
+    /// # Ok(()) }
+    /// ```
     pub async fn delete_table(&self, name: &str) -> Result<()> {
         self.delete_table_call(name).await
     }
 
     /// Deletes a table if it exists; `true` when this call deleted it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// client.create_table("Gamers").await?;
+    /// assert!(client.delete_table_if_exists("Gamers").await?);
+    /// assert!(!client.delete_table_if_exists("Gamers").await?); // already gone: not an error
+    /// # Ok(()) }
+    /// ```
     pub async fn delete_table_if_exists(&self, name: &str) -> Result<bool> {
         match self.delete_table_call(name).await {
             // Also when an earlier attempt of this call did the deleting.
@@ -161,6 +260,19 @@ impl TableServiceClient {
     }
 
     /// Whether a table exists.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// assert!(!client.table_exists("Gamers").await?);
+    /// client.create_table("Gamers").await?;
+    /// assert!(client.table_exists("Gamers").await?);
+    /// # Ok(()) }
+    /// ```
     pub async fn table_exists(&self, name: &str) -> Result<bool> {
         limits::validate_table_name(name)?;
         let filter = format!("TableName eq '{name}'");
@@ -170,6 +282,26 @@ impl TableServiceClient {
 
     /// Table names, optionally only those starting with `prefix`, following `NextTableName`
     /// across pages.
+    ///
+    /// ```
+    /// use futures::TryStreamExt;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// for name in ["Orders2025", "Orders2026", "Players"] {
+    ///     client.create_table(name).await?;
+    /// }
+    /// let mut names = client.list_tables(Some("Orders"));
+    /// let mut orders = Vec::new();
+    /// while let Some(name) = names.try_next().await? {
+    ///     orders.push(name);
+    /// }
+    /// assert_eq!(orders, ["Orders2025", "Orders2026"]);
+    /// # Ok(()) }
+    /// ```
     pub fn list_tables(&self, prefix: Option<&str>) -> BoxStream<'static, Result<String>> {
         let filter = match prefix.map(prefix_filter).transpose() {
             Ok(filter) => filter.flatten(),
@@ -193,6 +325,25 @@ impl TableServiceClient {
     }
 
     /// Every table name (optionally with `prefix`), collected.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// for name in ["Orders2025", "Players"] {
+    ///     client.create_table(name).await?;
+    /// }
+    /// let all = client.list_table_names(None).await?;
+    /// assert_eq!(all, ["Orders2025", "Players"]);
+    /// assert_eq!(client.list_table_names(Some("Play")).await?, ["Players"]);
+    /// // names hold only letters and digits: a prefix with others is refused
+    /// let err = client.list_table_names(Some("Or'")).await.unwrap_err();
+    /// assert!(err.is_invalid_input());
+    /// # Ok(()) }
+    /// ```
     pub async fn list_table_names(&self, prefix: Option<&str>) -> Result<Vec<String>> {
         self.list_tables(prefix).try_collect().await
     }
@@ -293,6 +444,19 @@ impl fmt::Debug for ClientBuilder {
 
 impl ClientBuilder {
     /// Takes endpoint and credential from a connection string (explicit settings win).
+    ///
+    /// ```
+    /// use tablekit::client::TableServiceClient;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string("UseDevelopmentStorage=true") // the development account and key...
+    ///     .endpoint(&emulator.endpoint()) // ...on this emulator's port: explicit settings win
+    ///     .build()?;
+    /// assert!(client.create_table_if_not_exists("Gamers").await?);
+    /// # Ok(()) }
+    /// ```
     pub fn connection_string(mut self, connection_string: &str) -> Self {
         self.connection_string = Some(connection_string.to_owned());
         self
@@ -300,30 +464,109 @@ impl ClientBuilder {
 
     /// The Table service URL: `https://acct.table.core.windows.net` or
     /// `http://127.0.0.1:10002/devstoreaccount1`.
+    ///
+    /// ```
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::Error;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint("http://127.0.0.1:10002/devstoreaccount1") // path-style: the first segment
+    ///     .build()?;
+    /// assert_eq!(client.endpoint().account(), "devstoreaccount1");
+    /// let ftp = TableServiceClient::builder().endpoint("ftp://files.example.com");
+    /// assert!(matches!(ftp.build(), Err(Error::Configuration(_)))); // checked by `build`
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn endpoint(mut self, url: &str) -> Self {
         self.endpoint = Some(url.to_owned());
         self
     }
 
     /// The account name, when the endpoint URL does not name it.
+    ///
+    /// ```
+    /// use tablekit::client::TableServiceClient;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint("https://tables.contoso.example") // a custom domain names no account
+    ///     .account("acct")
+    ///     .build()?;
+    /// assert_eq!(client.endpoint().account(), "acct");
+    /// let nameless = TableServiceClient::builder().endpoint("https://tables");
+    /// assert!(nameless.build().is_err());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn account(mut self, account: &str) -> Self {
         self.account = Some(account.to_owned());
         self
     }
 
     /// How requests are authorized (default: none).
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, DEVELOPMENT_KEY};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::shared_key(DEVELOPMENT_KEY)?)
+    ///     .build()?;
+    /// assert!(client.create_table_if_not_exists("Gamers").await?);
+    /// // without one, requests go unsigned and the service refuses them
+    /// let unsigned = TableServiceClient::builder().endpoint(&emulator.endpoint());
+    /// let err = unsigned.build()?.table_exists("Gamers").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403));
+    /// # Ok(()) }
+    /// ```
     pub fn credential(mut self, credential: Credential) -> Self {
         self.credential = Some(credential);
         self
     }
 
     /// The retry policy (default: [`RetryPolicy::default`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503
+    /// let emulator = Emulator::builder().faults(busy).start().await?;
+    /// let quick = Duration::from_millis(1);
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::default().max_attempts(3).base_delay(quick))
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_throttled());
+    /// assert_eq!(emulator.requests().total(), 3); // the first attempt and two retries
+    /// # Ok(()) }
+    /// ```
     pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
         self.retry = Some(policy);
         self
     }
 
     /// The timeout of each attempt, from sending to the whole body read (default 30 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::Error;
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let hang = Faults::seeded(1).rate(Fault::Timeout, 1.0);
+    /// let emulator = Emulator::builder().faults(hang).start().await?; // never answers
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .timeout(Duration::from_millis(100))
+    ///     .retry_policy(RetryPolicy::none())
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(matches!(err, Error::Timeout(t) if t == Duration::from_millis(100)));
+    /// # Ok(()) }
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -332,12 +575,39 @@ impl ClientBuilder {
     /// Allows sending a credential over plain http to a non-loopback host (e.g. an emulator
     /// in another container). Off by default: the key or token would cross the network in
     /// clear text.
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, DEVELOPMENT_KEY};
+    /// // an emulator in another container of the same test network
+    /// let build = |allow| {
+    ///     TableServiceClient::builder()
+    ///         .endpoint("http://azurite:10002/devstoreaccount1")
+    ///         .credential(Credential::shared_key(DEVELOPMENT_KEY)?)
+    ///         .allow_insecure_http(allow)
+    ///         .build()
+    /// };
+    /// assert!(build(false).is_err()); // the key would cross the network in clear text
+    /// assert!(build(true).is_ok());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn allow_insecure_http(mut self, allow: bool) -> Self {
         self.allow_insecure_http = allow;
         self
     }
 
     /// Validates the settings and builds the client.
+    ///
+    /// ```
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::Error;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string("UseDevelopmentStorage=true")
+    ///     .build()?;
+    /// assert_eq!(client.endpoint().account(), "devstoreaccount1");
+    /// let err = TableServiceClient::builder().build().unwrap_err(); // no endpoint given
+    /// assert!(matches!(err, Error::Configuration(_)));
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn build(self) -> Result<TableServiceClient> {
         let from_string = self
             .connection_string

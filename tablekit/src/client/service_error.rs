@@ -30,6 +30,20 @@ pub struct ServiceError {
 impl ServiceError {
     /// Builds the error from a response's status, `x-ms-error-code` header, `x-ms-request-id`
     /// header and body (JSON or XML; anything else is ignored).
+    ///
+    /// ```
+    /// use tablekit::client::ServiceError;
+    /// // Azurite answers authentication failures in XML
+    /// let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AuthorizationFailure</Code>\
+    ///             <Message>Server failed to authenticate the request.\nRequestId:1</Message></Error>";
+    /// let err = ServiceError::from_response(403, None, None, body.as_bytes());
+    /// assert_eq!(err.code(), Some("AuthorizationFailure"));
+    /// assert_eq!(err.message(), "Server failed to authenticate the request.");
+    /// // the `x-ms-error-code` header wins over the body
+    /// let header = Some("AuthenticationFailed".to_owned());
+    /// let err = ServiceError::from_response(403, header, None, body.as_bytes());
+    /// assert_eq!(err.code(), Some("AuthenticationFailed"));
+    /// ```
     pub fn from_response(
         status: u16,
         header_code: Option<String>,
@@ -68,21 +82,95 @@ impl ServiceError {
     }
 
     /// The HTTP status (for a transaction, the failing operation's status).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("order-17", "line-2")).await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?; // exists already
+    /// let err = batch.submit().await.unwrap_err();
+    /// assert_eq!(err.service_error().map(|e| e.status()), Some(409)); // the failing operation's
+    /// # Ok(()) }
+    /// ```
     pub fn status(&self) -> u16 {
         self.status
     }
 
     /// The service error code, e.g. `UpdateConditionNotSatisfied`.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// table.insert(&mut dragon).await?;
+    /// let mut again = DynamicEntity::new("eu", "dragon");
+    /// let err = table.insert(&mut again).await.unwrap_err();
+    /// let service = err.service_error().expect("the service answered");
+    /// assert_eq!(service.code(), Some("EntityAlreadyExists"));
+    /// # Ok(()) }
+    /// ```
     pub fn code(&self) -> Option<&str> {
         self.code.as_deref()
     }
 
     /// The service's message (first line only).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// table.insert(&mut dragon).await?;
+    /// let mut again = DynamicEntity::new("eu", "dragon");
+    /// let err = table.insert(&mut again).await.unwrap_err();
+    /// let service = err.service_error().expect("the service answered");
+    /// // the service's `RequestId:` and `Time:` lines are dropped
+    /// assert_eq!(service.message(), "The specified entity already exists.");
+    /// # Ok(()) }
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// The service's `x-ms-request-id`, to quote in a support request.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let err = client.delete_table("Missing").await.unwrap_err();
+    /// let id = err.service_error().and_then(|e| e.request_id()).unwrap();
+    /// assert!(err.to_string().ends_with(&format!("(request id {id})")));
+    /// # Ok(()) }
+    /// ```
     pub fn request_id(&self) -> Option<&str> {
         self.request_id.as_deref()
     }

@@ -27,20 +27,26 @@ use crate::query::Query;
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
 ///
-/// ```no_run
+/// ```
 /// use tablekit::client::{Table, TableServiceClient};
 /// use tablekit::DynamicEntity;
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// let client = TableServiceClient::from_connection_string(&connection_string)?;
 /// let table: Table = client.table_named("Players");
 /// table.create_if_not_exists().await?;
 /// let mut player = DynamicEntity::new("eu", "dragon");
 /// player.set("Score", 10);
-/// table.insert(&mut player).await?;          // records the ETag on `player`
+/// table.insert(&mut player).await?; // records the ETag on `player`
+/// let first = player.etag().cloned();
 /// player.set("Score", 20);
-/// table.replace(&mut player).await?;         // If-Match: the recorded ETag
-/// let read = table.get("eu", "dragon").await?;
-/// assert_eq!(read.and_then(|p| p.get::<i32>("Score")), Some(20));
+/// table.replace(&mut player).await?; // If-Match: the recorded ETag
+/// assert_ne!(player.etag(), first.as_ref()); // and records the new one
+/// let read = table.get("eu", "dragon").await?.expect("inserted");
+/// assert_eq!(read.get::<i32>("Score"), Some(20));
+/// assert_eq!(read.etag(), player.etag());
 /// # Ok(()) }
 /// ```
 pub struct Table<M: TableModel = DynamicEntity> {
@@ -100,6 +106,21 @@ impl<M: TableModel> Table<M> {
     }
 
     /// The client this handle sends through.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// table.create().await?;
+    /// // a repository holding only the handle still reaches the whole account
+    /// assert_eq!(table.client().list_table_names(None).await?, ["Players"]);
+    /// # Ok(()) }
+    /// ```
     pub fn client(&self) -> &TableServiceClient {
         &self.client
     }
@@ -117,11 +138,41 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Creates the table; a 409 error if it exists.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// table.create().await?;
+    /// assert!(table.exists().await?);
+    /// let err = table.create().await.unwrap_err();
+    /// assert_eq!(err.code(), Some("TableAlreadyExists"));
+    /// # Ok(()) }
+    /// ```
     pub async fn create(&self) -> Result<()> {
         self.client.create_table(self.checked_name()?).await
     }
 
     /// Creates the table unless it exists; `true` when this call created it.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// assert!(table.create_if_not_exists().await?); // e.g. at start-up: created
+    /// assert!(!table.create_if_not_exists().await?); // already there
+    /// # Ok(()) }
+    /// ```
     pub async fn create_if_not_exists(&self) -> Result<bool> {
         self.client
             .create_table_if_not_exists(self.checked_name()?)
@@ -129,11 +180,42 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Deletes the table and everything in it; a 404 error if it does not exist.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// table.create().await?;
+    /// table.delete_table().await?;
+    /// assert!(!table.exists().await?);
+    /// assert!(table.delete_table().await.unwrap_err().is_not_found());
+    /// # Ok(()) }
+    /// ```
     pub async fn delete_table(&self) -> Result<()> {
         self.client.delete_table(self.checked_name()?).await
     }
 
     /// Deletes the table if it exists; `true` when this call deleted it.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// table.create().await?;
+    /// assert!(table.delete_table_if_exists().await?);
+    /// assert!(!table.delete_table_if_exists().await?); // already gone: not an error
+    /// # Ok(()) }
+    /// ```
     pub async fn delete_table_if_exists(&self) -> Result<bool> {
         self.client
             .delete_table_if_exists(self.checked_name()?)
@@ -141,12 +223,48 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Whether the table exists.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// assert!(!table.exists().await?);
+    /// table.create().await?;
+    /// assert!(table.exists().await?);
+    /// # Ok(()) }
+    /// ```
     pub async fn exists(&self) -> Result<bool> {
         self.client.table_exists(self.checked_name()?).await
     }
 
     /// Inserts a new entity (409 `EntityAlreadyExists` if the keys are taken) and records
     /// the new ETag on it.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Score", 10);
+    /// table.insert(&mut dragon).await?;
+    /// assert!(dragon.etag().is_some()); // recorded: a conditional write can follow
+    /// let mut again = DynamicEntity::new("eu", "dragon");
+    /// let err = table.insert(&mut again).await.unwrap_err();
+    /// assert!(err.is_conflict());
+    /// # Ok(()) }
+    /// ```
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
@@ -160,11 +278,57 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Inserts the entity, or merges its properties into the stored one (no ETag check).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Tag", "Dragon");
+    /// table.upsert_merge(&mut dragon).await?; // inserted
+    /// let mut score = DynamicEntity::new("eu", "dragon");
+    /// score.set("Score", 30);
+    /// table.upsert_merge(&mut score).await?; // merged
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(stored.get::<String>("Tag").as_deref(), Some("Dragon"));
+    /// assert_eq!(stored.get::<i32>("Score"), Some(30));
+    /// # Ok(()) }
+    /// ```
     pub async fn upsert_merge(&self, entity: &mut M::Entity) -> Result<()> {
         self.write(Method::PATCH, entity, Condition::None).await
     }
 
     /// Inserts the entity, or replaces the stored one entirely (no ETag check).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Tag", "Dragon");
+    /// table.upsert_replace(&mut dragon).await?; // inserted
+    /// let mut score = DynamicEntity::new("eu", "dragon");
+    /// score.set("Score", 30);
+    /// table.upsert_replace(&mut score).await?; // replaced: `Tag` is gone
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert!(!stored.contains("Tag"));
+    /// assert_eq!(stored.get::<i32>("Score"), Some(30));
+    /// # Ok(()) }
+    /// ```
     pub async fn upsert_replace(&self, entity: &mut M::Entity) -> Result<()> {
         self.write(Method::PUT, entity, Condition::None).await
     }
@@ -172,6 +336,31 @@ impl<M: TableModel> Table<M> {
     /// Merges the entity's properties into the stored one if its ETag still matches (412
     /// otherwise; 404 if it is gone). Set [`ETag::any`] on the entity for an unconditional
     /// merge. An entity without an ETag is refused before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # let mut stored = DynamicEntity::new("eu", "dragon");
+    /// # stored.set("Tag", "Dragon");
+    /// # table.insert(&mut stored).await?;
+    /// let read = table.get("eu", "dragon").await?.expect("stored");
+    /// let mut change = DynamicEntity::new("eu", "dragon"); // only what changes
+    /// change.set("Score", 40);
+    /// change.set_etag(read.etag().cloned()); // on the condition nobody wrote since
+    /// table.merge(&mut change).await?;
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(stored.get::<String>("Tag").as_deref(), Some("Dragon")); // kept
+    /// assert_eq!(stored.get::<i32>("Score"), Some(40));
+    /// # Ok(()) }
+    /// ```
     pub async fn merge(&self, entity: &mut M::Entity) -> Result<()> {
         self.write(Method::PATCH, entity, Condition::EntityETag)
             .await
@@ -180,12 +369,56 @@ impl<M: TableModel> Table<M> {
     /// Replaces the stored entity if its ETag still matches (412 otherwise; 404 if it is
     /// gone). Set [`ETag::any`] on the entity for an unconditional replace. An entity without
     /// an ETag is refused before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// let mut dragon = table.get("eu", "dragon").await?.expect("stored");
+    /// let mut stale = dragon.clone();
+    /// dragon.set("Score", 40);
+    /// table.replace(&mut dragon).await?; // records the new ETag on `dragon`
+    /// stale.set("Score", 45);
+    /// let err = table.replace(&mut stale).await.unwrap_err();
+    /// assert!(err.is_precondition_failed()); // `dragon` was written since `stale` was read
+    /// let mut unread = DynamicEntity::new("eu", "dragon");
+    /// let err = table.replace(&mut unread).await.unwrap_err();
+    /// assert!(err.is_invalid_input()); // no ETag at all: refused before sending
+    /// # Ok(()) }
+    /// ```
     pub async fn replace(&self, entity: &mut M::Entity) -> Result<()> {
         self.write(Method::PUT, entity, Condition::EntityETag).await
     }
 
     /// Deletes the stored entity if its ETag still matches (412 otherwise; 404 if it is
     /// gone). Set [`ETag::any`] on the entity for an unconditional delete. The ETag is cleared.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// table.insert(&mut dragon).await?;
+    /// table.delete(&mut dragon).await?; // If-Match: the ETag the insert recorded
+    /// assert!(dragon.etag().is_none());
+    /// assert!(table.get("eu", "dragon").await?.is_none());
+    /// # Ok(()) }
+    /// ```
     pub async fn delete(&self, entity: &mut M::Entity) -> Result<()> {
         let etag = required_etag(entity.as_dynamic())?;
         self.delete_by_key(entity.partition_key(), entity.row_key(), &etag)
@@ -198,6 +431,26 @@ impl<M: TableModel> Table<M> {
     ///
     /// A retried delete that answers 404 because an earlier attempt already deleted the
     /// entity counts as success.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, ETag};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// let stale = ETag::new("W/\"datetime'2020-01-01T00%3A00%3A00Z'\"");
+    /// let result = table.delete_by_key("eu", "dragon", &stale).await;
+    /// assert!(result.unwrap_err().is_precondition_failed());
+    /// table.delete_by_key("eu", "dragon", &ETag::any()).await?; // whatever version is stored
+    /// assert!(table.get("eu", "dragon").await?.is_none());
+    /// # Ok(()) }
+    /// ```
     pub async fn delete_by_key(
         &self,
         partition_key: &str,
@@ -214,6 +467,30 @@ impl<M: TableModel> Table<M> {
 
     /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing
     /// table is still an error, `TableNotFound`).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// # dragon.set("Score", 10);
+    /// # table.insert(&mut dragon).await?;
+    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(dragon.get::<i32>("Score"), Some(10));
+    /// assert!(dragon.etag().is_some()); // ready for a conditional write
+    /// assert!(table.get("eu", "wyvern").await?.is_none());
+    /// let missing: Table = client.table_named("Missing");
+    /// let err = missing.get("eu", "dragon").await.unwrap_err(); // not `None`: a wrong table name
+    /// assert_eq!(err.code(), Some("TableNotFound"));
+    /// # Ok(()) }
+    /// ```
     pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
         let path = self.entity_path(partition_key, row_key)?;
         let call = Call::new(Method::GET, path);
@@ -232,16 +509,74 @@ impl<M: TableModel> Table<M> {
 
     /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
     /// continuation tokens.
+    ///
+    /// ```
+    /// use futures::TryStreamExt;
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
+    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
+    /// # }
+    /// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
+    /// let players: Vec<DynamicEntity> = table.query(q).entities().try_collect().await?;
+    /// assert_eq!(players.len(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
         EntityQuery::new(self.clone(), query)
     }
 
     /// Every entity of the table (a query without a filter).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
+    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
+    /// # }
+    /// assert_eq!(table.query_all().count().await?, 3);
+    /// # Ok(()) }
+    /// ```
     pub fn query_all(&self) -> EntityQuery<M> {
         self.query(Query::new())
     }
 
     /// An empty entity group transaction on this table.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+    /// batch.submit().await?; // both, or neither
+    /// assert_eq!(table.query_all().count().await?, 2);
+    /// # Ok(()) }
+    /// ```
     pub fn batch(&self) -> Batch<M> {
         Batch::new(self.clone())
     }

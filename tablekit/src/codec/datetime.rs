@@ -3,6 +3,14 @@
 use chrono::{DateTime, NaiveDate, Utc};
 
 /// How many fractional digits a DateTime is written with.
+///
+/// ```
+/// use chrono::DateTime;
+/// use tablekit::codec::{DateTimeText, Fraction};
+/// let text = DateTimeText::new(&DateTime::from_timestamp(1_577_836_800, 0).unwrap());
+/// assert_eq!(text.without_zone(Fraction::Seven), "2020-01-01T00:00:00.0000000");
+/// assert_eq!(text.without_zone(Fraction::Trimmed), "2020-01-01T00:00:00");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fraction {
     /// Always 7: Timestamps, ETags and request bodies.
@@ -60,7 +68,15 @@ pub struct DateTimeText {
 const TEXT_LEN: usize = 28;
 
 impl DateTimeText {
-    /// Formats `time`.
+    /// Formats `time`. The text holds 100 ns ticks, the service's finest unit: smaller
+    /// digits are dropped.
+    ///
+    /// ```
+    /// use chrono::DateTime;
+    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 123_456_789).unwrap());
+    /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.1234567");
+    /// ```
     pub fn new(time: &DateTime<Utc>) -> Self {
         let mut digits = [0u8; TEXT_LEN];
         let fallback = match seven_digits(time, &mut digits) {
@@ -71,6 +87,14 @@ impl DateTimeText {
     }
 
     /// The text without its closing `Z`.
+    ///
+    /// ```
+    /// use chrono::DateTime;
+    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 250_000_000).unwrap());
+    /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.2500000");
+    /// assert_eq!(text.without_zone(Fraction::Trimmed), "1970-01-01T00:00:00.25");
+    /// ```
     pub fn without_zone(&self, fraction: Fraction) -> &str {
         // Only ASCII digits and separators are ever written.
         std::str::from_utf8(self.ascii_without_zone(fraction)).unwrap_or_default()
@@ -98,6 +122,15 @@ impl DateTimeText {
     }
 
     /// Appends the text, `Z` included.
+    ///
+    /// ```
+    /// use chrono::DateTime;
+    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
+    /// let mut out = b"\"Timestamp\":\"".to_vec();
+    /// text.write(&mut out, Fraction::Seven);
+    /// assert_eq!(out, b"\"Timestamp\":\"1970-01-01T00:00:00.0000000Z");
+    /// ```
     pub fn write(&self, out: &mut Vec<u8>, fraction: Fraction) {
         out.extend_from_slice(self.ascii_without_zone(fraction));
         out.push(b'Z');

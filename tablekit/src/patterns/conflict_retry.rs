@@ -132,6 +132,16 @@ impl Default for ConflictRetry {
 impl ConflictRetry {
     /// 25 attempts, waits from 2 ms doubling up to 200 ms (jittered): enough for dozens of
     /// writers contending on one entity, and bounded.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// let policy = ConflictRetry::new();
+    /// assert_eq!(policy, ConflictRetry::default());
+    /// assert_eq!(policy.attempts(), 25);
+    /// assert_eq!(policy.delay(1, 1.0), Duration::from_millis(2));
+    /// assert_eq!(policy.delay(10, 1.0), Duration::from_millis(200));
+    /// ```
     pub fn new() -> Self {
         ConflictRetry {
             max_attempts: 25,
@@ -142,6 +152,28 @@ impl ConflictRetry {
     }
 
     /// The most attempts in all (the first try included), at least 1.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use tablekit::client::ServiceError;
+    /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
+    /// use tablekit::Error;
+    /// let policy = ConflictRetry::new().max_attempts(3)?;
+    /// let tries = AtomicU32::new(0);
+    /// let lost = || Error::Service(Box::new(ServiceError::new(412, None, "lost the race")));
+    /// let err = retry_on_conflict(&policy, || async {
+    ///     tries.fetch_add(1, Ordering::Relaxed);
+    ///     Err::<(), _>(lost())
+    /// })
+    /// .await
+    /// .unwrap_err();
+    /// assert_eq!(tries.load(Ordering::Relaxed), 3);
+    /// assert!(matches!(err, Error::ConflictRetriesExhausted { attempts: 3, .. }));
+    /// assert!(ConflictRetry::new().max_attempts(0).is_err());
+    /// # Ok(()) }
+    /// ```
     pub fn max_attempts(mut self, attempts: u32) -> Result<Self, InvalidInput> {
         if attempts == 0 {
             return Err(InvalidInput::Other(
@@ -153,6 +185,17 @@ impl ConflictRetry {
     }
 
     /// The first wait and the longest wait; `base` must not exceed `max`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// let ms = Duration::from_millis;
+    /// let policy = ConflictRetry::new().backoff(ms(10), ms(50))?;
+    /// assert_eq!(policy.delay(1, 1.0), ms(10));
+    /// assert_eq!(policy.delay(4, 1.0), ms(50)); // 80 ms, capped
+    /// assert!(ConflictRetry::new().backoff(ms(50), ms(10)).is_err());
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn backoff(mut self, base: Duration, max: Duration) -> Result<Self, InvalidInput> {
         if base > max {
             return Err(InvalidInput::Other(format!(
@@ -192,12 +235,30 @@ impl ConflictRetry {
     }
 
     /// The most attempts in all.
+    ///
+    /// ```
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// assert_eq!(ConflictRetry::new().max_attempts(7)?.attempts(), 7);
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn attempts(&self) -> u32 {
         self.max_attempts
     }
 
     /// The wait after failed attempt `attempt` (1-based), with `jitter` in `0.0..=1.0` picking
     /// a point between half and all of the exponential step.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// let ms = Duration::from_millis;
+    /// let policy = ConflictRetry::new().backoff(ms(8), ms(1000))?;
+    /// // After the third failure the step is 8 ms x 2^2 = 32 ms: the wait is 16 to 32 ms.
+    /// assert_eq!(policy.delay(3, 0.0), ms(16));
+    /// assert_eq!(policy.delay(3, 1.0), ms(32));
+    /// assert_eq!(policy.delay(3, 5.0), ms(32)); // jitter is clamped to 0.0..=1.0
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn delay(&self, attempt: u32, jitter: f64) -> Duration {
         let exponent = attempt.saturating_sub(1).min(20);
         let step = self
@@ -207,14 +268,14 @@ impl ConflictRetry {
         step.mul_f64(0.5 + 0.5 * jitter.clamp(0.0, 1.0))
     }
 
-    /// Runs `attempt` until it succeeds, fails with an error `is_conflict` does not accept, or
-    /// the attempts run out (then the last conflict error comes back with the count).
     /// Sleeps the jittered wait after failed attempt `attempt`.
     pub(crate) async fn pause(&self, attempt: u32) {
         let jitter: f64 = rand::thread_rng().gen();
         tokio::time::sleep(self.delay(attempt, jitter)).await;
     }
 
+    /// Runs `attempt` until it succeeds, fails with an error `is_conflict` does not accept, or
+    /// the attempts run out (then the last conflict error comes back with the count).
     pub(crate) async fn run<T, E, F, Fut>(
         &self,
         is_conflict: impl Fn(&E) -> bool,
@@ -269,21 +330,33 @@ pub(crate) struct Exhausted<E> {
 /// written, count the write as done instead of returning the 412 (the module docs list what
 /// that comparison cannot tell apart).
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use futures::future::try_join_all;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
 /// use tablekit::DynamicEntity;
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
 /// let table = client.table_named::<DynamicEntity>("Counters");
-/// let total = retry_on_conflict(&ConflictRetry::new(), || async {
-///     let mut c = table.get("hits", "").await?.unwrap_or_else(|| DynamicEntity::new("hits", ""));
-///     let n = c.get_or("N", 0i64) + 1;
-///     c.set("N", n);
-///     if c.etag().is_some() { table.replace(&mut c).await? } else { table.insert(&mut c).await? }
-///     Ok(n)
-/// })
-/// .await?;
+/// table.create().await?;
+/// table.insert(&mut DynamicEntity::new("hits", "")).await?;
+/// let policy = ConflictRetry::new();
+/// let increment = || {
+///     retry_on_conflict(&policy, || async {
+///         let mut c = table.get("hits", "").await?.expect("the counter exists");
+///         let n = c.get_or("N", 0i64) + 1;
+///         c.set("N", n);
+///         table.replace(&mut c).await?; // `If-Match` on the version read: 412 if it changed
+///         Ok(n)
+///     })
+/// };
+/// // Four writers at once: whoever loses a race reads again and redoes its increment.
+/// let mut totals = try_join_all((0..4).map(|_| increment())).await?;
+/// totals.sort();
+/// assert_eq!(totals, [1, 2, 3, 4]); // each writer saw a different count
+/// assert_eq!(table.get("hits", "").await?.unwrap().get_or("N", 0i64), 4);
 /// # Ok(()) }
 /// ```
 pub async fn retry_on_conflict<T, F, Fut>(policy: &ConflictRetry, mut attempt: F) -> Result<T>
@@ -323,16 +396,29 @@ impl<M: TableModel> Table<M> {
     /// otherwise the change is applied to the fresh read. See the module docs for the cases
     /// concurrent writers make ambiguous.
     ///
-    /// ```no_run
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
-    /// # async fn run() -> tablekit::Result<()> {
-    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
     /// let table = client.table_named::<DynamicEntity>("Counters");
-    /// let counter = table
-    ///     .update_with_retry(("hits", ""), |c: &mut DynamicEntity| c.set("N", c.get_or("N", 0i64) + 1))
-    ///     .await?;
-    /// println!("now {}", counter.get_or("N", 0i64));
+    /// table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("hits", "")).await?;
+    /// let add_one = |c: &mut DynamicEntity| c.set("N", c.get_or("N", 0i64) + 1);
+    /// let counter = table.update_with_retry(("hits", ""), add_one).await?;
+    /// assert_eq!(counter.get_or("N", 0i64), 1);
+    /// let stored = table.get("hits", "").await?.unwrap();
+    /// assert_eq!(counter.etag(), stored.etag()); // the version written
+    /// // Two updates from the same version: the one that gets 412 reads again and re-applies.
+    /// futures::try_join!(
+    ///     table.update_with_retry(("hits", ""), add_one),
+    ///     table.update_with_retry(("hits", ""), add_one),
+    /// )?;
+    /// assert_eq!(table.get("hits", "").await?.unwrap().get_or("N", 0i64), 3);
+    /// let missing = table.update_with_retry(("misses", ""), add_one).await;
+    /// assert!(missing.unwrap_err().is_not_found());
     /// # Ok(()) }
     /// ```
     pub async fn update_with_retry(
@@ -346,17 +432,27 @@ impl<M: TableModel> Table<M> {
 
     /// [`update_with_retry`](Self::update_with_retry) with a chosen policy.
     ///
-    /// ```no_run
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use futures::future::try_join_all;
     /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::conflict_retry::ConflictRetry;
     /// use tablekit::DynamicEntity;
-    /// # async fn run() -> tablekit::Result<()> {
-    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
     /// let table = client.table_named::<DynamicEntity>("Counters");
+    /// table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("hits", "")).await?;
+    /// // Many writers on one entity: allow more attempts than the default 25.
     /// let policy = ConflictRetry::new().max_attempts(100)?;
-    /// table
-    ///     .update_with_retry_policy(("hits", ""), &policy, |c| c.set("N", c.get_or("N", 0i64) + 1))
-    ///     .await?;
+    /// let updates = (0..10).map(|_| {
+    ///     table.update_with_retry_policy(("hits", ""), &policy, |c| {
+    ///         c.set("N", c.get_or("N", 0i64) + 1)
+    ///     })
+    /// });
+    /// try_join_all(updates).await?;
+    /// assert_eq!(table.get("hits", "").await?.unwrap().get_or("N", 0i64), 10);
     /// # Ok(()) }
     /// ```
     pub async fn update_with_retry_policy(

@@ -136,6 +136,17 @@ pub struct Migration {
 
 impl Migration {
     /// A migration that changes nothing yet.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::Migration;
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("A", 1);
+    /// let change = Migration::new().apply(&mut e)?;
+    /// assert!(!change.is_changed());
+    /// assert_eq!(e.get::<i32>("A"), Some(1));
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn new() -> Self {
         Migration::default()
     }
@@ -160,6 +171,22 @@ impl Migration {
     }
 
     /// Keeps only the `from` properties, stored under their `to` names.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::Migration;
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("Nick", "drako");
+    /// e.set("Score", 7);
+    /// e.set("Legacy", true);
+    /// let m = Migration::new().keep_only_renamed([("Nick", "Nickname"), ("Score", "Score")]);
+    /// let change = m.apply(&mut e)?;
+    /// assert_eq!(e.get::<String>("Nickname").as_deref(), Some("drako"));
+    /// assert_eq!(e.get::<i32>("Score"), Some(7));
+    /// assert_eq!(change.removed, ["Legacy"]);
+    /// assert_eq!(change.renamed, [("Nick".to_owned(), "Nickname".to_owned())]);
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn keep_only_renamed<A: Into<String>, B: Into<String>>(
         mut self,
         pairs: impl IntoIterator<Item = (A, B)>,
@@ -174,12 +201,38 @@ impl Migration {
 
     /// Renames a property; entities without it are unchanged, entities that already have the
     /// new name fail with [`MigrateError::RenameConflict`] (nothing is overwritten silently).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::{MigrateError, Migration};
+    /// let m = Migration::new().rename("Nick", "Nickname");
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("Nick", "drako");
+    /// m.apply(&mut e)?;
+    /// assert_eq!(e.get::<String>("Nickname").as_deref(), Some("drako"));
+    /// assert!(!e.contains("Nick"));
+    /// e.set("Nick", "again"); // both names now: the rename would overwrite `Nickname`
+    /// assert!(matches!(m.apply(&mut e), Err(MigrateError::RenameConflict { .. })));
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn rename(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
         self.steps.push(Step::Rename(from.into(), to.into()));
         self
     }
 
     /// Removes these properties where present.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::Migration;
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("Temp", 1);
+    /// e.set("Keep", 2);
+    /// let change = Migration::new().remove(["Temp", "Absent"]).apply(&mut e)?;
+    /// assert_eq!(change.removed, ["Temp"]); // only what was there
+    /// assert!(e.contains("Keep") && !e.contains("Temp"));
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn remove<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.steps
             .push(Step::Remove(names.into_iter().map(Into::into).collect()));
@@ -210,6 +263,14 @@ impl Migration {
 
     /// Checks the migration before any entity is read: every target name is a valid property
     /// name, and no two kept properties end up with one name.
+    ///
+    /// ```
+    /// use tablekit::patterns::migrate::Migration;
+    /// assert!(Migration::new().rename("Nick", "Nickname").validate().is_ok());
+    /// assert!(Migration::new().rename("Nick", "Nick name").validate().is_err());
+    /// let clash = Migration::new().keep_only_renamed([("A", "X"), ("B", "X")]);
+    /// assert!(clash.validate().is_err());
+    /// ```
     pub fn validate(&self) -> Result<(), MigrateError> {
         for step in &self.steps {
             match step {
@@ -235,6 +296,18 @@ impl Migration {
     /// Applies the migration to one entity in place, checks the result against the service's
     /// limits, and says what changed. On error the entity may be partly changed: apply to a
     /// copy when the original matters.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::{MigrateError, Migration};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// let change = Migration::new().map(|e| e.set("N", 1)).apply(&mut e)?;
+    /// assert!(change.is_changed() && e.contains("N"));
+    /// // A binary property over 64 KiB breaks a service limit: refused before any write.
+    /// let bloat = Migration::new().map(|e| e.set("Blob", vec![0u8; 70_000]));
+    /// assert!(matches!(bloat.apply(&mut e.clone()), Err(MigrateError::Invalid(_))));
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn apply(&self, entity: &mut DynamicEntity) -> Result<EntityChange, MigrateError> {
         let before = entity.clone();
         let mut change = EntityChange::default();
@@ -343,6 +416,18 @@ pub struct EntityChange {
 
 impl EntityChange {
     /// Whether the entity needs writing.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::Migration;
+    /// let m = Migration::new().remove(["Old"]);
+    /// let mut current = DynamicEntity::new("p", "1");
+    /// let mut outdated = DynamicEntity::new("p", "2");
+    /// outdated.set("Old", 1);
+    /// assert!(!m.apply(&mut current)?.is_changed());
+    /// assert!(m.apply(&mut outdated)?.is_changed());
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn is_changed(&self) -> bool {
         self.changed
     }
@@ -389,12 +474,54 @@ pub struct MigrationReport {
 }
 
 /// Failures a report keeps in full.
+///
+/// ```
+/// use tablekit::patterns::migrate::{MigrateError, MigrationReport, MAX_REPORTED_FAILURES};
+/// let mut report = MigrationReport::default();
+/// for i in 0..150 {
+///     let (partition_key, row_key) = ("p".to_owned(), i.to_string());
+///     report.record_failure(MigrateError::KeysChanged { partition_key, row_key });
+/// }
+/// assert_eq!(report.failed, 150); // all counted
+/// assert_eq!(report.failures.len(), MAX_REPORTED_FAILURES); // the first 100 kept
+/// ```
 pub const MAX_REPORTED_FAILURES: usize = 100;
 /// Changed entities a report names.
+///
+/// ```
+/// use tablekit::DynamicEntity;
+/// use tablekit::patterns::migrate::{Migration, MigrationReport, MAX_REPORTED_EXAMPLES};
+/// let m = Migration::new().map(|e| e.set("V", 2));
+/// let mut report = MigrationReport::default();
+/// for i in 0..50 {
+///     let mut e = DynamicEntity::new("p", format!("{i:02}"));
+///     let change = m.apply(&mut e)?;
+///     report.record(&e, &change);
+/// }
+/// assert_eq!(report.changed, 50);
+/// assert_eq!(report.examples.len(), MAX_REPORTED_EXAMPLES);
+/// assert_eq!(report.examples[0], ("p".to_owned(), "00".to_owned()));
+/// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+/// ```
 pub const MAX_REPORTED_EXAMPLES: usize = 20;
 
 impl MigrationReport {
     /// Counts one entity's outcome.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::migrate::{Migration, MigrationReport};
+    /// let m = Migration::new().rename("Nick", "Nickname");
+    /// let mut report = MigrationReport::default();
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("Nick", "drako");
+    /// let change = m.apply(&mut e)?;
+    /// report.record(&e, &change);
+    /// assert_eq!((report.scanned, report.changed), (1, 1));
+    /// assert_eq!(report.renamed.get("Nick -> Nickname"), Some(&1));
+    /// assert_eq!(report.examples, [("p".to_owned(), "r".to_owned())]);
+    /// # Ok::<(), tablekit::patterns::migrate::MigrateError>(())
+    /// ```
     pub fn record(&mut self, entity: &DynamicEntity, change: &EntityChange) {
         self.scanned += 1;
         if !change.changed {
@@ -483,6 +610,32 @@ impl fmt::Display for MigrationReport {
 type CheckpointFn = Arc<dyn Fn(&ContinuationToken) + Send + Sync>;
 
 /// How a table walk runs: dry or for real, retry policy, resume point, progress, checkpoints.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// # let client =
+/// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+/// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+/// # table.create().await?;
+/// # for i in 0..5 {
+/// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
+/// #     e.set("Legacy", true);
+/// #     table.insert(&mut e).await?;
+/// # }
+/// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+/// use tablekit::Query;
+/// // `table` holds five entities, each with a `Legacy` property.
+/// let m = Migration::new().remove(["Legacy"]);
+/// let dry = m.run(&table, Query::new(), MigrateOptions::new().dry_run(true)).await?;
+/// let real = m.run(&table, Query::new(), MigrateOptions::new()).await?;
+/// assert_eq!((dry.report.changed, real.report.changed), (5, 5));
+/// let again = m.run(&table, Query::new(), MigrateOptions::new()).await?;
+/// assert_eq!(again.report.unchanged, 5); // the real run wrote: nothing is left to change
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Default)]
 pub struct MigrateOptions {
     dry_run: bool,
@@ -515,29 +668,124 @@ impl MigrateOptions {
     }
 
     /// Reads and reports what would change, writes nothing.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// # for i in 0..5 {
+    /// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
+    /// #     e.set("Legacy", true);
+    /// #     table.insert(&mut e).await?;
+    /// # }
+    /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+    /// use tablekit::Query;
+    /// // `table` holds five entities, each with a `Legacy` property.
+    /// let m = Migration::new().remove(["Legacy"]);
+    /// let dry = m.run(&table, Query::new(), MigrateOptions::new().dry_run(true)).await?;
+    /// assert_eq!((dry.report.changed, dry.report.removed["Legacy"]), (5, 5));
+    /// assert!(table.get("g", "0").await?.unwrap().contains("Legacy")); // nothing written
+    /// # Ok(()) }
+    /// ```
     pub fn dry_run(mut self, dry: bool) -> Self {
         self.dry_run = dry;
         self
     }
 
     /// Whether this is a dry run.
+    ///
+    /// ```
+    /// use tablekit::patterns::migrate::MigrateOptions;
+    /// assert!(!MigrateOptions::new().is_dry_run()); // a real run unless asked
+    /// assert!(MigrateOptions::new().dry_run(true).is_dry_run());
+    /// ```
     pub fn is_dry_run(&self) -> bool {
         self.dry_run
     }
 
     /// The policy for writes that lose a race with another writer (412).
+    ///
+    /// ```
+    /// use tablekit::patterns::conflict_retry::ConflictRetry;
+    /// use tablekit::patterns::migrate::MigrateOptions;
+    /// // Entities many writers touch: redo a lost race up to 100 times per entity.
+    /// let options = MigrateOptions::new().retry(ConflictRetry::new().max_attempts(100)?);
+    /// assert!(format!("{options:?}").contains("max_attempts: 100"));
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn retry(mut self, policy: ConflictRetry) -> Self {
         self.retry = policy;
         self
     }
 
     /// Starts at a checkpoint of an earlier run instead of the beginning.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// # for i in 0..5 {
+    /// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
+    /// #     e.set("Legacy", true);
+    /// #     table.insert(&mut e).await?;
+    /// # }
+    /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+    /// use tablekit::Query;
+    /// // `table` holds five entities; a checkpoint after a first page of two:
+    /// let first_page = table.query(Query::new().top(2)).first_page().await?;
+    /// let checkpoint = first_page.continuation().cloned().expect("more pages follow");
+    /// let m = Migration::new().remove(["Legacy"]);
+    /// let options = MigrateOptions::new().resume_from(checkpoint);
+    /// let rest = m.run(&table, Query::new(), options).await?;
+    /// assert_eq!(rest.report.scanned, 3);
+    /// assert!(table.get("g", "0").await?.unwrap().contains("Legacy")); // before the checkpoint
+    /// # Ok(()) }
+    /// ```
     pub fn resume_from(mut self, token: ContinuationToken) -> Self {
         self.resume_from = Some(token);
         self
     }
 
     /// Reports progress (entities read) after each page.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// # for i in 0..5 {
+    /// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
+    /// #     e.set("Legacy", true);
+    /// #     table.insert(&mut e).await?;
+    /// # }
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+    /// use tablekit::patterns::progress::Progress;
+    /// use tablekit::Query;
+    /// let read = Arc::new(AtomicU64::new(0));
+    /// let sink = Arc::clone(&read);
+    /// let options = MigrateOptions::new().progress(move |p: &Progress| {
+    ///     sink.store(p.items(), Ordering::Relaxed);
+    /// });
+    /// Migration::new().remove(["Legacy"]).run(&table, Query::new(), options).await?;
+    /// assert_eq!(read.load(Ordering::Relaxed), 5); // `table` holds five entities
+    /// # Ok(()) }
+    /// ```
     pub fn progress(mut self, sink: impl ProgressSink) -> Self {
         self.progress = Some(Arc::new(sink));
         self
@@ -545,6 +793,35 @@ impl MigrateOptions {
 
     /// Called after each page is fully processed with the token to resume from; persist it
     /// to survive a crash.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// # for i in 0..5 {
+    /// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
+    /// #     e.set("Legacy", true);
+    /// #     table.insert(&mut e).await?;
+    /// # }
+    /// use std::sync::{Arc, Mutex};
+    /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+    /// use tablekit::Query;
+    /// let saved = Arc::new(Mutex::new(Vec::new()));
+    /// let store = Arc::clone(&saved);
+    /// let options = MigrateOptions::new().on_checkpoint(move |token| {
+    ///     store.lock().unwrap().push(token.to_string()) // a file or a table in real use
+    /// });
+    /// let m = Migration::new().remove(["Legacy"]);
+    /// let outcome = m.run(&table, Query::new().top(2), options).await?;
+    /// assert_eq!(outcome.report.changed, 5);
+    /// assert_eq!(saved.lock().unwrap().len(), 2); // pages of 2, 2 and 1: none after the last
+    /// # Ok(()) }
+    /// ```
     pub fn on_checkpoint(mut self, f: impl Fn(&ContinuationToken) + Send + Sync + 'static) -> Self {
         self.checkpoint = Some(Arc::new(f));
         self
@@ -553,23 +830,45 @@ impl MigrateOptions {
 
 /// The result of a table walk: the totals, and where to resume if it stopped early.
 ///
-/// ```no_run
-/// use tablekit::client::TableServiceClient;
-/// use tablekit::patterns::migrate::{MigrateOptions, Migration};
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # use tablekit_testing::{Fault, Faults, Operation};
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let client = tablekit::client::TableServiceClient::builder()
+/// #     .connection_string(&emulator.connection_string())
+/// #     .retry_policy(tablekit::client::RetryPolicy::none())
+/// #     .build()?;
+/// # client.create_table("Gamers").await?;
+/// # for i in 0..6 {
+/// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
+/// #     e.set("Legacy", true);
+/// #     client.table_named::<tablekit::DynamicEntity>("Gamers").insert(&mut e).await?;
+/// # }
+/// # let faults = Faults::seeded(16).rate(Fault::ServerBusy, 0.3).only(&[Operation::Query]);
+/// # emulator.set_faults(Some(faults));
+/// use tablekit::patterns::migrate::{MigrateOptions, Migration, MigrationReport};
 /// use tablekit::{DynamicEntity, Query};
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// // `Gamers` holds six entities with a `Legacy` property. Reading a page fails now and then
+/// // (503 ServerBusy), and `client` does not retry: the loop resumes from the checkpoint.
 /// let table = client.table_named::<DynamicEntity>("Gamers");
 /// let m = Migration::new().remove(["Legacy"]);
 /// let mut options = MigrateOptions::new();
+/// let (mut runs, mut total) = (0, MigrationReport::default());
 /// loop {
-///     let outcome = m.run(&table, Query::new(), options.clone()).await?;
-///     println!("{}", outcome.report);
+///     let outcome = m.run(&table, Query::new().top(2), options.clone()).await?;
+///     runs += 1;
+///     total.merge(outcome.report);
 ///     match (outcome.error, outcome.resume_from) {
+///         (None, _) => break, // the end
+///         (Some(e), _) if runs == 10 => return Err(e.into()), // give up
 ///         (Some(_), Some(token)) => options = options.resume_from(token), // try again from there
-///         _ => break,
+///         (Some(_), None) => {} // the first page failed: start over
 ///     }
 /// }
+/// println!("{total}");
+/// assert!(runs > 1);
+/// assert_eq!((total.scanned, total.changed), (6, 6)); // each entity once, across the runs
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
@@ -603,18 +902,39 @@ impl Migration {
     /// rest, so such a query is refused before anything is read. Entities are handled as
     /// [`DynamicEntity`], so properties the model does not declare are kept.
     ///
-    /// ```no_run
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
     /// use tablekit::{DynamicEntity, Query};
-    /// # async fn run() -> tablekit::Result<()> {
-    /// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
     /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// # for (rk, nick) in [("1", Some("drako")), ("2", Some("kestrel")), ("3", None)] {
+    /// #     let mut e = DynamicEntity::new("g", rk);
+    /// #     if let Some(nick) = nick {
+    /// #         e.set("Nick", nick);
+    /// #     }
+    /// #     table.insert(&mut e).await?;
+    /// # }
+    /// // `table` holds three gamers; ("g", "1") and ("g", "2") have a `Nick`.
     /// let m = Migration::new().rename("Nick", "Nickname");
     /// let dry = m.run(&table, Query::new(), MigrateOptions::new().dry_run(true)).await?;
     /// println!("would change {} of {}", dry.report.changed, dry.report.scanned);
+    /// assert_eq!((dry.report.changed, dry.report.scanned), (2, 3));
+    /// assert!(table.get("g", "1").await?.unwrap().contains("Nick")); // nothing written yet
     /// let done = m.run(&table, Query::new(), MigrateOptions::new()).await?;
     /// assert!(done.error.is_none());
+    /// assert_eq!(done.report.changed, 2);
+    /// let drako = table.get("g", "1").await?.unwrap();
+    /// assert_eq!(drako.get::<String>("Nickname").as_deref(), Some("drako"));
+    /// assert!(!drako.contains("Nick"));
+    /// // A query that selects properties is refused: the Replace would drop the others.
+    /// let partial = Query::new().select_names(["Nick"]);
+    /// let refused = m.run(&table, partial, MigrateOptions::new()).await;
+    /// assert!(refused.unwrap_err().is_invalid_input());
     /// # Ok(()) }
     /// ```
     pub async fn run<M: TableModel>(

@@ -15,6 +15,28 @@
 //! They exist because each one is easy to get subtly wrong by hand: a batch splitter that drops
 //! operations, a backup reader that loops on a truncated file, a migration that silently loses
 //! a concurrent write.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let emulator = tablekit_testing::Emulator::start().await?;
+//! use tablekit::client::TableServiceClient;
+//! use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+//! use tablekit::DynamicEntity;
+//!
+//! let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+//! client.create_table("Readings").await?;
+//! // 250 writes to two partitions: planned as 100 + 25 per partition, sent concurrently.
+//! let ops = (0..250).map(|i| {
+//!     let mut e = DynamicEntity::new(format!("sensor{}", i % 2), format!("{i:05}"));
+//!     e.set("Value", i);
+//!     WriteOp::upsert("Readings", e)
+//! });
+//! let report = BulkWriter::new(&client).write_iter(ops).await;
+//! assert!(report.is_complete());
+//! assert_eq!(report.transactions().len(), 4);
+//! # Ok(()) }
+//! ```
 
 pub mod backup;
 pub mod bulk;

@@ -78,6 +78,16 @@ pub enum Period {
 
 impl Period {
     /// The suffix naming the period that contains `time`.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::Period;
+    /// let t = Utc.with_ymd_and_hms(2024, 12, 30, 15, 0, 0).unwrap();
+    /// assert_eq!(Period::Hour.suffix(t), "2024123015");
+    /// assert_eq!(Period::Day.suffix(t), "20241230");
+    /// assert_eq!(Period::Week.suffix(t), "2025W01"); // the ISO week year, not the calendar year
+    /// assert_eq!(Period::Year.suffix(t), "2024");
+    /// ```
     pub fn suffix(self, time: DateTime<Utc>) -> String {
         match self {
             Period::Hour => time.format("%Y%m%d%H").to_string(),
@@ -92,6 +102,16 @@ impl Period {
     }
 
     /// The length of every suffix of this period.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::Period;
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 15, 0, 0).unwrap();
+    /// for p in [Period::Hour, Period::Day, Period::Week, Period::Month, Period::Year] {
+    ///     assert_eq!(p.suffix(t).len(), p.suffix_len());
+    /// }
+    /// assert_eq!(Period::Week.suffix_len(), 7); // "2024W05"
+    /// ```
     pub fn suffix_len(self) -> usize {
         match self {
             Period::Hour => 10,
@@ -103,6 +123,16 @@ impl Period {
     }
 
     /// The start of the period that contains `time`.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::Period;
+    /// let wednesday = Utc.with_ymd_and_hms(2024, 1, 31, 15, 45, 0).unwrap();
+    /// let at = |d, h| Utc.with_ymd_and_hms(2024, 1, d, h, 0, 0).unwrap();
+    /// assert_eq!(Period::Hour.start(wednesday), at(31, 15));
+    /// assert_eq!(Period::Day.start(wednesday), at(31, 0));
+    /// assert_eq!(Period::Week.start(wednesday), at(29, 0)); // Monday
+    /// ```
     pub fn start(self, time: DateTime<Utc>) -> DateTime<Utc> {
         let date = time.date_naive();
         let start = match self {
@@ -180,6 +210,17 @@ impl Period {
 /// A family of tables, one per period: a prefix and a [`Period`] (`Log` + `Day` gives
 /// `Log20240131`). Table names hold only letters and digits, so the suffix follows the prefix
 /// directly.
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+/// use tablekit::patterns::period::{Period, TableFamily};
+/// let metrics = TableFamily::new("Metrics", Period::Hour)?;
+/// let t = Utc.with_ymd_and_hms(2024, 1, 31, 15, 30, 0).unwrap();
+/// assert_eq!(metrics.name_for(t), "Metrics2024013115");
+/// let hour_start = Utc.with_ymd_and_hms(2024, 1, 31, 15, 0, 0).unwrap();
+/// assert_eq!(metrics.parse("Metrics2024013115"), Some(hour_start));
+/// # Ok::<(), tablekit::InvalidInput>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TableFamily {
     prefix: String,
@@ -212,22 +253,56 @@ impl TableFamily {
     }
 
     /// The prefix.
+    ///
+    /// ```
+    /// use tablekit::patterns::period::{Period, TableFamily};
+    /// assert_eq!(TableFamily::new("Log", Period::Day)?.prefix(), "Log");
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn prefix(&self) -> &str {
         &self.prefix
     }
 
     /// The period one table covers.
+    ///
+    /// ```
+    /// use tablekit::patterns::period::{Period, TableFamily};
+    /// assert_eq!(TableFamily::new("Log", Period::Week)?.period(), Period::Week);
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn period(&self) -> Period {
         self.period
     }
 
     /// The table holding entities of `time`.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::{Period, TableFamily};
+    /// let logs = TableFamily::new("Log", Period::Month)?;
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 23, 59, 59).unwrap();
+    /// assert_eq!(logs.name_for(t), "Log202401");
+    /// assert_eq!(logs.name_for(t + chrono::Duration::seconds(1)), "Log202402");
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn name_for(&self, time: DateTime<Utc>) -> String {
         format!("{}{}", self.prefix, self.period.suffix(time))
     }
 
     /// The start of the period table `name` covers, or `None` when `name` is not a member.
     /// The prefix is matched case-insensitively, as the service compares table names.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::{Period, TableFamily};
+    /// let logs = TableFamily::new("Log", Period::Month)?;
+    /// let january = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// assert_eq!(logs.parse("Log202401"), Some(january));
+    /// assert_eq!(logs.parse("LOG202401"), Some(january));
+    /// assert_eq!(logs.parse("Log202413"), None); // no 13th month
+    /// assert_eq!(logs.parse("Users"), None);
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn parse(&self, name: &str) -> Option<DateTime<Utc>> {
         let head = name.get(..self.prefix.len())?;
         if !head.eq_ignore_ascii_case(&self.prefix) {
@@ -301,6 +376,17 @@ impl TableFamily {
     }
 
     /// The tables that may hold entities in `[from, to)`, oldest first (empty when `to <= from`).
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::{Period, TableFamily};
+    /// let logs = TableFamily::new("Log", Period::Month)?;
+    /// let from = Utc.with_ymd_and_hms(2023, 11, 15, 0, 0, 0).unwrap();
+    /// let to = Utc.with_ymd_and_hms(2024, 2, 1, 0, 0, 0).unwrap(); // February excluded
+    /// assert_eq!(logs.names_between(from, to), ["Log202311", "Log202312", "Log202401"]);
+    /// assert!(logs.names_between(to, from).is_empty());
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn names_between(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<String> {
         let mut names = Vec::new();
         let mut at = self.period.start(from);
@@ -319,24 +405,34 @@ impl TableFamily {
 /// A [`TableFamily`] on a service: tables created on first use (once, then cached), listed,
 /// queried across a time range, and dropped by age.
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use chrono::{Duration, Utc};
 /// use futures::TryStreamExt;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
 /// use tablekit::{DynamicEntity, Query};
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
 /// let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
 /// let now = Utc::now();
 /// let mut line = DynamicEntity::new("worker1", "0001");
 /// line.set("Message", "started");
 /// logs.table_for_write(now).await?.insert(&mut line).await?; // creates Log{today} once
+/// let long_ago = now - Duration::days(40);
+/// let mut old = DynamicEntity::new("worker1", "0000");
+/// logs.table_for_write(long_ago).await?.insert(&mut old).await?;
 /// let week: Vec<DynamicEntity> = logs
 ///     .query_between(now - Duration::days(7), now, Query::new())
 ///     .try_collect()
 ///     .await?;
+/// assert_eq!(week.len(), 1); // the old table is outside the range
+/// assert_eq!(week[0].get::<String>("Message").as_deref(), Some("started"));
 /// let dropped = logs.drop_older_than(now - Duration::days(30)).await?;
+/// assert_eq!(dropped, [logs.family().name_for(long_ago)]);
+/// let left: Vec<String> = logs.list().await?.into_iter().map(|(name, _)| name).collect();
+/// assert_eq!(left, [logs.family().name_for(now)]);
 /// # Ok(()) }
 /// ```
 pub struct PeriodTables<M: TableModel = DynamicEntity> {
@@ -367,6 +463,23 @@ impl<M: TableModel> std::fmt::Debug for PeriodTables<M> {
 
 impl<M: TableModel> PeriodTables<M> {
     /// The family `family` on the service behind `client`.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// use tablekit::DynamicEntity;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
+    /// let mut line = DynamicEntity::new("worker1", "0001");
+    /// logs.table_for_write(t).await?.insert(&mut line).await?;
+    /// assert_eq!(client.list_table_names(None).await?, ["Log20240131"]);
+    /// # Ok(()) }
+    /// ```
     pub fn new(client: &TableServiceClient, family: TableFamily) -> Self {
         PeriodTables {
             client: client.clone(),
@@ -377,17 +490,67 @@ impl<M: TableModel> PeriodTables<M> {
     }
 
     /// The family's naming.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
+    /// assert_eq!(logs.family().name_for(t), "Log20240131");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn family(&self) -> &TableFamily {
         &self.family
     }
 
     /// The handle of the table for `time`, without creating it (for reads).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
+    /// let table = logs.table_for(t);
+    /// assert_eq!(table.name(), "Log20240131");
+    /// assert!(!table.exists().await?); // not created by `table_for`
+    /// logs.table_for_write(t).await?;
+    /// assert!(table.exists().await?);
+    /// # Ok(()) }
+    /// ```
     pub fn table_for(&self, time: DateTime<Utc>) -> Table<M> {
         self.client.table_named(&self.family.name_for(time))
     }
 
     /// The handle of the table for `time`, created if this handle (or a clone) has not
     /// created or seen it yet: one create request per table, not one per write.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::Operation;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
+    /// for row in ["1", "2", "3"] {
+    ///     let mut line = DynamicEntity::new("worker1", row);
+    ///     logs.table_for_write(t).await?.insert(&mut line).await?;
+    /// }
+    /// assert_eq!(emulator.requests().count(Operation::CreateTable), 1);
+    /// assert_eq!(emulator.requests().count(Operation::Insert), 3);
+    /// # Ok(()) }
+    /// ```
     pub async fn table_for_write(&self, time: DateTime<Utc>) -> Result<Table<M>> {
         let name = self.family.name_for(time);
         let table: Table<M> = self.client.table_named(&name);
@@ -400,6 +563,24 @@ impl<M: TableModel> PeriodTables<M> {
 
     /// Forgets that a table exists, so the next [`table_for_write`](Self::table_for_write)
     /// creates it again (after someone else deleted it).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
+    /// let table = logs.table_for_write(t).await?;
+    /// client.delete_table(table.name()).await?; // dropped behind the handle's back
+    /// logs.forget(table.name());
+    /// logs.table_for_write(t).await?; // creates it again
+    /// assert!(table.exists().await?);
+    /// # Ok(()) }
+    /// ```
     pub fn forget(&self, name: &str) {
         if let Ok(mut known) = self.created.lock() {
             known.remove(&name.to_ascii_lowercase());
@@ -420,6 +601,26 @@ impl<M: TableModel> PeriodTables<M> {
     }
 
     /// The family's existing tables with their period starts, oldest first.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let day = |d| Utc.with_ymd_and_hms(2024, 1, d, 12, 0, 0).unwrap();
+    /// logs.table_for_write(day(2)).await?;
+    /// logs.table_for_write(day(1)).await?;
+    /// client.create_table("Logbook").await?; // the prefix, but not a member
+    /// let tables = logs.list().await?;
+    /// let names: Vec<&str> = tables.iter().map(|(name, _)| name.as_str()).collect();
+    /// assert_eq!(names, ["Log20240101", "Log20240102"]);
+    /// assert_eq!(tables[0].1, Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap());
+    /// # Ok(()) }
+    /// ```
     pub async fn list(&self) -> Result<Vec<(String, DateTime<Utc>)>> {
         let names = self
             .client
@@ -431,6 +632,31 @@ impl<M: TableModel> PeriodTables<M> {
     /// Every entity matching `query` in the existing tables that cover `[from, to)`, table by
     /// table, oldest first. The filter applies inside each table: add a time condition to
     /// trim the periods at the ends of the range.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// use futures::TryStreamExt;
+    /// use tablekit::{DynamicEntity, Query};
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let day = |d| Utc.with_ymd_and_hms(2024, 1, d, 12, 0, 0).unwrap();
+    /// for d in 1..=3 {
+    ///     let mut line = DynamicEntity::new("worker1", "0001");
+    ///     line.set("Day", d as i32);
+    ///     logs.table_for_write(day(d)).await?.insert(&mut line).await?;
+    /// }
+    /// // Noon to noon touches two days' tables; both are read whole.
+    /// let found: Vec<DynamicEntity> =
+    ///     logs.query_between(day(2), day(3), Query::new()).try_collect().await?;
+    /// let days: Vec<i32> = found.iter().map(|e| e.get_or("Day", 0)).collect();
+    /// assert_eq!(days, [2, 3]);
+    /// # Ok(()) }
+    /// ```
     pub fn query_between(
         &self,
         from: DateTime<Utc>,
@@ -462,6 +688,26 @@ impl<M: TableModel> PeriodTables<M> {
 
     /// Deletes the family's tables whose whole period ends at or before `cutoff` (see
     /// [`TableFamily::older_than`]); returns their names, oldest first.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
+    /// let day = |d| Utc.with_ymd_and_hms(2024, 1, d, 12, 0, 0).unwrap();
+    /// for d in 1..=3 {
+    ///     logs.table_for_write(day(d)).await?;
+    /// }
+    /// // Noon of day 3: days 1 and 2 are over, day 3 is not.
+    /// let dropped = logs.drop_older_than(day(3)).await?;
+    /// assert_eq!(dropped, ["Log20240101", "Log20240102"]);
+    /// assert_eq!(client.list_table_names(None).await?, ["Log20240103"]);
+    /// # Ok(()) }
+    /// ```
     pub async fn drop_older_than(&self, cutoff: DateTime<Utc>) -> Result<Vec<String>> {
         let names: Vec<String> = self.list().await?.into_iter().map(|(n, _)| n).collect();
         let old = self.family.older_than(names, cutoff);
@@ -522,6 +768,14 @@ pub struct PeriodPartitionKey<F> {
 
 impl<F: Fn(DateTime<Utc>) -> Granularity> PeriodPartitionKey<F> {
     /// Keys starting with `prefix`, sliced as `rule` says for each moment.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::{Granularity, PeriodPartitionKey};
+    /// let weekly = PeriodPartitionKey::new("News", |_| Granularity::WeekOfMonth);
+    /// let t = Utc.with_ymd_and_hms(2008, 10, 3, 0, 0, 0).unwrap();
+    /// assert_eq!(weekly.key_for(t), "News_7991_03_04"); // 9999 - 2008, 13 - 10, 5 - 1
+    /// ```
     pub fn new(prefix: impl Into<String>, rule: F) -> Self {
         PeriodPartitionKey {
             prefix: prefix.into(),
@@ -530,6 +784,16 @@ impl<F: Fn(DateTime<Utc>) -> Granularity> PeriodPartitionKey<F> {
     }
 
     /// The PartitionKey for an entity of `time`.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::{Granularity, PeriodPartitionKey};
+    /// let monthly = PeriodPartitionKey::new("News", |_| Granularity::Month);
+    /// let older = monthly.key_for(Utc.with_ymd_and_hms(2008, 9, 30, 0, 0, 0).unwrap());
+    /// let newer = monthly.key_for(Utc.with_ymd_and_hms(2008, 10, 1, 0, 0, 0).unwrap());
+    /// assert_eq!((older.as_str(), newer.as_str()), ("News_7991_04", "News_7991_03"));
+    /// assert!(newer < older); // the newest partition sorts first
+    /// ```
     pub fn key_for(&self, time: DateTime<Utc>) -> String {
         let year = 9999 - time.year();
         let month = 13 - time.month();
@@ -544,6 +808,18 @@ impl<F: Fn(DateTime<Utc>) -> Granularity> PeriodPartitionKey<F> {
 
     /// The distinct PartitionKeys of `[from, to)`, in time order (the rule is asked once per
     /// day, so it may switch granularity at any day boundary).
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::patterns::period::{Granularity, PeriodPartitionKey};
+    /// let weekly = PeriodPartitionKey::new("News", |_| Granularity::WeekOfMonth);
+    /// let from = Utc.with_ymd_and_hms(2008, 10, 20, 0, 0, 0).unwrap();
+    /// let to = Utc.with_ymd_and_hms(2008, 11, 2, 0, 0, 0).unwrap();
+    /// assert_eq!(
+    ///     weekly.keys_between(from, to),
+    ///     ["News_7991_03_02", "News_7991_03_01", "News_7991_03_00", "News_7991_02_04"]
+    /// );
+    /// ```
     pub fn keys_between(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<String> {
         let mut keys: Vec<String> = Vec::new();
         let mut at = from;

@@ -48,6 +48,14 @@ pub struct Progress {
 
 impl Progress {
     /// A report of `items` and `bytes` done out of `total` items, after `elapsed`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let p = Progress::new(3, 300, None, Duration::from_secs(1));
+    /// assert_eq!((p.items(), p.bytes(), p.total()), (3, 300, None));
+    /// assert!(!p.is_finished()); // only a counter's last report is final
+    /// ```
     pub fn new(items: u64, bytes: u64, total: Option<u64>, elapsed: Duration) -> Self {
         Progress {
             items,
@@ -59,41 +67,104 @@ impl Progress {
     }
 
     /// Items (entities, operations) done so far.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// assert_eq!(Progress::new(40, 0, Some(100), Duration::ZERO).items(), 40);
+    /// ```
     pub fn items(&self) -> u64 {
         self.items
     }
 
     /// Bytes done so far (encoded bodies or file bytes, as the operation documents).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// assert_eq!(Progress::new(2, 2_048, None, Duration::ZERO).bytes(), 2_048);
+    /// ```
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
 
     /// The number of items expected, when known in advance.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let open_ended = Progress::new(5, 0, None, Duration::ZERO);
+    /// assert_eq!(open_ended.total(), None);
+    /// assert_eq!(open_ended.fraction(), None); // no total, no fraction
+    /// assert_eq!(Progress::new(5, 0, Some(20), Duration::ZERO).total(), Some(20));
+    /// ```
     pub fn total(&self) -> Option<u64> {
         self.total
     }
 
     /// Time since the operation started.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let p = Progress::new(10, 0, None, Duration::from_millis(500));
+    /// assert_eq!(p.elapsed(), Duration::from_millis(500));
+    /// assert_eq!(p.items_per_second(), 20.0);
+    /// ```
     pub fn elapsed(&self) -> Duration {
         self.elapsed
     }
 
     /// Whether this is the final report.
+    ///
+    /// ```
+    /// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+    /// let counter = ProgressCounter::new(NoProgress);
+    /// counter.add(1, 10);
+    /// assert!(!counter.snapshot().is_finished());
+    /// counter.finish();
+    /// assert!(counter.snapshot().is_finished());
+    /// ```
     pub fn is_finished(&self) -> bool {
         self.finished
     }
 
     /// Items per second since the start (0 before any time has passed).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// assert_eq!(Progress::new(300, 0, None, Duration::from_secs(2)).items_per_second(), 150.0);
+    /// assert_eq!(Progress::new(300, 0, None, Duration::ZERO).items_per_second(), 0.0);
+    /// ```
     pub fn items_per_second(&self) -> f64 {
         rate(self.items, self.elapsed)
     }
 
     /// Bytes per second since the start (0 before any time has passed).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let p = Progress::new(1, 1_000_000, None, Duration::from_millis(250));
+    /// assert_eq!(p.bytes_per_second(), 4_000_000.0);
+    /// assert_eq!(Progress::new(1, 1, None, Duration::ZERO).bytes_per_second(), 0.0);
+    /// ```
     pub fn bytes_per_second(&self) -> f64 {
         rate(self.bytes, self.elapsed)
     }
 
     /// The fraction done in `0.0..=1.0`, when the total is known.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let at = |items, total| Progress::new(items, 0, total, Duration::ZERO).fraction();
+    /// assert_eq!(at(25, Some(100)), Some(0.25));
+    /// assert_eq!(at(120, Some(100)), Some(1.0)); // more than expected: capped
+    /// assert_eq!(at(0, Some(0)), Some(1.0)); // nothing to do is all done
+    /// assert_eq!(at(25, None), None);
+    /// ```
     pub fn fraction(&self) -> Option<f64> {
         match self.total {
             Some(0) => Some(1.0),
@@ -190,6 +261,20 @@ struct Inner {
 
 impl ProgressCounter {
     /// A counter starting now, reporting to `sink`.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    /// use tablekit::patterns::progress::{Progress, ProgressCounter};
+    /// let reports = Arc::new(AtomicU64::new(0));
+    /// let seen = Arc::clone(&reports);
+    /// let counter = ProgressCounter::new(move |_: &Progress| {
+    ///     seen.fetch_add(1, Ordering::Relaxed);
+    /// });
+    /// counter.add(1, 100);
+    /// counter.add(1, 100);
+    /// assert_eq!(reports.load(Ordering::Relaxed), 2);
+    /// ```
     pub fn new(sink: impl ProgressSink) -> Self {
         Self::from_boxed(Box::new(sink))
     }
@@ -234,6 +319,19 @@ impl ProgressCounter {
     }
 
     /// Adds finished work and reports.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use tablekit::patterns::progress::{Progress, ProgressCounter};
+    /// let last = Arc::new(Mutex::new(None));
+    /// let slot = Arc::clone(&last);
+    /// let counter =
+    ///     ProgressCounter::new(move |p: &Progress| *slot.lock().unwrap() = Some(p.clone()));
+    /// counter.add(100, 4_096);
+    /// counter.add(50, 2_048);
+    /// let report = last.lock().unwrap().clone().unwrap();
+    /// assert_eq!((report.items(), report.bytes()), (150, 6_144));
+    /// ```
     pub fn add(&self, items: u64, bytes: u64) {
         self.inner.items.fetch_add(items, Ordering::Relaxed);
         self.inner.bytes.fetch_add(bytes, Ordering::Relaxed);
@@ -241,12 +339,32 @@ impl ProgressCounter {
     }
 
     /// Marks the work done and sends the final report.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use tablekit::patterns::progress::{Progress, ProgressCounter};
+    /// let finals = Arc::new(Mutex::new(Vec::new()));
+    /// let log = Arc::clone(&finals);
+    /// let counter =
+    ///     ProgressCounter::new(move |p: &Progress| log.lock().unwrap().push(p.is_finished()));
+    /// counter.add(1, 0);
+    /// counter.finish();
+    /// assert_eq!(*finals.lock().unwrap(), [false, true]);
+    /// ```
     pub fn finish(&self) {
         self.inner.finished.store(true, Ordering::Relaxed);
         self.inner.sink.report(&self.snapshot());
     }
 
     /// The counts now.
+    ///
+    /// ```
+    /// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+    /// let counter = ProgressCounter::new(NoProgress).with_total(4);
+    /// counter.add(1, 10);
+    /// let p = counter.snapshot();
+    /// assert_eq!((p.items(), p.bytes(), p.fraction()), (1, 10, Some(0.25)));
+    /// ```
     pub fn snapshot(&self) -> Progress {
         Progress {
             items: self.inner.items.load(Ordering::Relaxed),

@@ -16,8 +16,33 @@ use crate::entity::DynamicEntity;
 /// ```
 pub const FORMAT_NAME: &str = "tablekit-backup";
 /// The format version this code writes and reads.
+///
+/// ```
+/// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter, FORMAT_VERSION};
+/// # futures::executor::block_on(async {
+/// assert_eq!(BackupHeader::default().version, FORMAT_VERSION);
+/// let mut newer = BackupHeader::for_table("Logs");
+/// newer.version = FORMAT_VERSION + 1;
+/// let mut file = Vec::new();
+/// BackupWriter::new(&mut file, &newer).await?.finish().await?;
+/// let err = BackupReader::open(&file[..]).await.unwrap_err();
+/// assert!(err.to_string().contains("version 2 is not supported"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 pub const FORMAT_VERSION: u32 = 1;
 /// The longest line a reader accepts, in bytes (newline included).
+///
+/// ```
+/// use tablekit::patterns::backup::{BackupReader, MAX_LINE_BYTES};
+/// # futures::executor::block_on(async {
+/// // Garbage without a newline is refused after 16 MiB, not read into memory to its end.
+/// let garbage = vec![b'x'; MAX_LINE_BYTES + 1];
+/// let err = BackupReader::open(&garbage[..]).await.unwrap_err();
+/// assert!(err.is_corrupt() && err.to_string().contains("longer than 16 MiB"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Why a backup could not be written or read. Every reading error names the byte offset and
@@ -84,16 +109,74 @@ pub enum BackupError {
 
 impl BackupError {
     /// Whether the file was cut short.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// // `file` holds a finished backup; cut off its last byte (the trailer's newline).
+    /// let cut = &file[..file.len() - 1];
+    /// let mut reader = BackupReader::open(cut).await?;
+    /// reader.skip(2).await?;
+    /// let err = reader.next_entity().await.unwrap_err();
+    /// assert!(err.is_truncated() && !err.is_corrupt());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn is_truncated(&self) -> bool {
         matches!(self, BackupError::Truncated { .. })
     }
 
     /// Whether the file is damaged (or not a backup at all).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// // `file` holds a finished backup of rows "a" and "b"; change one byte of row "a".
+    /// let damaged = String::from_utf8(file)?.replace(r#""RowKey":"a""#, r#""RowKey":"x""#);
+    /// let mut reader = BackupReader::open(damaged.as_bytes()).await?;
+    /// assert!(reader.next_entity().await.unwrap_err().is_corrupt()); // line checksum mismatch
+    /// assert!(BackupReader::open(&b"not a backup\n"[..]).await.unwrap_err().is_corrupt());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn is_corrupt(&self) -> bool {
         matches!(self, BackupError::Corrupt { .. })
     }
 
     /// The byte offset the error is about, when it is about a place in the file.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// // `file` holds a finished backup of rows "a" and "b"; damage the line of row "b".
+    /// let text = String::from_utf8(file)?;
+    /// let line_b = text.find(r#""RowKey":"b""#).and_then(|i| text[..i].rfind('\n')).unwrap() + 1;
+    /// let damaged = text.replace(r#""RowKey":"b""#, r#""RowKey":"x""#);
+    /// let mut reader = BackupReader::open(damaged.as_bytes()).await?;
+    /// reader.next_entity().await?;
+    /// let err = reader.next_entity().await.unwrap_err();
+    /// assert_eq!(err.offset(), Some(line_b as u64)); // where the damaged line starts
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn offset(&self) -> Option<u64> {
         match self {
             BackupError::Io { offset, .. }
@@ -144,6 +227,14 @@ impl Default for BackupHeader {
 
 impl BackupHeader {
     /// A header for a backup of `table`, created now.
+    ///
+    /// ```
+    /// use tablekit::patterns::backup::{BackupHeader, FORMAT_NAME};
+    /// let h = BackupHeader::for_table("Logs");
+    /// assert_eq!((h.format.as_str(), h.table.as_deref()), (FORMAT_NAME, Some("Logs")));
+    /// assert!(h.created.is_some_and(|t| t.ends_with('Z'))); // UTC
+    /// assert_eq!(h.filter, None);
+    /// ```
     pub fn for_table(table: impl Into<String>) -> Self {
         BackupHeader {
             table: Some(table.into()),
@@ -152,6 +243,18 @@ impl BackupHeader {
     }
 
     /// Records the filter the backup was taken with.
+    ///
+    /// ```
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// let header = BackupHeader::for_table("Logs").with_filter("PartitionKey eq 'web'");
+    /// let mut file = Vec::new();
+    /// BackupWriter::new(&mut file, &header).await?.finish().await?;
+    /// let reader = BackupReader::open(&file[..]).await?;
+    /// assert_eq!(reader.header().filter.as_deref(), Some("PartitionKey eq 'web'"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn with_filter(mut self, filter: impl Into<String>) -> Self {
         self.filter = Some(filter.into());
         self
@@ -256,6 +359,23 @@ impl<W: AsyncWrite + Unpin> BackupWriter<W> {
     }
 
     /// Appends one entity (its keys and properties).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("Count", 1i64 << 40); // Int64: kept with its type annotation
+    /// e.set("Ratio", 0.5);
+    /// let mut file = Vec::new();
+    /// let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// w.write_entity(&e).await?;
+    /// w.finish().await?;
+    /// let mut reader = BackupReader::open(&file[..]).await?;
+    /// assert_eq!(reader.next_entity().await?, Some(e));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn write_entity(&mut self, entity: &DynamicEntity) -> Result<(), BackupError> {
         let json = codec::encode_entity(entity);
         // The encoder escapes control characters, so a line never holds a raw newline; checked
@@ -273,16 +393,65 @@ impl<W: AsyncWrite + Unpin> BackupWriter<W> {
     }
 
     /// Entities written so far.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// let mut file = Vec::new();
+    /// let mut w = BackupWriter::new(&mut file, &BackupHeader::default()).await?;
+    /// for row in ["a", "b", "c"] {
+    ///     w.write_entity(&DynamicEntity::new("p", row)).await?;
+    /// }
+    /// assert_eq!(w.entities(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn entities(&self) -> u64 {
         self.entities
     }
 
     /// Bytes written so far.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// let mut file = Vec::new();
+    /// let mut w = BackupWriter::new(&mut file, &BackupHeader::default()).await?;
+    /// let header_bytes = w.bytes();
+    /// w.write_entity(&DynamicEntity::new("p", "r")).await?;
+    /// assert!(w.bytes() > header_bytes);
+    /// let summary = w.finish().await?;
+    /// assert_eq!(summary.bytes, file.len() as u64); // the trailer included
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
 
     /// Writes the trailer, flushes, and reports what the backup holds.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// let mut file = Vec::new();
+    /// let mut w = BackupWriter::new(&mut file, &BackupHeader::default()).await?;
+    /// w.write_entity(&DynamicEntity::new("p", "r")).await?;
+    /// drop(w); // interrupted before `finish`: no trailer
+    /// let mut reader = BackupReader::open(&file[..]).await?;
+    /// reader.next_entity().await?;
+    /// assert!(reader.next_entity().await.unwrap_err().is_truncated());
+    ///
+    /// let mut file = Vec::new();
+    /// let mut w = BackupWriter::new(&mut file, &BackupHeader::default()).await?;
+    /// w.write_entity(&DynamicEntity::new("p", "r")).await?;
+    /// assert_eq!(w.finish().await?.entities, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn finish(mut self) -> Result<BackupSummary, BackupError> {
         let crc32 = self.crc.clone().finalize();
         let trailer = Trailer {
@@ -366,6 +535,18 @@ enum Line<'a> {
 
 impl<R: AsyncBufRead + Unpin> BackupReader<R> {
     /// Opens a backup: reads and checks its header.
+    ///
+    /// ```
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// let mut file = Vec::new();
+    /// BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?.finish().await?;
+    /// assert!(BackupReader::open(&file[..]).await.is_ok());
+    /// assert!(BackupReader::open(&b""[..]).await.unwrap_err().is_truncated());
+    /// assert!(BackupReader::open(&b"{}\n"[..]).await.unwrap_err().is_corrupt());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open(inner: R) -> Result<Self, BackupError> {
         let mut reader = BackupReader {
             inner,
@@ -382,21 +563,95 @@ impl<R: AsyncBufRead + Unpin> BackupReader<R> {
     }
 
     /// The header.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// // `file` holds a backup of table "Logs".
+    /// let reader = BackupReader::open(&file[..]).await?;
+    /// assert_eq!(reader.header().table.as_deref(), Some("Logs"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(&self) -> &BackupHeader {
         &self.header
     }
 
     /// Entities read so far.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// // `file` holds a backup of two entities.
+    /// let mut reader = BackupReader::open(&file[..]).await?;
+    /// reader.next_entity().await?;
+    /// assert_eq!(reader.entities_read(), 1);
+    /// while reader.next_entity().await?.is_some() {}
+    /// assert_eq!(reader.entities_read(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn entities_read(&self) -> u64 {
         self.entities
     }
 
     /// Bytes read so far.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// let header_line = file.iter().position(|&b| b == b'\n').unwrap() + 1;
+    /// let mut reader = BackupReader::open(&file[..]).await?;
+    /// assert_eq!(reader.bytes_read(), header_line as u64);
+    /// while reader.next_entity().await?.is_some() {}
+    /// assert_eq!(reader.bytes_read(), file.len() as u64);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn bytes_read(&self) -> u64 {
         self.offset
     }
 
     /// The next entity; `None` once the trailer was read and checked.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::backup::{BackupHeader, BackupReader, BackupWriter};
+    /// # futures::executor::block_on(async {
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Logs")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "a")).await?;
+    /// # w.write_entity(&DynamicEntity::new("p", "b")).await?;
+    /// # w.finish().await?;
+    /// // `file` holds a finished backup of rows "a" and "b".
+    /// let mut reader = BackupReader::open(&file[..]).await?;
+    /// let mut rows = Vec::new();
+    /// while let Some(entity) = reader.next_entity().await? {
+    ///     rows.push(entity.row_key().to_owned());
+    /// }
+    /// assert_eq!(rows, ["a", "b"]);
+    /// assert_eq!(reader.next_entity().await?, None); // stays at the end
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn next_entity(&mut self) -> Result<Option<DynamicEntity>, BackupError> {
         if self.done {
             return Ok(None);

@@ -17,17 +17,33 @@ use crate::query::Query;
 /// Streams every entity of `table` matching `query` into a backup written to `out`, page by
 /// page (never the whole table in memory), reporting progress per page (entities, file bytes).
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use tablekit::client::TableServiceClient;
-/// use tablekit::patterns::backup;
+/// use tablekit::patterns::backup::{self, BackupReader};
 /// use tablekit::patterns::progress::NoProgress;
 /// use tablekit::{DynamicEntity, Query};
-/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
 /// let table = client.table_named::<DynamicEntity>("Gamers");
-/// let file = tokio::fs::File::create("gamers.tkb").await?;
-/// let summary = backup::backup_table(&table, Query::new(), file, NoProgress).await?;
+/// # table.create().await?;
+/// # for pk in ["a", "b", "c"] {
+/// #     table.insert(&mut DynamicEntity::new(pk, "1")).await?;
+/// # }
+/// // `table` holds ("a", "1"), ("b", "1") and ("c", "1").
+/// let mut file = Vec::new(); // or a `tokio::fs::File`
+/// let summary = backup::backup_table(&table, Query::new(), &mut file, NoProgress).await?;
 /// println!("{} entities, crc32 {:08x}", summary.entities, summary.crc32);
+/// assert_eq!((summary.entities, summary.bytes), (3, file.len() as u64));
+/// // The file names its table and reads back entity by entity.
+/// let mut reader = BackupReader::open(&file[..]).await?;
+/// assert_eq!(reader.header().table.as_deref(), Some("Gamers"));
+/// let mut keys = Vec::new();
+/// while let Some(entity) = reader.next_entity().await? {
+///     keys.push(entity.partition_key().to_owned());
+/// }
+/// assert_eq!(keys, ["a", "b", "c"]);
 /// # Ok(()) }
 /// ```
 pub async fn backup_table<M: TableModel, W: AsyncWrite + Unpin>(
@@ -85,6 +101,30 @@ impl WriteMode {
 }
 
 /// Options of [`restore`] and [`copy_table`].
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
+/// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+/// # let mut file = Vec::new();
+/// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+/// # for pk in ["a", "b", "c"] {
+/// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+/// # }
+/// # w.finish().await?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// let table = client.table_named("Gamers");
+/// table.create().await?;
+/// // `file` holds a backup of three entities.
+/// let options = RestoreOptions::new().mode(WriteMode::Insert).concurrency(4);
+/// let report = restore(&file[..], &table, options).await?;
+/// assert!(report.is_complete());
+/// assert_eq!(report.checkpoint, 3);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Default)]
 pub struct RestoreOptions {
     mode: WriteMode,
@@ -116,6 +156,34 @@ impl RestoreOptions {
     }
 
     /// How entities are written.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
+    /// use tablekit::DynamicEntity;
+    /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+    /// # for pk in ["a", "b", "c"] {
+    /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+    /// # }
+    /// # w.finish().await?;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// // `file` holds ("a", "1"), ("b", "1") and ("c", "1"); the table has a newer ("a", "1").
+    /// let mut newer = DynamicEntity::new("a", "1");
+    /// newer.set("Edited", true);
+    /// table.insert(&mut newer).await?;
+    /// let options = RestoreOptions::new().mode(WriteMode::Insert);
+    /// let report = restore(&file[..], &table, options).await?;
+    /// assert_eq!((report.writes.committed(), report.writes.not_committed()), (2, 1));
+    /// assert!(table.get("a", "1").await?.unwrap().contains("Edited")); // not overwritten
+    /// # Ok(()) }
+    /// ```
     pub fn mode(mut self, mode: WriteMode) -> Self {
         self.mode = mode;
         self
@@ -123,23 +191,106 @@ impl RestoreOptions {
 
     /// Skips the first `n` entities of the backup: resume with an earlier run's
     /// [`RestoreReport::checkpoint`]. (The skipped lines are still checked.)
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::backup::{restore, RestoreOptions};
+    /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+    /// # for pk in ["a", "b", "c"] {
+    /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+    /// # }
+    /// # w.finish().await?;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// // `file` holds three entities; an earlier run stopped at checkpoint 2.
+    /// let report = restore(&file[..], &table, RestoreOptions::new().resume_after(2)).await?;
+    /// assert_eq!((report.skipped, report.writes.committed()), (2, 1));
+    /// assert_eq!(report.checkpoint, 3);
+    /// assert!(table.get("a", "1").await?.is_none()); // skipped, not written
+    /// # Ok(()) }
+    /// ```
     pub fn resume_after(mut self, n: u64) -> Self {
         self.resume_after = n;
         self
     }
 
     /// The number of entities skipped before writing.
+    ///
+    /// ```
+    /// use tablekit::patterns::backup::RestoreOptions;
+    /// assert_eq!(RestoreOptions::new().resume_point(), 0); // from the start
+    /// assert_eq!(RestoreOptions::new().resume_after(500).resume_point(), 500);
+    /// ```
     pub fn resume_point(&self) -> u64 {
         self.resume_after
     }
 
     /// Transactions in flight at once.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::backup::{restore, RestoreOptions};
+    /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+    /// # for pk in ["a", "b", "c"] {
+    /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+    /// # }
+    /// # w.finish().await?;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// let report = restore(&file[..], &table, RestoreOptions::new().concurrency(1)).await?;
+    /// assert!(report.is_complete());
+    /// // At least one: zero is refused before anything is written.
+    /// let refused = restore(&file[..], &table, RestoreOptions::new().concurrency(0)).await;
+    /// assert!(refused.unwrap_err().is_invalid_input());
+    /// # Ok(()) }
+    /// ```
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = Some(n);
         self
     }
 
     /// Reports progress (entities settled, request bytes).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::backup::{restore, RestoreOptions};
+    /// use tablekit::patterns::progress::Progress;
+    /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+    /// # for pk in ["a", "b", "c"] {
+    /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+    /// # }
+    /// # w.finish().await?;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// let settled = Arc::new(AtomicU64::new(0));
+    /// let sink = Arc::clone(&settled);
+    /// let options = RestoreOptions::new().progress(move |p: &Progress| {
+    ///     sink.store(p.items(), Ordering::Relaxed);
+    /// });
+    /// restore(&file[..], &table, options).await?;
+    /// assert_eq!(settled.load(Ordering::Relaxed), 3); // `file` holds three entities
+    /// # Ok(()) }
+    /// ```
     pub fn progress(mut self, sink: impl ProgressSink) -> Self {
         self.progress = Some(Arc::new(sink));
         self
@@ -167,16 +318,33 @@ impl ProgressSink for SharedSink {
 
 /// What a restore did.
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{restore, RestoreOptions};
-/// # async fn run(file: &[u8]) -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+/// # let mut file = Vec::new();
+/// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+/// # for pk in ["a", "b", "c"] {
+/// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+/// # }
+/// # w.finish().await?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
 /// let table = client.table_named("Gamers");
-/// let report = restore(file, &table, RestoreOptions::new()).await?;
-/// if !report.is_complete() {
-///     eprintln!("stopped: {:?}; resume after {}", report.read_error(), report.checkpoint);
-/// }
+/// # table.create().await?;
+/// // `file` holds three entities; the copy at hand lost its last byte.
+/// let cut = &file[..file.len() - 1];
+/// let report = restore(cut, &table, RestoreOptions::new()).await?;
+/// assert!(!report.is_complete());
+/// assert!(report.read_error().is_some()); // stopped: truncated
+/// assert_eq!(report.checkpoint, 3); // all three entities were read and written
+/// // Resume from a sound copy, after the checkpoint.
+/// let options = RestoreOptions::new().resume_after(report.checkpoint);
+/// let rest = restore(&file[..], &table, options).await?;
+/// assert!(rest.is_complete());
+/// assert_eq!((rest.skipped, rest.writes.committed()), (3, 0));
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
@@ -193,11 +361,58 @@ pub struct RestoreReport {
 
 impl RestoreReport {
     /// Whether the whole file was read, intact, and every entity written.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::backup::{restore, RestoreOptions};
+    /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+    /// # for pk in ["a", "b", "c"] {
+    /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+    /// # }
+    /// # w.finish().await?;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// assert!(restore(&file[..], &table, RestoreOptions::new()).await?.is_complete());
+    /// let cut = &file[..file.len() - 1]; // the trailer's newline is missing
+    /// assert!(!restore(cut, &table, RestoreOptions::new()).await?.is_complete());
+    /// # Ok(()) }
+    /// ```
     pub fn is_complete(&self) -> bool {
         self.writes.is_complete()
     }
 
     /// The error that stopped reading the file (truncation, corruption), if any.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::backup::{restore, RestoreOptions};
+    /// use tablekit::Error;
+    /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+    /// # let mut file = Vec::new();
+    /// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+    /// # for pk in ["a", "b", "c"] {
+    /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+    /// # }
+    /// # w.finish().await?;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// # table.create().await?;
+    /// // `file` holds three entities; cut it inside the trailer.
+    /// let cut = &file[..file.len() - 1];
+    /// let report = restore(cut, &table, RestoreOptions::new()).await?;
+    /// assert!(matches!(report.read_error(), Some(Error::Backup(e)) if e.is_truncated()));
+    /// assert_eq!(report.checkpoint, 3); // the entities before the damage were written
+    /// # Ok(()) }
+    /// ```
     pub fn read_error(&self) -> Option<&Error> {
         self.writes.input_error()
     }
@@ -209,19 +424,34 @@ impl RestoreReport {
 /// [`RestoreReport::read_error`] naming the byte offset; the entities before the damage are
 /// written, and [`RestoreReport::checkpoint`] says where to resume.
 ///
-/// Only a backup that cannot be opened at all (no valid header) is an `Err`.
+/// Only a backup that cannot be opened at all (no valid header), one whose first
+/// `resume_after` entities cannot be read (fewer of them, or damage before the resume point),
+/// and invalid options (a concurrency of 0) are an `Err`.
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
-/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
+/// # let mut file = Vec::new();
+/// # let mut w = BackupWriter::new(&mut file, &BackupHeader::for_table("Gamers")).await?;
+/// # for pk in ["a", "b", "c"] {
+/// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
+/// # }
+/// # w.finish().await?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
 /// let table = client.table_named("Gamers");
 /// table.create_if_not_exists().await?;
-/// let file = tokio::io::BufReader::new(tokio::fs::File::open("gamers.tkb").await?);
+/// // `file` holds ("a", "1"), ("b", "1") and ("c", "1"). From disk, wrap the file:
+/// // `tokio::io::BufReader::new(tokio::fs::File::open("gamers.tkb").await?)`.
+/// let input = &file[..];
 /// let options = RestoreOptions::new().mode(WriteMode::Insert).resume_after(0);
-/// let report = restore(file, &table, options).await?;
+/// let report = restore(input, &table, options).await?;
 /// println!("{} restored, checkpoint {}", report.writes.committed(), report.checkpoint);
+/// assert_eq!((report.writes.committed(), report.checkpoint), (3, 3));
+/// assert!(table.get("b", "1").await?.is_some());
 /// # Ok(()) }
 /// ```
 pub async fn restore<R: AsyncBufRead + Unpin>(
@@ -253,18 +483,31 @@ pub async fn restore<R: AsyncBufRead + Unpin>(
 ///
 /// The copy is not a snapshot: writes to `source` during the copy may or may not be seen.
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{copy_table, RestoreOptions};
 /// use tablekit::{DynamicEntity, Query};
-/// # async fn run() -> tablekit::Result<()> {
-/// let live = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-/// let lab = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// use tablekit_testing::Emulator;
+/// let (live_service, lab_service) = (Emulator::start().await?, Emulator::start().await?);
+/// let live = TableServiceClient::from_connection_string(&live_service.connection_string())?;
+/// let lab = TableServiceClient::from_connection_string(&lab_service.connection_string())?;
 /// let source = live.table_named::<DynamicEntity>("Gamers");
+/// # source.create().await?;
+/// # for (pk, score) in [("a", 10), ("b", 20), ("c", 30)] {
+/// #     let mut gamer = DynamicEntity::new(pk, "1");
+/// #     gamer.set("Score", score);
+/// #     source.insert(&mut gamer).await?;
+/// # }
+/// // `source` holds three gamers, each with a `Score`.
 /// let target = lab.table_named("GamersCopy");
 /// target.create_if_not_exists().await?;
 /// let report = copy_table(&source, Query::new(), &target, RestoreOptions::new()).await?;
 /// assert!(report.is_complete());
+/// assert_eq!(report.committed(), 3);
+/// assert_eq!(target.get("b", "1").await?.unwrap().get_or("Score", 0), 20);
+/// assert_eq!(lab_service.table_names(), ["GamersCopy"]); // the other service
 /// # Ok(()) }
 /// ```
 pub async fn copy_table<M: TableModel>(

@@ -39,6 +39,14 @@ pub struct WriteOp {
 
 impl WriteOp {
     /// An operation of any kind.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::client::OperationKind;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let op = WriteOp::new("Logs", OperationKind::UpsertMerge, DynamicEntity::new("p", "r"));
+    /// assert_eq!((op.table(), op.kind()), ("Logs", OperationKind::UpsertMerge));
+    /// ```
     pub fn new(table: impl Into<String>, kind: OperationKind, entity: DynamicEntity) -> Self {
         WriteOp {
             table: table.into(),
@@ -48,46 +56,121 @@ impl WriteOp {
     }
 
     /// An insert.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::client::OperationKind;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let op = WriteOp::insert("Logs", DynamicEntity::new("p", "r"));
+    /// assert_eq!(op.kind(), OperationKind::Insert);
+    /// ```
     pub fn insert(table: impl Into<String>, entity: DynamicEntity) -> Self {
         Self::new(table, OperationKind::Insert, entity)
     }
 
     /// An insert-or-replace (the usual bulk load and restore operation).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::client::OperationKind;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let op = WriteOp::upsert("Logs", DynamicEntity::new("p", "r"));
+    /// assert_eq!(op.kind(), OperationKind::UpsertReplace);
+    /// ```
     pub fn upsert(table: impl Into<String>, entity: DynamicEntity) -> Self {
         Self::new(table, OperationKind::UpsertReplace, entity)
     }
 
     /// A replace, conditional on the entity's ETag (or unconditional without one).
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, ETag};
+    /// use tablekit::client::OperationKind;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let mut read = DynamicEntity::new("p", "r");
+    /// read.set_etag(Some(ETag::new("W/\"1\"")));
+    /// let op = WriteOp::replace("Logs", read);
+    /// assert_eq!(op.kind(), OperationKind::Replace);
+    /// assert_eq!(op.if_match().as_str(), "W/\"1\""); // fails with 412 if the entity changed
+    /// ```
     pub fn replace(table: impl Into<String>, entity: DynamicEntity) -> Self {
         Self::new(table, OperationKind::Replace, entity)
     }
 
     /// A delete, conditional on the entity's ETag (or unconditional without one).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::client::OperationKind;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let op = WriteOp::delete("Logs", DynamicEntity::new("p", "r"));
+    /// assert_eq!(op.kind(), OperationKind::Delete);
+    /// assert!(op.if_match().is_any()); // no ETag: deletes whatever version is stored
+    /// ```
     pub fn delete(table: impl Into<String>, entity: DynamicEntity) -> Self {
         Self::new(table, OperationKind::Delete, entity)
     }
 
     /// The table written to.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// assert_eq!(WriteOp::insert("Logs", DynamicEntity::new("p", "r")).table(), "Logs");
+    /// ```
     pub fn table(&self) -> &str {
         &self.table
     }
 
     /// What the operation does.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::client::OperationKind;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let op = WriteOp::delete("Logs", DynamicEntity::new("p", "r"));
+    /// assert_eq!(op.kind(), OperationKind::Delete);
+    /// ```
     pub fn kind(&self) -> OperationKind {
         self.kind
     }
 
     /// The entity.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let op = WriteOp::upsert("Logs", DynamicEntity::new("p", "r"));
+    /// assert_eq!((op.entity().partition_key(), op.entity().row_key()), ("p", "r"));
+    /// ```
     pub fn entity(&self) -> &DynamicEntity {
         &self.entity
     }
 
     /// Gives the entity back.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("N", 1);
+    /// let op = WriteOp::upsert("Logs", e.clone());
+    /// assert_eq!(op.into_entity(), e);
+    /// ```
     pub fn into_entity(self) -> DynamicEntity {
         self.entity
     }
 
     /// The `If-Match` value for conditional kinds: the entity's ETag, or `*` without one.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, ETag};
+    /// use tablekit::patterns::bulk::WriteOp;
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// assert!(WriteOp::replace("Logs", e.clone()).if_match().is_any());
+    /// e.set_etag(Some(ETag::new("W/\"7\"")));
+    /// assert_eq!(WriteOp::replace("Logs", e).if_match(), ETag::new("W/\"7\""));
+    /// ```
     pub fn if_match(&self) -> ETag {
         self.entity.etag().cloned().unwrap_or_else(ETag::any)
     }
@@ -163,6 +246,13 @@ impl Default for BatchPlanner {
 
 impl BatchPlanner {
     /// A planner with the service's limits: 100 operations and 4 MiB per transaction.
+    ///
+    /// ```
+    /// use tablekit::patterns::bulk::BatchPlanner;
+    /// let planner = BatchPlanner::new();
+    /// assert_eq!(planner.operations_limit(), 100);
+    /// assert_eq!(planner.body_bytes_limit(), 4 * 1024 * 1024);
+    /// ```
     pub fn new() -> Self {
         BatchPlanner {
             max_operations: MAX_BATCH_OPERATIONS,
@@ -172,6 +262,19 @@ impl BatchPlanner {
     }
 
     /// Fewer operations per transaction (1 to 100).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops: Vec<WriteOp> = (0..25)
+    ///     .map(|i| WriteOp::upsert("Logs", DynamicEntity::new("p", format!("{i:02}"))))
+    ///     .collect();
+    /// let plan = BatchPlanner::new().max_operations(10)?.plan(&ops);
+    /// let sizes: Vec<usize> = plan.transactions().iter().map(|t| t.len()).collect();
+    /// assert_eq!(sizes, [10, 10, 5]);
+    /// assert!(BatchPlanner::new().max_operations(0).is_err());
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn max_operations(mut self, n: usize) -> Result<Self, InvalidInput> {
         if !(1..=MAX_BATCH_OPERATIONS).contains(&n) {
             return Err(InvalidInput::Other(format!(
@@ -183,6 +286,18 @@ impl BatchPlanner {
     }
 
     /// A smaller body limit (at most 4 MiB, and more than the envelope).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops: Vec<WriteOp> = (0..10)
+    ///     .map(|i| WriteOp::upsert("Logs", DynamicEntity::new("p", i.to_string())))
+    ///     .collect();
+    /// let plan = BatchPlanner::new().max_body_bytes(64 * 1024)?.plan(&ops);
+    /// assert!(plan.transactions().iter().all(|t| t.body_bytes() <= 64 * 1024));
+    /// assert!(BatchPlanner::new().max_body_bytes(5 << 20).is_err()); // over the service's 4 MiB
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn max_body_bytes(mut self, n: usize) -> Result<Self, InvalidInput> {
         if n <= self.envelope_bytes || n > MAX_BATCH_BYTES {
             return Err(InvalidInput::Other(format!(
@@ -206,17 +321,42 @@ impl BatchPlanner {
     }
 
     /// The most operations per transaction.
+    ///
+    /// ```
+    /// use tablekit::patterns::bulk::BatchPlanner;
+    /// assert_eq!(BatchPlanner::new().max_operations(20)?.operations_limit(), 20);
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn operations_limit(&self) -> usize {
         self.max_operations
     }
 
     /// The most body bytes per transaction.
+    ///
+    /// ```
+    /// use tablekit::patterns::bulk::BatchPlanner;
+    /// assert_eq!(BatchPlanner::new().max_body_bytes(1 << 20)?.body_bytes_limit(), 1 << 20);
+    /// # Ok::<(), tablekit::InvalidInput>(())
+    /// ```
     pub fn body_bytes_limit(&self) -> usize {
         self.max_body_bytes
     }
 
     /// Plans write operations: each is validated ([`WriteOp::validate`]) and sized with
     /// [`WriteOp::estimated_part_bytes`]; invalid ones are rejected, not sent.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops = [
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("a", "1")),
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("a/b", "2")), // `/` is not allowed in keys
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("a", "3")),
+    /// ];
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// assert_eq!(plan.transactions()[0].indices(), [0, 2]);
+    /// assert_eq!(plan.rejected()[0].index, 1);
+    /// ```
     pub fn plan(&self, ops: &[WriteOp]) -> Plan {
         self.plan_by(
             ops.len(),
@@ -313,37 +453,115 @@ pub struct Transaction {
 
 impl Transaction {
     /// The table.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let plan = BatchPlanner::new().plan(&[
+    ///     WriteOp::insert("Logs", DynamicEntity::new("p", "1")),
+    ///     WriteOp::insert("Audit", DynamicEntity::new("p", "1")),
+    /// ]);
+    /// let tables: Vec<&str> = plan.transactions().iter().map(|t| t.table()).collect();
+    /// assert_eq!(tables, ["Logs", "Audit"]); // one table per transaction
+    /// ```
     pub fn table(&self) -> &str {
         &self.table
     }
 
     /// The PartitionKey every operation shares.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let plan = BatchPlanner::new().plan(&[
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "1")),
+    /// ]);
+    /// let keys: Vec<&str> = plan.transactions().iter().map(|t| t.partition_key()).collect();
+    /// assert_eq!(keys, ["a", "b"]);
+    /// ```
     pub fn partition_key(&self) -> &str {
         &self.partition_key
     }
 
     /// The caller's input indices, in input order.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops: Vec<WriteOp> = (0..4)
+    ///     .map(|i| WriteOp::insert("Logs", DynamicEntity::new(["a", "b"][i % 2], i.to_string())))
+    ///     .collect();
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// let groups: Vec<&[usize]> = plan.transactions().iter().map(|t| t.indices()).collect();
+    /// assert_eq!(groups, [[0, 2], [1, 3]]);
+    /// ```
     pub fn indices(&self) -> &[usize] {
         &self.indices
     }
 
     /// The number of operations.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops: Vec<WriteOp> = (0..150)
+    ///     .map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", format!("{i:03}"))))
+    ///     .collect();
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// let sizes: Vec<usize> = plan.transactions().iter().map(|t| t.len()).collect();
+    /// assert_eq!(sizes, [100, 50]);
+    /// ```
     pub fn len(&self) -> usize {
         self.indices.len()
     }
 
     /// Whether the transaction is empty (never true in a plan).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let op = WriteOp::insert("Logs", DynamicEntity::new("p", "r"));
+    /// let plan = BatchPlanner::new().plan(&[op]);
+    /// assert!(!plan.transactions()[0].is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.indices.is_empty()
     }
 
     /// The planned body size in bytes (at most the planner's limit).
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let mut big = DynamicEntity::new("p", "big");
+    /// big.set("Data", vec![0u8; 60_000]);
+    /// let small = DynamicEntity::new("p", "small");
+    /// let ops = [WriteOp::upsert("Logs", small), WriteOp::upsert("Logs", big)];
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// let t = &plan.transactions()[0];
+    /// assert!(t.body_bytes() > 80_000); // the binary travels as base64
+    /// assert!(t.body_bytes() <= BatchPlanner::new().body_bytes_limit());
+    /// ```
     pub fn body_bytes(&self) -> usize {
         self.body_bytes
     }
 
     /// The transaction (by index in [`Plan::transactions`]) that must commit before this one
     /// starts, because they touch a common entity; `None` when it may run at any time.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops = [
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("p", "r")),
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("q", "r")),
+    ///     WriteOp::delete("Logs", DynamicEntity::new("p", "r")), // the same entity again
+    /// ];
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// let order: Vec<_> = plan.transactions().iter().map(|t| t.must_follow()).collect();
+    /// assert_eq!(order, [None, Some(0), None]); // the delete waits for the upsert
+    /// ```
     pub fn must_follow(&self) -> Option<usize> {
         self.must_follow
     }
@@ -390,11 +608,37 @@ pub struct Plan {
 
 impl Plan {
     /// The transactions, grouped by table and PartitionKey in order of first appearance.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops = [
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("b", "1")),
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("a", "1")),
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("b", "2")),
+    /// ];
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// let keys: Vec<&str> = plan.transactions().iter().map(|t| t.partition_key()).collect();
+    /// assert_eq!(keys, ["b", "a"]);
+    /// ```
     pub fn transactions(&self) -> &[Transaction] {
         &self.transactions
     }
 
     /// The refused operations, in input order.
+    ///
+    /// ```
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::bulk::{BatchPlanner, WriteOp};
+    /// let ops = [
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("a#1", "r")),
+    ///     WriteOp::upsert("Logs", DynamicEntity::new("ok", "r")),
+    ///     WriteOp::upsert("No-Dashes", DynamicEntity::new("ok", "r")), // not a table name
+    /// ];
+    /// let plan = BatchPlanner::new().plan(&ops);
+    /// let refused: Vec<usize> = plan.rejected().iter().map(|r| r.index).collect();
+    /// assert_eq!(refused, [0, 2]);
+    /// ```
     pub fn rejected(&self) -> &[Rejected] {
         &self.rejected
     }

@@ -20,12 +20,15 @@ use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
 /// which inputs were committed together, and a failed transaction leaves the others applied.
 /// Operations on one entity are applied in input order.
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 /// use tablekit::DynamicEntity;
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// client.create_table("Readings").await?;
 /// let ops = (0..5_000).map(|i| {
 ///     let mut e = DynamicEntity::new(format!("p{}", i % 10), format!("{i:06}"));
 ///     e.set("N", i);
@@ -34,6 +37,10 @@ use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
 /// let report = BulkWriter::new(&client).concurrency(8)?.write_iter(ops).await;
 /// assert!(report.is_complete());
 /// println!("{} committed in {} transactions", report.committed(), report.transactions().len());
+/// // 10 partitions of 500 operations: 5 full transactions each.
+/// assert_eq!((report.committed(), report.transactions().len()), (5_000, 50));
+/// let stored = client.table_named::<DynamicEntity>("Readings").get("p7", "004997").await?;
+/// assert_eq!(stored.unwrap().get_or("N", 0), 4_997);
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -62,11 +69,32 @@ impl std::fmt::Debug for BulkWriter {
 /// ```
 pub const DEFAULT_CONCURRENCY: usize = 8;
 /// Default number of input operations planned together.
+///
+/// ```
+/// assert_eq!(tablekit::patterns::bulk::DEFAULT_WINDOW, 10_000);
+/// ```
 pub const DEFAULT_WINDOW: usize = 10_000;
 
 impl BulkWriter {
     /// A writer sending through `client`, with the service's limits, 8 transactions in flight
     /// and operations planned 10,000 at a time.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let table = client.table_named::<DynamicEntity>("Logs");
+    /// table.create().await?;
+    /// let ops = (0..3).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert!(report.is_complete());
+    /// assert!(table.get("p", "2").await?.is_some());
+    /// # Ok(()) }
+    /// ```
     pub fn new(client: &TableServiceClient) -> Self {
         BulkWriter {
             client: client.clone(),
@@ -78,6 +106,27 @@ impl BulkWriter {
     }
 
     /// How many transactions may be in flight at once (at least 1).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let writer = BulkWriter::new(&client).concurrency(2)?;
+    /// let ops = (0..30).map(|i| {
+    ///     WriteOp::upsert("Logs", DynamicEntity::new(format!("p{}", i % 3), i.to_string()))
+    /// });
+    /// let report = writer.write_iter(ops).await;
+    /// assert!(report.is_complete());
+    /// assert_eq!(report.transactions().len(), 3); // one per partition, two at a time
+    /// assert!(BulkWriter::new(&client).concurrency(0).is_err());
+    /// # Ok(()) }
+    /// ```
     pub fn concurrency(mut self, n: usize) -> Result<Self> {
         if n == 0 {
             return Err(InvalidInput::Other("bulk concurrency must be at least 1".into()).into());
@@ -88,6 +137,23 @@ impl BulkWriter {
 
     /// How many input operations are read and planned together (at least 1): larger windows
     /// fill transactions better, smaller ones hold less in memory.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let ops = (0..25).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let report = BulkWriter::new(&client).window(10)?.write_iter(ops).await;
+    /// let sizes: Vec<usize> = report.transactions().iter().map(|t| t.items.len()).collect();
+    /// assert_eq!(sizes, [10, 10, 5]); // a transaction never spans two windows
+    /// # Ok(()) }
+    /// ```
     pub fn window(mut self, n: usize) -> Result<Self> {
         if n == 0 {
             return Err(InvalidInput::Other("bulk window must be at least 1".into()).into());
@@ -97,24 +163,106 @@ impl BulkWriter {
     }
 
     /// Uses a planner with other limits.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BatchPlanner, BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let ops = (0..25).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let writer = BulkWriter::new(&client).planner(BatchPlanner::new().max_operations(10)?);
+    /// let report = writer.write_iter(ops).await;
+    /// assert!(report.is_complete());
+    /// assert!(report.transactions().iter().all(|t| t.items.len() <= 10));
+    /// # Ok(()) }
+    /// ```
     pub fn planner(mut self, planner: BatchPlanner) -> Self {
         self.planner = planner;
         self
     }
 
     /// Reports progress (operations settled, request bytes) after each transaction.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use std::sync::{Arc, Mutex};
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit::patterns::progress::Progress;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let last = Arc::new(Mutex::new(None));
+    /// let slot = Arc::clone(&last);
+    /// let writer = BulkWriter::new(&client).progress(move |p: &Progress| {
+    ///     *slot.lock().unwrap() = Some(p.clone());
+    /// });
+    /// let ops = (0..25).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// writer.write_iter(ops).await;
+    /// let last = last.lock().unwrap().clone().expect("reported");
+    /// assert!(last.is_finished() && last.items() == 25 && last.bytes() > 0);
+    /// # Ok(()) }
+    /// ```
     pub fn progress(mut self, sink: impl ProgressSink) -> Self {
         self.progress = Arc::new(sink);
         self
     }
 
     /// Writes every operation of an iterator.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let ops = (0..250).map(|i| WriteOp::upsert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert_eq!(report.committed(), 250);
+    /// assert_eq!(report.transactions().len(), 3); // 100 + 100 + 50
+    /// # Ok(()) }
+    /// ```
     pub async fn write_iter(&self, ops: impl IntoIterator<Item = WriteOp>) -> BulkReport {
         self.write(stream::iter(ops.into_iter().map(Ok))).await
     }
 
     /// Writes every operation of a stream. An `Err` item stops reading: the operations before
     /// it are still written, and [`BulkReport::input_error`] holds the error.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use futures::stream;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let ops = stream::iter([
+    ///     Ok(WriteOp::insert("Logs", DynamicEntity::new("p", "1"))),
+    ///     Err(tablekit::Error::Configuration("the source file is unreadable".into())),
+    ///     Ok(WriteOp::insert("Logs", DynamicEntity::new("p", "2"))),
+    /// ]);
+    /// let report = BulkWriter::new(&client).write(ops).await;
+    /// assert_eq!(report.committed(), 1); // the operation before the error
+    /// assert!(report.input_error().is_some());
+    /// assert!(table.get("p", "2").await?.is_none());
+    /// # Ok(()) }
+    /// ```
     pub async fn write<S>(&self, ops: S) -> BulkReport
     where
         S: Stream<Item = Result<WriteOp>>,
@@ -329,18 +477,44 @@ fn add(batch: &mut Batch<DynamicEntity>, op: &WriteOp) -> Result<()> {
 
 /// What happened to one input operation.
 ///
-/// ```no_run
-/// use tablekit::patterns::bulk::{BulkReport, ItemOutcome};
-/// # fn show(report: &BulkReport) {
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::bulk::{BulkWriter, ItemOutcome, WriteOp};
+/// use tablekit::DynamicEntity;
+/// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let table = client.table_named::<DynamicEntity>("Logs");
+/// # table.create().await?;
+/// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+/// let ops = [
+///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+/// ];
+/// let report = BulkWriter::new(&client).write_iter(ops).await;
+/// let mut explained = Vec::new();
 /// for (i, outcome) in report.outcomes().iter().enumerate() {
-///     match outcome {
-///         ItemOutcome::Committed { transaction, .. } => println!("{i}: in transaction {transaction}"),
-///         ItemOutcome::Failed { error, .. } => println!("{i}: failed: {error}"),
-///         ItemOutcome::RolledBack { failed, .. } => println!("{i}: not applied because of {failed:?}"),
-///         _ => println!("{i}: not sent"),
-///     }
+///     explained.push(match outcome {
+///         ItemOutcome::Committed { transaction, .. } => {
+///             let t = &report.transactions()[*transaction];
+///             format!("{i}: committed with partition {}", t.partition_key)
+///         }
+///         ItemOutcome::Failed { error, .. } => format!("{i}: failed: {:?}", error.code()),
+///         ItemOutcome::RolledBack { failed, .. } => format!("{i}: not applied because of {failed:?}"),
+///         _ => format!("{i}: not sent"),
+///     });
 /// }
-/// # }
+/// assert_eq!(
+///     explained,
+///     [
+///         "0: not applied because of Some(1)",
+///         "1: failed: Some(\"EntityAlreadyExists\")",
+///         "2: committed with partition b",
+///     ]
+/// );
+/// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -375,6 +549,28 @@ pub enum ItemOutcome {
 
 impl ItemOutcome {
     /// Whether the operation was applied.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// let committed: Vec<bool> = report.outcomes().iter().map(|o| o.is_committed()).collect();
+    /// assert_eq!(committed, [false, false, true]); // ("a", "0") rolled back with ("a", "1")
+    /// # Ok(()) }
+    /// ```
     pub fn is_committed(&self) -> bool {
         matches!(self, ItemOutcome::Committed { .. })
     }
@@ -382,12 +578,30 @@ impl ItemOutcome {
 
 /// One transaction as sent: the inputs the service committed together (or not at all).
 ///
-/// ```no_run
-/// # fn show(report: &tablekit::patterns::bulk::BulkReport) {
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::client::TableServiceClient;
+/// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+/// use tablekit::DynamicEntity;
+/// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let table = client.table_named::<DynamicEntity>("Logs");
+/// # table.create().await?;
+/// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+/// let ops = [
+///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+/// ];
+/// let report = BulkWriter::new(&client).write_iter(ops).await;
+/// let mut sent = Vec::new();
 /// for t in report.transactions() {
-///     println!("{}/{}: {:?} committed={}", t.table, t.partition_key, t.items, t.committed);
+///     sent.push(format!("{}/{}: {:?} committed={}", t.table, t.partition_key, t.items, t.committed));
 /// }
-/// # }
+/// sent.sort(); // completion order varies
+/// assert_eq!(sent, ["Logs/a: [0, 1] committed=false", "Logs/b: [2] committed=true"]);
+/// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -404,18 +618,26 @@ pub struct TransactionRecord {
 
 /// Every input operation's outcome, by input index, and the transactions sent.
 ///
-/// ```no_run
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 /// use tablekit::DynamicEntity;
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-/// let ops = (0..10).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", format!("{i}"))));
+/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// let table = client.table_named::<DynamicEntity>("Logs");
+/// table.create().await?;
+/// table.insert(&mut DynamicEntity::new("p1", "7")).await?; // exists already
+/// // Inputs 0 to 4 go to partition p0, 5 to 9 to p1.
+/// let ops = (0..10).map(|i| {
+///     WriteOp::insert("Logs", DynamicEntity::new(format!("p{}", i / 5), format!("{i}")))
+/// });
 /// let report = BulkWriter::new(&client).write_iter(ops).await;
 /// println!("{} of 10 committed; resume from input {}", report.committed(), report.committed_prefix());
-/// for (i, error) in report.failures() {
-///     eprintln!("input {i}: {error}");
-/// }
+/// assert_eq!((report.committed(), report.committed_prefix()), (5, 5));
+/// let failed: Vec<(usize, Option<&str>)> = report.failures().map(|(i, e)| (i, e.code())).collect();
+/// assert_eq!(failed, [(7, Some("EntityAlreadyExists"))]); // 5, 6, 8, 9 rolled back with it
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Default)]
@@ -427,36 +649,197 @@ pub struct BulkReport {
 
 impl BulkReport {
     /// The outcome of each input operation, in input order.
+    ///
+    /// ```
+    /// use tablekit::patterns::bulk::ItemOutcome;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// let outcomes = report.outcomes();
+    /// assert!(matches!(outcomes[0], ItemOutcome::RolledBack { failed: Some(1), .. }));
+    /// assert!(matches!(&outcomes[1], ItemOutcome::Failed { error, .. } if error.is_conflict()));
+    /// assert!(matches!(outcomes[2], ItemOutcome::Committed { .. }));
+    /// # Ok(()) }
+    /// ```
     pub fn outcomes(&self) -> &[ItemOutcome] {
         &self.outcomes
     }
 
     /// The transactions sent, in completion order.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// let mut sent: Vec<(&str, &[usize], bool)> = report
+    ///     .transactions()
+    ///     .iter()
+    ///     .map(|t| (t.partition_key.as_str(), t.items.as_slice(), t.committed))
+    ///     .collect();
+    /// sent.sort(); // completion order varies
+    /// assert_eq!(sent, [("a", &[0, 1][..], false), ("b", &[2][..], true)]);
+    /// # Ok(()) }
+    /// ```
     pub fn transactions(&self) -> &[TransactionRecord] {
         &self.transactions
     }
 
     /// Operations applied.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert_eq!(report.committed(), 1);
+    /// # Ok(()) }
+    /// ```
     pub fn committed(&self) -> usize {
         self.outcomes.iter().filter(|o| o.is_committed()).count()
     }
 
     /// Operations not applied (failed, rolled back or not sent).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert_eq!(report.not_committed(), 2); // one failed, one rolled back with it
+    /// # Ok(()) }
+    /// ```
     pub fn not_committed(&self) -> usize {
         self.outcomes.len() - self.committed()
     }
 
     /// The error that stopped reading the input, if any.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use futures::stream;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// let clean = BulkWriter::new(&client)
+    ///     .write_iter([WriteOp::insert("Logs", DynamicEntity::new("p", "1"))])
+    ///     .await;
+    /// assert!(clean.input_error().is_none());
+    /// let source = stream::iter([Err(tablekit::Error::Configuration("unreadable".into()))]);
+    /// let broken = BulkWriter::new(&client).write(source).await;
+    /// assert!(matches!(broken.input_error(), Some(tablekit::Error::Configuration(_))));
+    /// # Ok(()) }
+    /// ```
     pub fn input_error(&self) -> Option<&Error> {
         self.input_error.as_ref()
     }
 
     /// Whether every input was read and applied.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert!(!report.is_complete());
+    /// let retry = [WriteOp::upsert("Logs", DynamicEntity::new("a", "1"))];
+    /// assert!(BulkWriter::new(&client).write_iter(retry).await.is_complete());
+    /// # Ok(()) }
+    /// ```
     pub fn is_complete(&self) -> bool {
         self.input_error.is_none() && self.outcomes.iter().all(ItemOutcome::is_committed)
     }
 
     /// How many inputs from the start were all applied: where a resumed run starts.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = vec![
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "1")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops.clone()).await;
+    /// assert_eq!(report.committed_prefix(), 2);
+    /// let rest = &ops[report.committed_prefix()..]; // what a resumed run sends
+    /// assert_eq!(rest.len(), 1);
+    /// # Ok(()) }
+    /// ```
     pub fn committed_prefix(&self) -> usize {
         self.outcomes
             .iter()
@@ -466,6 +849,31 @@ impl BulkReport {
 
     /// The errors of failed operations, with their input indices (each shared error once
     /// per operation).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::client::TableServiceClient;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let table = client.table_named::<DynamicEntity>("Logs");
+    /// # table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
+    /// let ops = [
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "0")),
+    ///     WriteOp::insert("Logs", DynamicEntity::new("a", "1")), // 409: fails its transaction
+    ///     WriteOp::insert("Logs", DynamicEntity::new("b", "0")),
+    /// ];
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// let failures: Vec<_> = report.failures().collect();
+    /// assert_eq!(failures.len(), 1);
+    /// let (index, error) = failures[0];
+    /// assert_eq!(index, 1);
+    /// assert_eq!(error.code(), Some("EntityAlreadyExists"));
+    /// # Ok(()) }
+    /// ```
     pub fn failures(&self) -> impl Iterator<Item = (usize, &Error)> {
         self.outcomes
             .iter()

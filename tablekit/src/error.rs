@@ -17,6 +17,18 @@ use crate::record::RecordError;
 use crate::split::SplitError;
 
 /// A `Result` whose error is tablekit's [`Error`].
+///
+/// ```
+/// fn check_names(names: &[&str]) -> tablekit::Result<usize> {
+///     for name in names {
+///         tablekit::limits::validate_table_name(name)?; // `InvalidInput` converts into `Error`
+///     }
+///     Ok(names.len())
+/// }
+/// assert_eq!(check_names(&["Gamers", "Orders"])?, 2);
+/// assert!(check_names(&["x"]).unwrap_err().is_invalid_input());
+/// # Ok::<(), tablekit::Error>(())
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in tablekit.
@@ -104,6 +116,13 @@ fn batch_message(index: Option<usize>, source: &ServiceError) -> String {
 
 impl Error {
     /// An error reading property `name`.
+    ///
+    /// ```
+    /// use tablekit::{Error, ValueError};
+    /// let err = Error::property("Level", ValueError::Invalid("unknown level 7".into()));
+    /// assert!(matches!(&err, Error::Property { property, .. } if property == "Level"));
+    /// assert_eq!(err.to_string(), "property `Level`: unknown level 7");
+    /// ```
     pub fn property(name: &str, source: ValueError) -> Self {
         Error::Property {
             property: name.to_owned(),
@@ -112,6 +131,16 @@ impl Error {
     }
 
     /// A decode error about `what`.
+    ///
+    /// ```
+    /// use tablekit::Error;
+    /// let err = Error::decode("backup header", "wrong magic bytes");
+    /// assert!(matches!(err, Error::Decode { .. }));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "cannot decode backup header: wrong magic bytes"
+    /// );
+    /// ```
     pub fn decode(what: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Decode {
             what: what.into(),
@@ -120,6 +149,23 @@ impl Error {
     }
 
     /// Whether the input was refused before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// let mut bad = DynamicEntity::new("a/b", "");
+    /// let err = table.insert(&mut bad).await.unwrap_err();
+    /// assert!(err.is_invalid_input()); // '/' cannot appear in a key
+    /// assert_eq!(emulator.requests().total(), 0); // nothing was sent
+    /// # Ok(()) }
+    /// ```
     pub fn is_invalid_input(&self) -> bool {
         matches!(self, Error::InvalidInput(_))
     }
@@ -140,26 +186,109 @@ impl Error {
     }
 
     /// The HTTP status the service answered with, if it answered.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Missing");
+    /// let err = table.get("p", "r").await.unwrap_err(); // the table does not exist
+    /// assert_eq!(err.status(), Some(404));
+    /// // refused before sending: the service never answered
+    /// let err = client.create_table("x").await.unwrap_err();
+    /// assert_eq!(err.status(), None);
+    /// # Ok(()) }
+    /// ```
     pub fn status(&self) -> Option<u16> {
         self.service_error().map(ServiceError::status)
     }
 
     /// The service's error code (`EntityAlreadyExists`, `TableNotFound`, ...), if any.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// client.create_table("Gamers").await?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert_eq!(err.code(), Some("TableAlreadyExists"));
+    /// # Ok(()) }
+    /// ```
     pub fn code(&self) -> Option<&str> {
         self.service_error().and_then(ServiceError::code)
     }
 
     /// 404: the table or entity does not exist.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let err = client.delete_table("Missing").await.unwrap_err();
+    /// assert!(err.is_not_found());
+    /// # Ok(()) }
+    /// ```
     pub fn is_not_found(&self) -> bool {
         self.status() == Some(404)
     }
 
     /// 409: the table or entity already exists (or the table is being deleted).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// table.insert(&mut dragon).await?;
+    /// let mut again = DynamicEntity::new("eu", "dragon");
+    /// let err = table.insert(&mut again).await.unwrap_err();
+    /// assert!(err.is_conflict()); // 409 EntityAlreadyExists
+    /// # Ok(()) }
+    /// ```
     pub fn is_conflict(&self) -> bool {
         self.status() == Some(409)
     }
 
     /// 412: the entity changed since its ETag was read (optimistic concurrency lost).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// table.create().await?;
+    /// let mut mine = DynamicEntity::new("eu", "dragon");
+    /// table.insert(&mut mine).await?;
+    /// let mut theirs = table.get("eu", "dragon").await?.expect("just inserted");
+    /// theirs.set("Score", 10);
+    /// table.merge(&mut theirs).await?; // the stored entity has a new ETag now
+    /// mine.set("Score", 20);
+    /// let err = table.merge(&mut mine).await.unwrap_err();
+    /// assert!(err.is_precondition_failed());
+    /// # Ok(()) }
+    /// ```
     pub fn is_precondition_failed(&self) -> bool {
         self.status() == Some(412)
     }
@@ -179,6 +308,22 @@ impl Error {
     }
 
     /// 429, or 503 `ServerBusy`: the service asks the client to slow down.
+    ///
+    /// ```
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503 ServerBusy
+    /// let emulator = Emulator::builder().faults(busy).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::none())
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_throttled());
+    /// # Ok(()) }
+    /// ```
     pub fn is_throttled(&self) -> bool {
         match self.status() {
             Some(429) => true,
@@ -187,13 +332,58 @@ impl Error {
         }
     }
 
-    /// Whether a retry may succeed: throttling, 408/500/502/503/504, timeouts and
-    /// transport failures.
+    /// Whether a retry may succeed: throttling, 408/500/502/503/504 (for a request or a
+    /// transaction), timeouts and transport failures.
+    ///
+    /// ```
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let failing = Faults::seeded(1).rate(Fault::InternalError, 1.0); // every request: 500
+    /// let emulator = Emulator::builder().faults(failing).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::none())
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(err.is_transient() && !err.is_throttled()); // a later attempt may succeed
+    /// emulator.set_faults(None);
+    /// client.create_table("Gamers").await?;
+    /// let err = client.create_table("Gamers").await.unwrap_err(); // 409: retrying cannot help
+    /// assert!(!err.is_transient());
+    /// # Ok(()) }
+    /// ```
     pub fn is_transient(&self) -> bool {
         match self {
             Error::Timeout(_) | Error::Transport(_) => true,
-            Error::Service(e) => crate::client::is_retryable_status(e.status()),
+            // A transaction refused as a whole (503 ServerBusy, say) applied nothing.
+            Error::Service(e) | Error::Batch { source: e, .. } => {
+                crate::client::is_retryable_status(e.status())
+            }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transaction_error(index: Option<usize>, status: u16, code: &str) -> Error {
+        let source = ServiceError::from_response(status, Some(code.to_owned()), None, b"");
+        Error::Batch {
+            index,
+            source: Box::new(source),
+        }
+    }
+
+    #[test]
+    fn a_transaction_refused_as_a_whole_is_transient_as_a_single_write_is() {
+        let busy = transaction_error(None, 503, "ServerBusy");
+        assert!(busy.is_throttled());
+        assert!(busy.is_transient());
+        let conflict = transaction_error(Some(1), 409, "EntityAlreadyExists");
+        assert!(!conflict.is_transient());
     }
 }

@@ -637,6 +637,14 @@ pub async fn chunks_are_exact_across_pages(client: &TableServiceClient) {
     assert_eq!(seen, (0..250).collect::<Vec<_>>());
     assert!(chunks.next_chunk(10).await.unwrap().is_empty());
     assert!(!chunks.has_more());
+    // Chunks that the entities fill exactly: the last page (no continuation) ends them, with
+    // no empty chunk after.
+    let mut chunks = table.query(Query::new().top(40)).chunks();
+    let mut sizes = Vec::new();
+    while chunks.has_more() {
+        sizes.push(chunks.next_chunk(50).await.unwrap().len());
+    }
+    assert_eq!(sizes, [50; 5]);
     table.delete_table().await.unwrap();
 }
 

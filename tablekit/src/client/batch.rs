@@ -25,6 +25,23 @@ use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPER
 use crate::model::{TableEntity, TableModel};
 
 /// What one operation of a transaction does.
+///
+/// ```
+/// use tablekit::client::{OperationKind, Table};
+/// use tablekit::{DynamicEntity, ETag};
+/// # let dev = "UseDevelopmentStorage=true";
+/// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+/// let table: Table = client.table_named("Orders");
+/// let mut batch = table.batch();
+/// batch.upsert_replace(&DynamicEntity::new("order-17", "line-1"))?;
+/// batch.delete_by_key("order-17", "line-2", &ETag::any())?;
+/// let deletes = batch
+///     .kinds()
+///     .filter(|k| *k == OperationKind::Delete)
+///     .count();
+/// assert_eq!(deletes, 1);
+/// # Ok::<(), tablekit::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OperationKind {
@@ -49,12 +66,16 @@ struct Operation {
 
 /// An entity group transaction on one table, built operation by operation.
 ///
-/// ```no_run
+/// ```
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::DynamicEntity;
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// let client = TableServiceClient::from_connection_string(&connection_string)?;
 /// let table = client.table_named::<DynamicEntity>("Orders");
+/// table.create().await?;
 /// let mut batch = table.batch();
 /// for line in 0..3 {
 ///     let mut e = DynamicEntity::new("order-17", format!("line-{line}"));
@@ -62,8 +83,10 @@ struct Operation {
 ///     batch.insert(&e)?;
 /// }
 /// assert!(batch.encoded_len() < 4 * 1024 * 1024);
-/// let outcome = batch.submit().await?;     // all applied, or none
+/// let outcome = batch.submit().await?; // all applied, or none
 /// assert_eq!(outcome.etags().len(), 3);
+/// let line = table.get("order-17", "line-2").await?.expect("inserted");
+/// assert_eq!(line.get::<i32>("Qty"), Some(3));
 /// # Ok(()) }
 /// ```
 pub struct Batch<M: TableModel> {
@@ -114,31 +137,181 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds an insert.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// for line in 1..=3 {
+    ///     let mut e = DynamicEntity::new("order-17", format!("line-{line}"));
+    ///     e.set("Qty", line);
+    ///     batch.insert(&e)?;
+    /// }
+    /// // another partition cannot join: refused when added, and the batch is unchanged
+    /// let other = DynamicEntity::new("order-18", "line-1");
+    /// assert!(batch.insert(&other).unwrap_err().is_invalid_input());
+    /// batch.submit().await?;
+    /// assert_eq!(table.query_all().count().await?, 3);
+    /// # Ok(()) }
+    /// ```
     pub fn insert(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::Insert, entity.as_dynamic())
     }
 
     /// Adds an insert-or-merge.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// # let mut stored = DynamicEntity::new("eu", "dragon");
+    /// # stored.set("Tag", "Dragon");
+    /// # table.insert(&mut stored).await?;
+    /// let mut update = DynamicEntity::new("eu", "dragon");
+    /// update.set("Score", 30);
+    /// let mut batch = table.batch();
+    /// batch.upsert_merge(&update)?;
+    /// batch.upsert_merge(&DynamicEntity::new("eu", "wyvern"))?; // does not exist yet: inserted
+    /// batch.submit().await?;
+    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(dragon.get::<String>("Tag").as_deref(), Some("Dragon")); // kept
+    /// assert_eq!(dragon.get::<i32>("Score"), Some(30));
+    /// assert!(table.get("eu", "wyvern").await?.is_some());
+    /// # Ok(()) }
+    /// ```
     pub fn upsert_merge(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::UpsertMerge, entity.as_dynamic())
     }
 
     /// Adds an insert-or-replace.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// # let mut stored = DynamicEntity::new("eu", "dragon");
+    /// # stored.set("Tag", "Dragon");
+    /// # table.insert(&mut stored).await?;
+    /// let mut update = DynamicEntity::new("eu", "dragon");
+    /// update.set("Score", 30);
+    /// let mut batch = table.batch();
+    /// batch.upsert_replace(&update)?;
+    /// batch.submit().await?;
+    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
+    /// assert!(!dragon.contains("Tag")); // replaced entirely
+    /// assert_eq!(dragon.get::<i32>("Score"), Some(30));
+    /// # Ok(()) }
+    /// ```
     pub fn upsert_replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::UpsertReplace, entity.as_dynamic())
     }
 
     /// Adds a merge conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// let mut dragon = table.get("eu", "dragon").await?.expect("stored"); // carries its ETag
+    /// dragon.set("Score", 40);
+    /// let mut batch = table.batch();
+    /// batch.merge(&dragon)?;
+    /// // without an ETag the condition is unknown: refused when added
+    /// let unread = DynamicEntity::new("eu", "wyvern");
+    /// assert!(batch.merge(&unread).unwrap_err().is_invalid_input());
+    /// batch.submit().await?;
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(stored.get::<i32>("Score"), Some(40));
+    /// # Ok(()) }
+    /// ```
     pub fn merge(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::Merge, entity.as_dynamic())
     }
 
     /// Adds a replace conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, ETag};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// # let mut stored = DynamicEntity::new("eu", "dragon");
+    /// # stored.set("Tag", "Dragon");
+    /// # table.insert(&mut stored).await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Score", 50);
+    /// dragon.set_etag(Some(ETag::any())); // whatever version is stored
+    /// let mut batch = table.batch();
+    /// batch.replace(&dragon)?;
+    /// batch.submit().await?;
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert!(!stored.contains("Tag"));
+    /// assert_eq!(stored.get::<i32>("Score"), Some(50));
+    /// # Ok(()) }
+    /// ```
     pub fn replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::Replace, entity.as_dynamic())
     }
 
     /// Adds a delete conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Gamers");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "wyvern")).await?;
+    /// let mut batch = table.batch();
+    /// for gamer in table.query_all().collect_all().await? {
+    ///     batch.delete(&gamer)?; // If-Match: the ETag just read
+    /// }
+    /// batch.submit().await?;
+    /// assert_eq!(table.query_all().count().await?, 0);
+    /// # Ok(()) }
+    /// ```
     pub fn delete(&mut self, entity: &M::Entity) -> Result<()> {
         let dynamic = entity.as_dynamic();
         let etag = required_etag(dynamic)?;
@@ -146,6 +319,28 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, ETag};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
+    /// # table.insert(&mut DynamicEntity::new("order-17", "line-2")).await?;
+    /// let mut batch = table.batch();
+    /// for line in ["line-1", "line-2"] {
+    ///     batch.delete_by_key("order-17", line, &ETag::any())?; // no need to read them first
+    /// }
+    /// batch.submit().await?;
+    /// assert!(table.get("order-17", "line-1").await?.is_none());
+    /// # Ok(()) }
+    /// ```
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
         limits::validate_key(KeyKind::PartitionKey, partition_key)?;
         limits::validate_key(KeyKind::RowKey, row_key)?;
@@ -159,32 +354,128 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// How many operations the transaction holds.
+    ///
+    /// ```
+    /// use tablekit::client::Table;
+    /// use tablekit::{DynamicEntity, ETag};
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.delete_by_key("order-17", "line-2", &ETag::any())?;
+    /// assert_eq!(batch.len(), 2);
+    /// // line-1 is in the batch already: refused, and not counted
+    /// let repeat = DynamicEntity::new("order-17", "line-1");
+    /// assert!(batch.insert(&repeat).is_err());
+    /// assert_eq!(batch.len(), 2);
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.operations.len()
     }
 
     /// Whether it holds none.
+    ///
+    /// ```
+    /// use tablekit::client::Table;
+    /// use tablekit::DynamicEntity;
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// assert!(batch.is_empty());
+    /// let bad = DynamicEntity::new("order/17", "line-1"); // '/' cannot appear in a key
+    /// assert!(batch.insert(&bad).is_err());
+    /// assert!(batch.is_empty()); // a refused operation is not added
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.operations.is_empty()
     }
 
     /// The PartitionKey all operations share (`None` while empty).
+    ///
+    /// ```
+    /// use tablekit::client::Table;
+    /// use tablekit::DynamicEntity;
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// assert_eq!(batch.partition_key(), None);
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// assert_eq!(batch.partition_key(), Some("order-17"));
+    /// let other = DynamicEntity::new("order-18", "line-1");
+    /// let err = batch.insert(&other).unwrap_err().to_string();
+    /// assert!(err.contains("the transaction is for `order-17`"));
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn partition_key(&self) -> Option<&str> {
         self.partition_key.as_deref()
     }
 
     /// The kinds of the operations, in order.
+    ///
+    /// ```
+    /// use tablekit::client::OperationKind::{Delete, Insert, UpsertMerge};
+    /// use tablekit::client::Table;
+    /// use tablekit::{DynamicEntity, ETag};
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.upsert_merge(&DynamicEntity::new("order-17", "line-2"))?;
+    /// batch.delete_by_key("order-17", "line-3", &ETag::any())?;
+    /// assert_eq!(
+    ///     batch.kinds().collect::<Vec<_>>(),
+    ///     [Insert, UpsertMerge, Delete]
+    /// );
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn kinds(&self) -> impl ExactSizeIterator<Item = OperationKind> + '_ {
         self.operations.iter().map(|o| o.kind)
     }
 
     /// The exact size in bytes of the body [`submit`](Self::submit) would send now (at most
     /// 4 MiB: an operation that would pass the limit is refused by the method adding it).
+    ///
+    /// ```
+    /// use tablekit::client::Table;
+    /// use tablekit::DynamicEntity;
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// let frame = batch.encoded_len(); // the boundaries alone
+    /// let mut line = DynamicEntity::new("order-17", "line-1");
+    /// line.set("Note", "x".repeat(1000));
+    /// batch.insert(&line)?;
+    /// assert!(batch.encoded_len() > frame + 1000);
+    /// assert_eq!(batch.encoded_len(), batch.encode().len()); // exact, not an estimate
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     pub fn encoded_len(&self) -> usize {
         self.frame_len + self.parts_len
     }
 
     /// The `multipart/mixed` body as it would be sent.
+    ///
+    /// ```
+    /// use tablekit::client::Table;
+    /// use tablekit::{DynamicEntity, ETag};
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// batch.delete_by_key("order-17", "line 1", &ETag::any())?;
+    /// let body = String::from_utf8(batch.encode())?;
+    /// let path = "/devstoreaccount1/Orders(PartitionKey='order-17',RowKey='line%201')";
+    /// assert!(body.contains(&format!("DELETE http://127.0.0.1:10002{path} HTTP/1.1\r\n")));
+    /// assert!(body.contains("If-Match: *\r\n"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn encode(&self) -> Vec<u8> {
         let mut body = Vec::with_capacity(self.encoded_len());
         body.extend_from_slice(self.head().as_bytes());
@@ -196,6 +487,23 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// The request's `Content-Type`, naming the boundary.
+    ///
+    /// ```
+    /// use tablekit::client::Table;
+    /// use tablekit::DynamicEntity;
+    /// # let dev = "UseDevelopmentStorage=true";
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
+    /// let table: Table = client.table_named("Orders");
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// let content_type = batch.content_type();
+    /// let boundary = content_type
+    ///     .strip_prefix("multipart/mixed; boundary=")
+    ///     .unwrap();
+    /// let body = String::from_utf8(batch.encode())?;
+    /// assert!(body.starts_with(&format!("--{boundary}\r\n")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn content_type(&self) -> String {
         format!("multipart/mixed; boundary={}", self.batch_boundary)
     }
@@ -203,6 +511,34 @@ impl<M: TableModel> Batch<M> {
     /// Sends the transaction. On success every operation was applied and the outcome holds
     /// their new ETags; on failure none was, and the error is [`Error::Batch`] with the failing
     /// operation's index and the service's error.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Error};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+    /// let outcome = batch.submit().await?; // both applied
+    /// assert_eq!(outcome.results().len(), 2);
+    ///
+    /// // line-2 exists now: the whole transaction fails, so line-3 is not inserted either
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-3"))?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+    /// let err = batch.submit().await.unwrap_err();
+    /// assert!(matches!(err, Error::Batch { index: Some(1), .. }));
+    /// assert!(err.is_conflict());
+    /// assert!(table.get("order-17", "line-3").await?.is_none());
+    /// # Ok(()) }
+    /// ```
     pub async fn submit(self) -> Result<BatchOutcome> {
         if self.operations.is_empty() {
             return Err(InvalidInput::EmptyBatch.into());
@@ -254,7 +590,9 @@ impl<M: TableModel> Batch<M> {
         Ok(BatchOutcome {
             results: parts
                 .into_iter()
-                .map(|p| OperationResult {
+                .zip(&self.operations)
+                .map(|(p, operation)| OperationResult {
+                    kind: operation.kind,
                     status: p.status,
                     etag: p.header("etag").map(ETag::new),
                 })
@@ -398,25 +736,134 @@ fn failing_index(message: &str) -> Option<usize> {
 }
 
 /// What a successful transaction answered, per operation, in order.
+///
+/// ```
+/// # use tablekit::client::Table;
+/// # use tablekit::DynamicEntity;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// # let client =
+/// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+/// let table: Table = client.table_named("Orders");
+/// # table.create().await?;
+/// let mut batch = table.batch();
+/// batch.upsert_replace(&DynamicEntity::new("order-17", "line-1"))?;
+/// let outcome = batch.submit().await?;
+/// let stored = table.get("order-17", "line-1").await?.expect("written");
+/// assert_eq!(outcome.etags(), [stored.etag()]); // the version now stored
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchOutcome {
     results: Vec<OperationResult>,
 }
 
 /// One operation's answer in a successful transaction.
+///
+/// ```
+/// # use tablekit::client::Table;
+/// # use tablekit::{DynamicEntity, ETag};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// # let client =
+/// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+/// let table: Table = client.table_named("Orders");
+/// # table.create().await?;
+/// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
+/// let mut batch = table.batch();
+/// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+/// batch.delete_by_key("order-17", "line-1", &ETag::any())?;
+/// let outcome = batch.submit().await?;
+/// let (insert, delete) = (&outcome.results()[0], &outcome.results()[1]);
+/// assert!(insert.etag().is_some());
+/// assert!(delete.etag().is_none()); // nothing is stored any more
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OperationResult {
+    kind: OperationKind,
     status: u16,
     etag: Option<ETag>,
 }
 
 impl OperationResult {
+    /// What the operation was, in the order operations were added.
+    ///
+    /// ```
+    /// # use tablekit::client::{OperationKind, Table};
+    /// # use tablekit::{DynamicEntity, ETag};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
+    /// let mut batch = table.batch();
+    /// batch.delete_by_key("order-17", "line-1", &ETag::any())?;
+    /// batch.upsert_replace(&DynamicEntity::new("order-17", "line-2"))?;
+    /// let outcome = batch.submit().await?;
+    /// let kinds: Vec<_> = outcome.results().iter().map(|r| r.kind()).collect();
+    /// assert_eq!(kinds, [OperationKind::Delete, OperationKind::UpsertReplace]);
+    /// # Ok(()) }
+    /// ```
+    pub fn kind(&self) -> OperationKind {
+        self.kind
+    }
+
     /// The HTTP status (201 or 204).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.upsert_merge(&DynamicEntity::new("order-17", "line-2"))?;
+    /// let outcome = batch.submit().await?;
+    /// let (insert, merge) = (&outcome.results()[0], &outcome.results()[1]);
+    /// assert!(matches!(insert.status(), 201 | 204)); // services differ here
+    /// assert_eq!(merge.status(), 204);
+    /// # Ok(()) }
+    /// ```
     pub fn status(&self) -> u16 {
         self.status
     }
 
     /// The entity's new ETag (`None` for a delete).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// let outcome = batch.submit().await?;
+    /// let etag = outcome.results()[0].etag().expect("a write has a new ETag");
+    /// let stored = table.get("order-17", "line-1").await?.expect("inserted");
+    /// assert_eq!(stored.etag(), Some(etag));
+    /// # Ok(()) }
+    /// ```
     pub fn etag(&self) -> Option<&ETag> {
         self.etag.as_ref()
     }
@@ -424,22 +871,96 @@ impl OperationResult {
 
 impl BatchOutcome {
     /// The per-operation results, in the order the operations were added.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// for line in 1..=3 {
+    ///     batch.insert(&DynamicEntity::new("order-17", format!("line-{line}")))?;
+    /// }
+    /// let outcome = batch.submit().await?;
+    /// assert_eq!(outcome.results().len(), 3); // one per operation, in order
+    /// # Ok(()) }
+    /// ```
     pub fn results(&self) -> &[OperationResult] {
         &self.results
     }
 
     /// The new ETags, in operation order (`None` for deletes).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, ETag};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
+    /// let mut batch = table.batch();
+    /// batch.delete_by_key("order-17", "line-1", &ETag::any())?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+    /// let outcome = batch.submit().await?;
+    /// let etags = outcome.etags();
+    /// assert_eq!(etags[0], None); // the delete
+    /// assert!(etags[1].is_some());
+    /// # Ok(()) }
+    /// ```
     pub fn etags(&self) -> Vec<Option<&ETag>> {
         self.results.iter().map(OperationResult::etag).collect()
     }
 
     /// Records the new ETags on the entities written, given in the order they were added
     /// (skip deletes).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut lines = vec![
+    ///     DynamicEntity::new("order-17", "line-1"),
+    ///     DynamicEntity::new("order-17", "line-2"),
+    /// ];
+    /// let mut batch = table.batch();
+    /// for line in &lines {
+    ///     batch.insert(line)?;
+    /// }
+    /// batch.submit().await?.record_etags(&mut lines);
+    /// let stored = table.get("order-17", "line-2").await?.expect("inserted");
+    /// assert_eq!(lines[1].etag(), stored.etag());
+    /// lines[0].set("Qty", 5);
+    /// table.merge(&mut lines[0]).await?; // If-Match: the ETag the transaction returned
+    /// # Ok(()) }
+    /// ```
     pub fn record_etags<'a, E: TableEntity + 'a>(
         &self,
         entities: impl IntoIterator<Item = &'a mut E>,
     ) {
-        let written = self.results.iter().filter(|r| r.etag.is_some());
+        // Paired by kind, not by the ETag's presence: a write answered without one must
+        // not hand its neighbour's ETag to the wrong entity.
+        let written = self
+            .results
+            .iter()
+            .filter(|r| r.kind != OperationKind::Delete);
         for (entity, result) in entities.into_iter().zip(written) {
             entity.as_dynamic_mut().set_etag(result.etag.clone());
         }
@@ -449,6 +970,27 @@ impl BatchOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn etags_go_to_the_writes_they_belong_to_even_when_one_is_missing() {
+        let result = |kind, etag: Option<&str>| OperationResult {
+            kind,
+            status: 204,
+            etag: etag.map(ETag::new),
+        };
+        let outcome = BatchOutcome {
+            results: vec![
+                result(OperationKind::Delete, None),
+                result(OperationKind::Insert, None),
+                result(OperationKind::Merge, Some("W/\"b\"")),
+            ],
+        };
+        let mut entities = [DynamicEntity::new("p", "1"), DynamicEntity::new("p", "2")];
+        entities[0].set_etag(Some(ETag::new("W/\"stale\"")));
+        outcome.record_etags(&mut entities);
+        assert_eq!(entities[0].etag(), None);
+        assert_eq!(entities[1].etag().map(ETag::as_str), Some("W/\"b\""));
+    }
 
     #[test]
     fn reads_the_failing_index() {

@@ -41,6 +41,18 @@ pub struct Page<E> {
 
 impl<E> Page<E> {
     /// A page of `entities`, followed by `continuation` if more remain.
+    ///
+    /// ```
+    /// use tablekit::client::{ContinuationToken, Page};
+    /// use tablekit::DynamicEntity;
+    /// // e.g. a fake repository in a test hands out pages as the service would
+    /// let page = Page::new(
+    ///     vec![DynamicEntity::new("eu", "dragon")],
+    ///     Some(ContinuationToken::new("1!4!ZXU-", None)),
+    /// );
+    /// assert_eq!(page.len(), 1);
+    /// assert!(page.continuation().is_some());
+    /// ```
     pub fn new(entities: Vec<E>, continuation: Option<ContinuationToken>) -> Self {
         Page {
             entities,
@@ -49,26 +61,122 @@ impl<E> Page<E> {
     }
 
     /// The entities on this page (possibly none, even when more follow).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let keys: Vec<&str> = page.entities().iter().map(|e| e.row_key()).collect();
+    /// assert_eq!(keys, ["player-1", "player-2"]);
+    /// # Ok(()) }
+    /// ```
     pub fn entities(&self) -> &[E] {
         &self.entities
     }
 
     /// The entities, by value.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let mut players = page.into_entities(); // owned: no clone to keep or change them
+    /// players[0].set("Seen", true);
+    /// assert_eq!(players.len(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn into_entities(self) -> Vec<E> {
         self.entities
     }
 
     /// Where the next page starts; `None` on the last page.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let first = table.query(Query::new().top(2)).first_page().await?;
+    /// let token = first.continuation().expect("a third follows").clone();
+    /// let last = table.query(Query::new().top(2)).resume_from(token);
+    /// let last = last.first_page().await?;
+    /// assert_eq!(last.len(), 1);
+    /// assert!(last.continuation().is_none());
+    /// # Ok(()) }
+    /// ```
     pub fn continuation(&self) -> Option<&ContinuationToken> {
         self.continuation.as_ref()
     }
 
     /// How many entities this page holds.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// assert_eq!(page.len(), 2); // at most `top`
+    /// # Ok(()) }
+    /// ```
     pub fn len(&self) -> usize {
         self.entities.len()
     }
 
     /// Whether this page holds no entity.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::Query;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// let table: Table = client.table_named("Players");
+    /// let q = Query::new().filter_raw("PartitionKey eq 'mars'");
+    /// let page = table.query(q).first_page().await?;
+    /// assert!(page.is_empty()); // nothing matches: an empty page, not an error
+    /// # Ok(()) }
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.entities.is_empty()
     }
@@ -85,25 +193,41 @@ impl<E> IntoIterator for Page<E> {
 
 /// A query ready to run on one table: choose how to consume it.
 ///
-/// ```no_run
+/// ```
 /// use futures::TryStreamExt;
 /// use tablekit::client::TableServiceClient;
 /// use tablekit::{DynamicEntity, Query};
-/// # async fn run() -> tablekit::Result<()> {
-/// let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// # emulator.create_table("Players")?;
+/// # let players = (1..=25).map(|i| DynamicEntity::new("eu", format!("player-{i:02}")));
+/// # let elsewhere = DynamicEntity::new("us", "player-01");
+/// # emulator.seed("Players", players.chain([elsewhere]))?;
+/// let client = TableServiceClient::from_connection_string(&connection_string)?;
 /// let table = client.table_named::<DynamicEntity>("Players");
 /// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
 ///
+/// let mut seen = 0;
 /// let mut pages = table.query(q.clone()).pages();
 /// while let Some(page) = pages.try_next().await? {
-///     for player in page { println!("{}", player.row_key()); }
+///     for player in page {
+///         assert_eq!(player.partition_key(), "eu");
+///         seen += 1;
+///     }
 /// }
+/// assert_eq!(seen, 25);
 ///
 /// // web paging: one page and a token to come back with
 /// let page = table.query(q.clone().top(20)).first_page().await?;
-/// if let Some(token) = page.continuation() {
-///     let next = table.query(q.top(20)).resume_from(token.to_string().parse()?).first_page().await?;
-/// }
+/// assert_eq!(page.len(), 20);
+/// let token = page.continuation().expect("25 players: more follow");
+/// let link = token.to_string(); // e.g. in a "next" link
+/// let next = table.query(q.top(20)).resume_from(link.parse()?);
+/// let next = next.first_page().await?;
+/// assert_eq!(next.len(), 5);
+/// assert!(next.continuation().is_none()); // the last page
 /// # Ok(()) }
 /// ```
 pub struct EntityQuery<M: TableModel> {
@@ -134,16 +258,29 @@ impl<M: TableModel> EntityQuery<M> {
     /// [`count`]: EntityQuery::count
     /// [`collect_all`]: EntityQuery::collect_all
     ///
-    /// ```no_run
+    /// ```
     /// use futures::TryStreamExt;
     /// # use tablekit::client::TableServiceClient;
     /// # use tablekit::DynamicEntity;
-    /// # async fn run() -> tablekit::Result<()> {
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let mut pages = client.table_named::<DynamicEntity>("Logs").query_all().read_ahead(true).pages();
+    /// # use tablekit_testing::Operation;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client = TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Logs")?;
+    /// # let entries = (0..2500).map(|i| DynamicEntity::new("app", format!("{i:04}")));
+    /// # emulator.seed("Logs", entries)?;
+    /// let logs = client.table_named::<DynamicEntity>("Logs");
+    /// let mut pages = logs.query_all().read_ahead(true).pages();
+    /// let mut sizes = Vec::new();
     /// while let Some(page) = pages.try_next().await? {
-    ///     println!("{} entities", page.len()); // the next page is on its way meanwhile
+    ///     sizes.push(page.len()); // the next page is on its way meanwhile
     /// }
+    /// // 2500 entities, in pages of at most 1000
+    /// assert_eq!(sizes, [1000, 1000, 500]);
+    /// // and no request went past the last page
+    /// assert_eq!(emulator.requests().count(Operation::Query), 3);
     /// # Ok(()) }
     /// ```
     pub fn read_ahead(mut self, on: bool) -> Self {
@@ -152,17 +289,83 @@ impl<M: TableModel> EntityQuery<M> {
     }
 
     /// Starts where an earlier page's [`continuation`](Page::continuation) pointed.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let q = Query::new().top(2);
+    /// let first = table.query(q.clone()).first_page().await?;
+    /// let link = first.continuation().expect("more follow").to_string(); // e.g. in a "next" link
+    ///
+    /// // a later request, from the link
+    /// let second = table.query(q).resume_from(link.parse()?);
+    /// let second = second.first_page().await?;
+    /// assert_eq!(second.entities()[0].row_key(), "player-3");
+    /// # Ok(()) }
+    /// ```
     pub fn resume_from(mut self, token: ContinuationToken) -> Self {
         self.start = Some(token);
         self
     }
 
     /// The first page only (from the resume point, if any), with its continuation token.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let page = table.query(Query::new().top(2)).first_page().await?; // one request
+    /// assert_eq!(page.len(), 2);
+    /// assert!(page.continuation().is_some());
+    /// # Ok(()) }
+    /// ```
     pub async fn first_page(self) -> Result<Page<M::Entity>> {
         fetch_page(&self.table, &self.query, self.start.as_ref()).await
     }
 
     /// Every page, following continuations until the service has no more.
+    ///
+    /// ```
+    /// use futures::TryStreamExt;
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let mut sizes = Vec::new();
+    /// let mut pages = table.query(Query::new().top(2)).pages();
+    /// while let Some(page) = pages.try_next().await? {
+    ///     sizes.push(page.len());
+    /// }
+    /// assert_eq!(sizes, [2, 2, 1]);
+    /// # Ok(()) }
+    /// ```
     pub fn pages(self) -> BoxStream<'static, Result<Page<M::Entity>>> {
         let EntityQuery {
             table,
@@ -217,6 +420,30 @@ impl<M: TableModel> EntityQuery<M> {
     }
 
     /// Every entity, across pages.
+    ///
+    /// ```
+    /// use futures::TryStreamExt;
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let mut players = table.query(Query::new().top(2)).entities(); // pages of 2, one stream
+    /// let mut seen = 0;
+    /// while let Some(player) = players.try_next().await? {
+    ///     assert_eq!(player.partition_key(), "eu");
+    ///     seen += 1;
+    /// }
+    /// assert_eq!(seen, 5);
+    /// # Ok(()) }
+    /// ```
     pub fn entities(self) -> BoxStream<'static, Result<M::Entity>> {
         self.pages()
             .map_ok(|page| stream::iter(page.into_entities().into_iter().map(Ok)))
@@ -225,6 +452,26 @@ impl<M: TableModel> EntityQuery<M> {
     }
 
     /// A chunker returning exactly `n` entities per call across pages.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// assert_eq!(chunks.next_chunk(3).await?.len(), 3); // across two pages
+    /// assert_eq!(chunks.next_chunk(3).await?.len(), 2); // fewer only at the end
+    /// assert!(chunks.next_chunk(3).await?.is_empty());
+    /// # Ok(()) }
+    /// ```
     pub fn chunks(self) -> Chunker<M::Entity> {
         Chunker {
             pages: self.pages(),
@@ -235,6 +482,24 @@ impl<M: TableModel> EntityQuery<M> {
 
     /// Counts the matching entities (reading every page, with
     /// [read-ahead](EntityQuery::read_ahead)).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let q = Query::new().filter_raw("RowKey ge 'player-3'");
+    /// assert_eq!(table.query(q).count().await?, 3);
+    /// # Ok(()) }
+    /// ```
     pub async fn count(self) -> Result<usize> {
         self.read_ahead(true)
             .pages()
@@ -244,6 +509,26 @@ impl<M: TableModel> EntityQuery<M> {
 
     /// Collects every matching entity into memory (with [read-ahead](EntityQuery::read_ahead)):
     /// only for results known to be small.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let q = Query::new().filter_raw("RowKey le 'player-2'");
+    /// let players = table.query(q).collect_all().await?;
+    /// let keys: Vec<&str> = players.iter().map(|p| p.row_key()).collect();
+    /// assert_eq!(keys, ["player-1", "player-2"]);
+    /// # Ok(()) }
+    /// ```
     pub async fn collect_all(self) -> Result<Vec<M::Entity>> {
         self.read_ahead(true).entities().try_collect().await
     }
@@ -252,16 +537,25 @@ impl<M: TableModel> EntityQuery<M> {
 /// Hands out query results in chunks of exactly the requested size, across page boundaries,
 /// keeping leftovers for the next call (the seed's `TakeAsync(chunkSize)`).
 ///
-/// ```no_run
+/// ```
 /// # use tablekit::client::TableServiceClient;
 /// # use tablekit::DynamicEntity;
-/// # async fn run() -> tablekit::Result<()> {
-/// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-/// let mut chunks = client.table_named::<DynamicEntity>("Logs").query_all().chunks();
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let connection_string = emulator.connection_string();
+/// # let client = TableServiceClient::from_connection_string(&connection_string)?;
+/// # emulator.create_table("Logs")?;
+/// # let entries = (0..1100).map(|i| DynamicEntity::new("app", format!("{i:04}")));
+/// # emulator.seed("Logs", entries)?;
+/// let logs = client.table_named::<DynamicEntity>("Logs");
+/// let mut chunks = logs.query_all().chunks(); // 1100 entities: pages of 1000 and 100
+/// let mut sizes = Vec::new();
 /// while chunks.has_more() {
 ///     let chunk = chunks.next_chunk(250).await?; // 250 entities, fewer only at the end
-///     println!("{}", chunk.len());
+///     sizes.push(chunk.len());
 /// }
+/// assert_eq!(sizes, [250, 250, 250, 250, 100]);
 /// # Ok(()) }
 /// ```
 pub struct Chunker<E> {
@@ -272,10 +566,34 @@ pub struct Chunker<E> {
 
 impl<E: TableEntity> Chunker<E> {
     /// The next `n` entities; fewer only when the results end (empty once they have).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let chunk = chunks.next_chunk(3).await?; // pages of 2: one and a half pages
+    /// let keys: Vec<&str> = chunk.iter().map(|p| p.row_key()).collect();
+    /// assert_eq!(keys, ["player-1", "player-2", "player-3"]);
+    /// assert_eq!(chunks.next_chunk(3).await?[0].row_key(), "player-4"); // the leftover comes first
+    /// # Ok(()) }
+    /// ```
     pub async fn next_chunk(&mut self, n: usize) -> Result<Vec<E>> {
         while self.buffer.len() < n && !self.exhausted {
             match self.pages.try_next().await? {
-                Some(page) => self.buffer.extend(page.into_entities()),
+                Some(page) => {
+                    let entities = self.take(page);
+                    self.buffer.extend(entities);
+                }
                 None => self.exhausted = true,
             }
         }
@@ -285,6 +603,27 @@ impl<E: TableEntity> Chunker<E> {
 
     /// The next server page as it came (possibly empty while more follow), after any
     /// leftovers; `None` when the results have ended.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// chunks.next_chunk(3).await?; // players 1 to 3: player-4 is left over
+    /// assert_eq!(chunks.next_page().await?.map(|p| p.len()), Some(1)); // the leftover
+    /// assert_eq!(chunks.next_page().await?.map(|p| p.len()), Some(1)); // the last page: player-5
+    /// assert!(chunks.next_page().await?.is_none());
+    /// # Ok(()) }
+    /// ```
     pub async fn next_page(&mut self) -> Result<Option<Vec<E>>> {
         if !self.buffer.is_empty() {
             return Ok(Some(self.buffer.drain(..).collect()));
@@ -293,7 +632,7 @@ impl<E: TableEntity> Chunker<E> {
             return Ok(None);
         }
         match self.pages.try_next().await? {
-            Some(page) => Ok(Some(page.into_entities())),
+            Some(page) => Ok(Some(self.take(page))),
             None => {
                 self.exhausted = true;
                 Ok(None)
@@ -301,9 +640,40 @@ impl<E: TableEntity> Chunker<E> {
         }
     }
 
-    /// Whether more entities may follow (leftovers, or pages not yet read).
+    /// Whether more entities may follow (leftovers, or pages not yet read): false as soon as
+    /// the last page's entities are all taken.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let players = (1..=4).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
+    /// # emulator.seed("Players", players)?;
+    /// let table: Table = client.table_named("Players");
+    /// let mut chunks = table.query_all().chunks();
+    /// let mut sizes = Vec::new();
+    /// while chunks.has_more() {
+    ///     sizes.push(chunks.next_chunk(2).await?.len());
+    /// }
+    /// assert_eq!(sizes, [2, 2]); // no empty chunk after the last
+    /// # Ok(()) }
+    /// ```
     pub fn has_more(&self) -> bool {
         !self.buffer.is_empty() || !self.exhausted
+    }
+
+    /// A page's entities. A page without a continuation is the last: knowing so now lets
+    /// [`has_more`](Self::has_more) answer false once it is taken, rather than after one more
+    /// (empty) chunk when the entities fill the chunks exactly.
+    fn take(&mut self, page: Page<E>) -> Vec<E> {
+        self.exhausted = page.continuation().is_none();
+        page.into_entities()
     }
 }
 

@@ -1,16 +1,16 @@
 //! Every public item of the published crates has an example in its documentation.
 //!
 //! rustdoc's own coverage report is unstable, so this walks the sources instead: each `pub`
-//! item outside test modules and trait implementations, and each `pub` method, constant and
-//! type of an inherent `impl`. `unreachable_pub` (denied in CI) makes every such item part of
-//! the public API. Trait methods are covered by their trait's example, modules by their
-//! crate's, and the crate documentation that comes from a README is tested by `readme.rs`.
+//! item outside test modules and trait implementations, each method of a public trait, and
+//! each `pub` method, constant and type of an inherent `impl`. `unreachable_pub` (denied in
+//! CI) makes every such item part of the public API. Modules are covered by their crate's
+//! example, and the crate documentation that comes from a README is tested by `readme.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use quote::ToTokens;
-use syn::{Attribute, ImplItem, Item, Visibility};
+use syn::{Attribute, ImplItem, Item, TraitItem, Visibility};
 
 /// The source folders of the published crates, from the workspace root.
 const SOURCES: &[&str] = &[
@@ -113,10 +113,21 @@ fn public_items(items: &[Item], prefix: &str, out: &mut Vec<(String, bool)>) {
                 }
                 continue;
             }
+            Item::Trait(t) if is_public(&t.vis, &t.attrs) => {
+                out.push((format!("{prefix}{}", t.ident), has_example(&t.attrs)));
+                for member in &t.items {
+                    if let TraitItem::Fn(f) = member {
+                        if !is_test_or_hidden(&f.attrs) {
+                            let name = format!("{prefix}{}::{}", t.ident, f.sig.ident);
+                            out.push((name, has_example(&f.attrs)));
+                        }
+                    }
+                }
+                continue;
+            }
             Item::Fn(f) => (&f.attrs, &f.vis, f.sig.ident.to_string()),
             Item::Struct(s) => (&s.attrs, &s.vis, s.ident.to_string()),
             Item::Enum(e) => (&e.attrs, &e.vis, e.ident.to_string()),
-            Item::Trait(t) => (&t.attrs, &t.vis, t.ident.to_string()),
             Item::Const(c) => (&c.attrs, &c.vis, c.ident.to_string()),
             Item::Static(s) => (&s.attrs, &s.vis, s.ident.to_string()),
             Item::Type(t) => (&t.attrs, &t.vis, t.ident.to_string()),

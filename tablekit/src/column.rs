@@ -155,6 +155,16 @@ impl<M, T> fmt::Debug for Column<M, T> {
 )]
 pub trait ColumnValue<T> {
     /// The value as the column's type.
+    ///
+    /// ```
+    /// use tablekit::column::ColumnValue;
+    /// fn literal(value: impl ColumnValue<String>) -> String {
+    ///     value.into_column_value()
+    /// }
+    /// assert_eq!(literal("Ann"), "Ann");
+    /// assert_eq!(literal(&"Bo".to_owned()), "Bo");
+    /// assert_eq!(literal(String::from("Cy")), "Cy");
+    /// ```
     fn into_column_value(self) -> T;
 }
 

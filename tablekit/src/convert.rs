@@ -91,6 +91,14 @@ impl ValueError {
 )]
 pub trait IntoValue {
     /// The value to store, or `None` to leave the property absent.
+    ///
+    /// ```
+    /// use tablekit::{IntoValue, Value};
+    /// assert_eq!(7i64.into_value(), Some(Value::Int64(7)));
+    /// assert_eq!(u32::MAX.into_value(), Some(Value::Int64(4_294_967_295))); // too big for Int32
+    /// assert_eq!("Ann".into_value(), Some(Value::String("Ann".into())));
+    /// assert_eq!(None::<String>.into_value(), None);
+    /// ```
     fn into_value(self) -> Option<Value>;
 }
 
@@ -107,10 +115,28 @@ pub trait IntoValue {
 )]
 pub trait FromValue: Sized {
     /// Reads the value, reporting a type mismatch or an out-of-range number.
+    ///
+    /// ```
+    /// use tablekit::{EdmType, FromValue, Value, ValueError};
+    /// assert_eq!(i32::from_value(&Value::Int64(7)), Ok(7));
+    /// let big = i32::from_value(&Value::Int64(1 << 40));
+    /// assert!(matches!(big, Err(ValueError::OutOfRange { target: "i32", .. })));
+    /// let text = i32::from_value(&Value::String("7".into()));
+    /// assert!(matches!(text, Err(ValueError::TypeMismatch { found: EdmType::String, .. })));
+    /// ```
     fn from_value(value: &Value) -> Result<Self, ValueError>;
 
     /// What an absent property reads as, when that is a value rather than "nothing"
     /// (`Option<T>` reads an absent property as `None`).
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, FromValue};
+    /// assert_eq!(i32::from_missing(), None); // an absent `i32` is nothing
+    /// assert_eq!(<Option<i32>>::from_missing(), Some(None)); // an absent `Option` is `None`
+    /// let e = DynamicEntity::new("p", "r");
+    /// assert_eq!(e.try_get::<Option<i32>>("Score")?, Some(None));
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
     fn from_missing() -> Option<Self> {
         None
     }

@@ -267,6 +267,16 @@ impl<M> fmt::Display for Filter<M> {
 )]
 pub trait IntoFilter<M> {
     /// The filter.
+    ///
+    /// ```
+    /// use tablekit::filter::IntoFilter;
+    /// use tablekit::{Column, DynamicEntity, Filter};
+    /// fn excluding(f: impl IntoFilter<DynamicEntity>) -> Filter<DynamicEntity> {
+    ///     f.into_filter().not()
+    /// }
+    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// assert_eq!(excluding(score.gt(5)).to_string(), "not (Score gt 5)");
+    /// ```
     fn into_filter(self) -> Filter<M>;
 }
 

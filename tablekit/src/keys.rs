@@ -31,8 +31,25 @@ use crate::value::{from_ticks, to_ticks, MAX_TICKS};
 )]
 pub trait KeyPart: Sized {
     /// The part's text.
+    ///
+    /// ```
+    /// use tablekit::keys::KeyPart;
+    /// use uuid::Uuid;
+    /// assert_eq!((-3i64).to_key_part(), "-3");
+    /// assert_eq!("eu".to_owned().to_key_part(), "eu");
+    /// assert_eq!(Uuid::from_u128(1).to_key_part(), "00000000-0000-0000-0000-000000000001");
+    /// ```
     fn to_key_part(&self) -> String;
     /// The value back from its text; `None` when the text is not one.
+    ///
+    /// ```
+    /// use tablekit::keys::KeyPart;
+    /// use uuid::Uuid;
+    /// assert_eq!(i64::from_key_part("-3"), Some(-3));
+    /// assert_eq!(u8::from_key_part("256"), None); // out of range
+    /// assert_eq!(bool::from_key_part("yes"), None);
+    /// assert_eq!(Uuid::from_key_part("not-a-uuid"), None);
+    /// ```
     fn from_key_part(text: &str) -> Option<Self>;
 }
 

@@ -55,6 +55,18 @@ pub enum Field<'a> {
 /// ```
 pub trait Subject {
     /// The value of `name`, or `None` when the subject has no such property.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit_testing::filter::{Field, Subject};
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set_timestamp(Some(DateTime::UNIX_EPOCH));
+    /// e.set("Name", "Ann");
+    /// assert!(matches!(e.field("RowKey"), Some(Field::Text("r"))));
+    /// assert!(matches!(e.field("Timestamp"), Some(Field::Time(t)) if t == DateTime::UNIX_EPOCH));
+    /// assert!(matches!(e.field("Name"), Some(Field::Value(Value::String(s))) if s == "Ann"));
+    /// assert!(e.field("name").is_none()); // names are case-sensitive
+    /// ```
     fn field(&self, name: &str) -> Option<Field<'_>>;
 
     /// [`field`](Self::field) for a reader that remembers where the last subject had `name`

@@ -83,6 +83,30 @@ pub type TokenFuture<'a> =
 /// ```
 pub trait TokenProvider: Send + Sync + 'static {
     /// A currently valid access token (without the `Bearer ` prefix).
+    ///
+    /// ```
+    /// # use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    /// # use tablekit::client::{Credential, TableServiceClient, TokenFuture, TokenProvider};
+    /// static CALLS: AtomicUsize = AtomicUsize::new(0);
+    /// struct Counted;
+    /// impl TokenProvider for Counted {
+    ///     fn token(&self) -> TokenFuture<'_> {
+    ///         CALLS.fetch_add(1, Relaxed);
+    ///         Box::pin(async { Ok("eyJ0eXAi".to_owned()) })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::bearer(Counted))
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403)); // the emulator takes Shared Key and SAS only
+    /// assert_eq!(CALLS.load(Relaxed), 1); // asked for once, before the request
+    /// # Ok(()) }
+    /// ```
     fn token(&self) -> TokenFuture<'_>;
 }
 

@@ -202,14 +202,32 @@ impl fmt::Display for Progress {
 /// Receives progress reports. Implemented for every `Fn(&Progress) + Send + Sync` closure.
 ///
 /// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::sync::Arc;
 /// use tablekit::patterns::progress::{NoProgress, Progress, ProgressSink};
-/// fn takes_sink(sink: impl ProgressSink) { sink.report(&Progress::new(1, 0, None, Default::default())); }
-/// takes_sink(NoProgress);
-/// takes_sink(|p: &Progress| println!("{p}"));
+///
+/// fn takes_sink(sink: impl ProgressSink) {
+///     sink.report(&Progress::new(7, 0, None, Default::default()));
+/// }
+/// takes_sink(NoProgress); // reports nothing
+/// let items = Arc::new(AtomicU64::new(0));
+/// let seen = Arc::clone(&items);
+/// takes_sink(move |p: &Progress| seen.store(p.items(), Ordering::Relaxed));
+/// assert_eq!(items.load(Ordering::Relaxed), 7);
 /// ```
 pub trait ProgressSink: Send + Sync + 'static {
     /// Called after each unit of work and once more at the end (with
     /// [`Progress::is_finished`] true). Keep it quick: it runs on the working task.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::{Progress, ProgressSink};
+    /// static ITEMS: AtomicU64 = AtomicU64::new(0);
+    /// let sink = |p: &Progress| ITEMS.store(p.items(), Relaxed); // a closure is a sink
+    /// sink.report(&Progress::new(40, 0, Some(100), Duration::ZERO));
+    /// assert_eq!(ITEMS.load(Relaxed), 40);
+    /// ```
     fn report(&self, progress: &Progress);
 }
 

@@ -44,9 +44,26 @@ use super::{Record, RecordError, RecordReader, RecordWriter};
 )]
 pub trait RecordField: Sized {
     /// Appends the value.
+    ///
+    /// ```
+    /// use tablekit::record::{RecordField, RecordWriter};
+    /// let mut w = RecordWriter::new();
+    /// 300u16.write_field(&mut w); // little-endian
+    /// "é".to_owned().write_field(&mut w); // byte length, then UTF-8
+    /// assert_eq!(w.as_bytes(), [0x2c, 0x01, 2, 0xc3, 0xa9]);
+    /// ```
     fn write_field(&self, writer: &mut RecordWriter);
 
     /// Reads a value written by [`write_field`](Self::write_field).
+    ///
+    /// ```
+    /// use tablekit::record::{RecordField, RecordReader};
+    /// let mut r = RecordReader::new(&[0x2c, 0x01, 2, 0xc3, 0xa9]);
+    /// assert_eq!(u16::read_field(&mut r)?, 300);
+    /// assert_eq!(String::read_field(&mut r)?, "é");
+    /// assert!(u16::read_field(&mut r).is_err()); // no bytes left
+    /// # Ok::<(), tablekit::RecordError>(())
+    /// ```
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError>;
 
     /// Appends a slice of values: the count (a varint), then each value. Types override it

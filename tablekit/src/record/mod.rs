@@ -158,9 +158,43 @@ pub trait Record: Sized {
 
     /// Writes the fields of [`Self::VERSION`]. Each record must write at least one byte (the
     /// reader bounds record counts by the bytes left).
+    ///
+    /// ```
+    /// use tablekit::record::RecordWriter;
+    /// use tablekit::Record;
+    /// # #[derive(Record)]
+    /// # #[record(version = 1)]
+    /// # struct Score {
+    /// #     level: u16,
+    /// #     #[record(since = 1)]
+    /// #     stars: u8,
+    /// # }
+    /// let mut w = RecordWriter::new();
+    /// Score { level: 300, stars: 3 }.write(&mut w);
+    /// // `level` (a little-endian `u16`), then `stars`; no version header
+    /// assert_eq!(w.as_bytes(), [0x2c, 0x01, 3]);
+    /// ```
     fn write(&self, writer: &mut RecordWriter);
 
     /// Reads the fields as written by `version`, which is at most [`Self::VERSION`].
+    ///
+    /// ```
+    /// use tablekit::record::RecordReader;
+    /// use tablekit::{Record, RecordError};
+    /// # #[derive(Debug, PartialEq, Record)]
+    /// # #[record(version = 1)]
+    /// # struct Score {
+    /// #     level: u16,
+    /// #     #[record(since = 1)]
+    /// #     stars: u8,
+    /// # }
+    /// let now = Score::read(&mut RecordReader::new(&[0x2c, 0x01, 3]), 1)?;
+    /// assert_eq!(now, Score { level: 300, stars: 3 });
+    /// // Version 0 had no `stars`: the field reads as its default.
+    /// let old = Score::read(&mut RecordReader::new(&[0x2c, 0x01]), 0)?;
+    /// assert_eq!(old, Score { level: 300, stars: 0 });
+    /// # Ok::<(), RecordError>(())
+    /// ```
     fn read(reader: &mut RecordReader<'_>, version: u16) -> Result<Self, RecordError>;
 }
 

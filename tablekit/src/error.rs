@@ -357,11 +357,11 @@ impl Error {
     pub fn is_transient(&self) -> bool {
         match self {
             Error::Timeout(_) | Error::Transport(_) => true,
-            // A transaction refused as a whole (503 ServerBusy, say) applied nothing.
-            Error::Service(e) | Error::Batch { source: e, .. } => {
-                crate::client::is_retryable_status(e.status())
-            }
-            _ => false,
+            // The service's status, of a request or of a transaction refused as a whole
+            // (which applied nothing), as `status` reads it.
+            _ => self
+                .status()
+                .is_some_and(crate::client::is_retryable_status),
         }
     }
 }

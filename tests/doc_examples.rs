@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use quote::ToTokens;
-use syn::{Attribute, ImplItem, Item, TraitItem, Visibility};
+use syn::{Attribute, ImplItem, Item, ItemImpl, ItemTrait, TraitItem, Visibility};
 
 /// The source folders of the published crates, from the workspace root.
 const SOURCES: &[&str] = &[
@@ -103,30 +103,12 @@ fn public_items(items: &[Item], prefix: &str, out: &mut Vec<(String, bool)>) {
                 continue;
             }
             Item::Impl(i) if i.trait_.is_none() && !is_test_or_hidden(&i.attrs) => {
-                let owner = i.self_ty.to_token_stream().to_string().replace(' ', "");
-                for member in &i.items {
-                    let (attrs, vis, name) = match member {
-                        ImplItem::Fn(f) => (&f.attrs, &f.vis, f.sig.ident.to_string()),
-                        ImplItem::Const(c) => (&c.attrs, &c.vis, c.ident.to_string()),
-                        ImplItem::Type(t) => (&t.attrs, &t.vis, t.ident.to_string()),
-                        _ => continue,
-                    };
-                    if is_public(vis, attrs) {
-                        out.push((format!("{prefix}{owner}::{name}"), has_example(attrs)));
-                    }
-                }
+                inherent_members(i, prefix, out);
                 continue;
             }
             Item::Trait(t) if is_public(&t.vis, &t.attrs) => {
                 out.push((format!("{prefix}{}", t.ident), has_example(&t.attrs)));
-                for member in &t.items {
-                    if let TraitItem::Fn(f) = member {
-                        if !is_test_or_hidden(&f.attrs) {
-                            let name = format!("{prefix}{}::{}", t.ident, f.sig.ident);
-                            out.push((name, has_example(&f.attrs)));
-                        }
-                    }
-                }
+                trait_methods(t, prefix, out);
                 continue;
             }
             Item::Fn(f) => (&f.attrs, &f.vis, f.sig.ident.to_string()),
@@ -144,6 +126,34 @@ fn public_items(items: &[Item], prefix: &str, out: &mut Vec<(String, bool)>) {
 }
 
 /// Plain `pub` (not `pub(crate)`), and not hidden from the documentation.
+/// The public methods, constants and types of an inherent `impl`.
+fn inherent_members(block: &ItemImpl, prefix: &str, out: &mut Vec<(String, bool)>) {
+    let owner = block.self_ty.to_token_stream().to_string().replace(' ', "");
+    for member in &block.items {
+        let (attrs, vis, name) = match member {
+            ImplItem::Fn(f) => (&f.attrs, &f.vis, f.sig.ident.to_string()),
+            ImplItem::Const(c) => (&c.attrs, &c.vis, c.ident.to_string()),
+            ImplItem::Type(t) => (&t.attrs, &t.vis, t.ident.to_string()),
+            _ => continue,
+        };
+        if is_public(vis, attrs) {
+            out.push((format!("{prefix}{owner}::{name}"), has_example(attrs)));
+        }
+    }
+}
+
+/// The methods of a public trait, public with it.
+fn trait_methods(block: &ItemTrait, prefix: &str, out: &mut Vec<(String, bool)>) {
+    for member in &block.items {
+        if let TraitItem::Fn(f) = member {
+            if !is_test_or_hidden(&f.attrs) {
+                let name = format!("{prefix}{}::{}", block.ident, f.sig.ident);
+                out.push((name, has_example(&f.attrs)));
+            }
+        }
+    }
+}
+
 fn is_public(vis: &Visibility, attrs: &[Attribute]) -> bool {
     matches!(vis, Visibility::Public(_)) && !is_test_or_hidden(attrs)
 }

@@ -589,12 +589,8 @@ impl<E: TableEntity> Chunker<E> {
     /// ```
     pub async fn next_chunk(&mut self, n: usize) -> Result<Vec<E>> {
         while self.buffer.len() < n && !self.exhausted {
-            match self.pages.try_next().await? {
-                Some(page) => {
-                    let entities = self.take(page);
-                    self.buffer.extend(entities);
-                }
-                None => self.exhausted = true,
+            if let Some(entities) = self.read_page().await? {
+                self.buffer.extend(entities);
             }
         }
         let take = n.min(self.buffer.len());
@@ -631,13 +627,7 @@ impl<E: TableEntity> Chunker<E> {
         if self.exhausted {
             return Ok(None);
         }
-        match self.pages.try_next().await? {
-            Some(page) => Ok(Some(self.take(page))),
-            None => {
-                self.exhausted = true;
-                Ok(None)
-            }
-        }
+        self.read_page().await
     }
 
     /// Whether more entities may follow (leftovers, or pages not yet read): false as soon as
@@ -668,12 +658,14 @@ impl<E: TableEntity> Chunker<E> {
         !self.buffer.is_empty() || !self.exhausted
     }
 
-    /// A page's entities. A page without a continuation is the last: knowing so now lets
-    /// [`has_more`](Self::has_more) answer false once it is taken, rather than after one more
-    /// (empty) chunk when the entities fill the chunks exactly.
-    fn take(&mut self, page: Page<E>) -> Vec<E> {
-        self.exhausted = page.continuation().is_none();
-        page.into_entities()
+    /// The next page's entities, or `None` at the end: the one place pages are read, so the
+    /// one place that learns the query has ended. A page without a continuation is the last:
+    /// knowing so now lets [`has_more`](Self::has_more) answer false once it is taken, rather
+    /// than after one more (empty) chunk when the entities fill the chunks exactly.
+    async fn read_page(&mut self) -> Result<Option<Vec<E>>> {
+        let page = self.pages.try_next().await?;
+        self.exhausted = page.as_ref().is_none_or(|p| p.continuation().is_none());
+        Ok(page.map(Page::into_entities))
     }
 }
 

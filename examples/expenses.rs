@@ -170,7 +170,7 @@ async fn file_expense(
 ) -> Result<Uuid, BoxError> {
     let id = Uuid::new_v4();
     let mut expense = ExpenseEntity::new(USER, id);
-    expense.set_title(title.into());
+    expense.set_title(title);
     expense.set_submitted(
         Utc.with_ymd_and_hms(2010, 4, 22, 12, 35, 0)
             .single()
@@ -180,7 +180,7 @@ async fn file_expense(
     println!("{title}: RowKey {}", expense.row_key());
     for (description, amount) in lines {
         let mut item = ExpenseItemEntity::new(USER, id, Uuid::new_v4());
-        item.set_description((*description).into());
+        item.set_description(*description);
         item.set_amount(*amount);
         items.insert(&mut item).await?;
         println!("  item RowKey {}", item.row_key());

@@ -269,12 +269,12 @@ async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
             blog.set_rating(day as i32 % 5);
             batch.insert(blog.as_dynamic())?;
             let mut comment = CommentEntity::new(CHANNEL, posted, posted + Duration::hours(1));
-            comment.set_text("what a game".into());
+            comment.set_text("what a game");
             batch.insert(comment.as_dynamic())?;
         }
         let mut photo = PhotoEntity::new(CHANNEL, at(year, month, 10));
         photo.set_uri(format!("https://example.invalid/{year}/{month}.jpg"));
-        photo.set_caption("the stadium".into());
+        photo.set_caption("the stadium");
         batch.insert(photo.as_dynamic())?;
         let partition = batch.partition_key().unwrap_or_default().to_owned();
         total += batch.len();
@@ -282,7 +282,7 @@ async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
         println!("{partition}: 5 entities in one transaction");
 
         let mut rust = BlogEntity::new(OTHER_CHANNEL, at(year, month, 20));
-        rust.set_text("borrowing, explained".into());
+        rust.set_text("borrowing, explained");
         any.insert(rust.as_dynamic_mut()).await?;
         total += 1;
     }
@@ -298,7 +298,7 @@ async fn most_recent_blogs(
     n: usize,
 ) -> Result<Vec<DateTime<Utc>>, BoxError> {
     let query = Query::<Blog>::new()
-        .filter(Blog::partition_key_prefix(&channel.to_owned()).and(Blog::KIND.eq(Kind::Blog)))
+        .filter(Blog::partition_key_prefix(channel).and(Blog::KIND.eq(Kind::Blog)))
         .top(n as u32);
     // Pages may come back short; the chunker reads on until it has `n` (or the data ends).
     let recent = blogs.query(query).chunks().next_chunk(n).await?;
@@ -342,7 +342,7 @@ async fn home_page(
     n: usize,
 ) -> Result<Vec<Kind>, BoxError> {
     let newest = months().last().copied().unwrap_or((2009, 10));
-    let partition = Blog::partition_key_of(&channel.to_owned(), &at(newest.0, newest.1, 1));
+    let partition = Blog::partition_key_of(channel, &at(newest.0, newest.1, 1));
     let query = Query::<DynamicEntity>::new()
         .filter(Column::<DynamicEntity, String>::dynamic("PartitionKey").eq(partition.as_str()))
         .top(n as u32);
@@ -372,11 +372,11 @@ async fn transactions(
     let any: Table<DynamicEntity> = client.table_named(name);
     let posted = at(2009, 10, 25);
     let mut blog = BlogEntity::new(CHANNEL, posted);
-    blog.set_text("derby day".into());
+    blog.set_text("derby day");
     let mut first = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(5));
-    first.set_text("first!".into());
+    first.set_text("first!");
     let mut second = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(9));
-    second.set_text("great post".into());
+    second.set_text("great post");
 
     let mut batch = any.batch();
     batch.insert(blog.as_dynamic())?;
@@ -395,7 +395,7 @@ async fn transactions(
     let applied = any.query_all().count().await?;
 
     let mut third = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(12));
-    third.set_text("late to the party".into());
+    third.set_text("late to the party");
     let mut batch = any.batch();
     batch.insert(third.as_dynamic())?;
     batch.insert(first.as_dynamic())?; // already there: the whole transaction fails
@@ -419,7 +419,7 @@ async fn upgrade_a_blog(
 ) -> Result<(String, Vec<String>), BoxError> {
     let v2_blogs: Table<v2::Blog> = client.table_named(name);
     let posted = at(2009, 10, 25);
-    let key = v2::Blog::partition_key_of(&CHANNEL.to_owned(), &posted);
+    let key = v2::Blog::partition_key_of(CHANNEL, &posted);
     let row = v2::Blog::row_key_of(&posted);
     let mut blog = v2_blogs
         .get(&key, &row)
@@ -430,7 +430,7 @@ async fn upgrade_a_blog(
         "v2 reads an old blog: category `{category}` (default), Rating still stored: {}",
         blog.as_dynamic().contains("Rating")
     );
-    blog.set_category("derbies".into());
+    blog.set_category("derbies");
     blog.as_dynamic_mut().remove("Rating");
     v2_blogs.replace(&mut blog).await?;
 

@@ -99,8 +99,8 @@ async fn blog_posts_come_back_newest_first_within_a_month() {
     }
     let mut other = BlogEntity::new("rust", base + chrono::Duration::days(40));
     table.insert(&mut other).await.unwrap();
-    let q = Query::<Blog>::new()
-        .filter(Blog::PARTITION_KEY.eq(Blog::partition_key_of(&"rust".to_owned(), &base)));
+    let q =
+        Query::<Blog>::new().filter(Blog::PARTITION_KEY.eq(Blog::partition_key_of("rust", &base)));
     let texts: Vec<String> = table
         .query(q)
         .collect_all()
@@ -111,7 +111,7 @@ async fn blog_posts_come_back_newest_first_within_a_month() {
         .collect();
     assert_eq!(texts, ["day 20", "day 7", "day 3", "day 1"]);
     let all = table
-        .query(Query::<Blog>::new().filter(Blog::partition_key_prefix(&"rust".to_owned())))
+        .query(Query::<Blog>::new().filter(Blog::partition_key_prefix("rust")))
         .collect_all()
         .await
         .unwrap();

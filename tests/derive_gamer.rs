@@ -145,10 +145,10 @@ fn rename_from_reads_the_old_name_and_writes_the_new_one() {
 #[test]
 fn setting_a_key_field_recomputes_the_key() {
     let mut g = GamerEntity::new("Dragon");
-    g.set_tag("WYVERN".into());
+    g.set_tag("WYVERN");
     assert_eq!(g.partition_key(), "wyvern");
     assert_eq!(g.tag(), "WYVERN");
-    assert_eq!(Gamer::partition_key_of(&"ABC".to_owned()), "abc");
+    assert_eq!(Gamer::partition_key_of("ABC"), "abc");
 }
 
 #[test]
@@ -246,4 +246,61 @@ fn table_value_enums_are_record_fields_in_the_same_form() {
     let mut r = RecordReader::new(&bad.as_bytes()[4..]);
     let err = r.read::<Mood>().unwrap_err().to_string();
     assert!(err.contains("`Sleepy` is not a `Mood` variant"), "{err}");
+}
+
+#[test]
+fn string_setters_and_key_functions_take_what_users_have() {
+    let mut g = GamerEntity::new("Dragon");
+    g.set_tag("Wyvern"); // a `&str`
+    g.set_tag(String::from("Wyvern")); // or a `String`
+    g.set_tag(std::borrow::Cow::from("Wyvern")); // or anything `Into<String>`
+    assert_eq!(g.partition_key(), "wyvern");
+    assert_eq!(Gamer::partition_key_of("ABC"), "abc");
+}
+
+#[test]
+fn string_fields_borrow_without_a_copy() {
+    let mut d = DynamicEntity::new("dragon", "");
+    d.set("GamerTag", "Dragon");
+    d.set("Nick", "Drako"); // the old name of `nickname`
+    d.set("Score", 10);
+    let g = GamerEntity::wrap(d);
+    let stored = g.as_dynamic().value("GamerTag").unwrap();
+    let Value::String(text) = stored else {
+        panic!("a string")
+    };
+    assert_eq!(g.tag_str(), Some("Dragon"));
+    assert!(
+        std::ptr::eq(g.tag_str().unwrap(), text.as_str()),
+        "borrowed, not copied"
+    );
+    assert_eq!(g.nickname_str(), Some("Drako"));
+    assert_eq!(
+        GamerEntity::wrap(DynamicEntity::new("d", "")).tag_str(),
+        None
+    );
+}
+
+#[test]
+fn a_setter_over_an_unreadable_value_is_noted_until_allowed() {
+    let mut d = DynamicEntity::new("dragon", "");
+    d.set("Score", "not a number");
+    d.set("Lives", 2);
+    let mut g = GamerEntity::wrap(d);
+    g.set_lives(1); // readable: nothing to note
+    assert_eq!(g.as_dynamic().unreadable_overwrites().count(), 0);
+    g.set_score(g.score() + 10);
+    let noted: Vec<(&str, &str)> = g.as_dynamic().unreadable_overwrites().collect();
+    assert_eq!(noted.len(), 1);
+    assert_eq!(noted[0].0, "Score");
+    assert!(noted[0].1.contains("Edm.String"), "{}", noted[0].1);
+    g.allow_overwrite(Gamer::SCORE);
+    assert_eq!(g.as_dynamic().unreadable_overwrites().count(), 0);
+    // Allowed before the setter runs, too.
+    let mut d = DynamicEntity::new("dragon", "");
+    d.set("Level", 7);
+    let mut g = GamerEntity::wrap(d);
+    g.allow_overwrite(Gamer::LEVEL);
+    g.set_level(Level::Castle);
+    assert_eq!(g.as_dynamic().unreadable_overwrites().count(), 0);
 }

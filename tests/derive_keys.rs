@@ -81,7 +81,7 @@ fn setting_a_field_in_both_keys_updates_both() {
     b.set_posted(later);
     assert_eq!(b.partition_key(), "rust_7990_12");
     assert_eq!(b.row_key(), tablekit::keys::inverted_ticks(&later));
-    b.set_channel("go".into());
+    b.set_channel("go");
     assert_eq!(b.partition_key(), "go_7990_12");
 }
 
@@ -101,7 +101,7 @@ fn blog_round_trips_through_the_codec() {
 
 #[test]
 fn blog_prefix_bound_covers_one_channel() {
-    let f = Blog::partition_key_prefix(&"rust".to_owned());
+    let f = Blog::partition_key_prefix("rust");
     assert_eq!(
         f.to_string(),
         "PartitionKey ge 'rust_' and PartitionKey lt 'rust`'"

@@ -22,7 +22,7 @@ pub use crate::etag::ETag;
 pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::{self, InvalidInput, KeyKind};
-pub use crate::model::{TableEntity, TableModel};
+pub use crate::model::{Discriminator, TableEntity, TableModel};
 pub use crate::record::{
     decode_records, encode_records, Record, RecordError, RecordField, RecordReader, RecordWriter,
 };
@@ -55,6 +55,55 @@ pub fn get_renamed<T: FromValue>(
         }
     }
     entity.try_get(name)
+}
+
+/// A `String` field's stored text, borrowed: the new name's, else the first old name's.
+pub fn get_str<'e>(entity: &'e DynamicEntity, name: &str, old: &[&str]) -> Option<&'e str> {
+    let value = entity
+        .value(name)
+        .or_else(|| old.iter().find_map(|o| entity.value(o)))?;
+    match value {
+        Value::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Before a setter replaces `name`: a stored value this code cannot read as `T` is noted, so
+/// a write refuses to destroy it unless allowed.
+pub fn guard_value<T: FromValue>(entity: &mut DynamicEntity, name: &str, old: &[&str]) {
+    let read = get_renamed::<T>(entity, name, old).map(drop);
+    note_unreadable(entity, name, read);
+}
+
+/// [`guard_value`] for a records field.
+pub fn guard_records<R: Record>(entity: &mut DynamicEntity, name: &str) {
+    let read = get_records::<R>(entity, name).map(drop);
+    note_unreadable(entity, name, read);
+}
+
+/// [`guard_value`] for a split field.
+pub fn guard_split(entity: &mut DynamicEntity, name: &str) {
+    let read = split::read_split(entity, name).map(drop);
+    note_unreadable(entity, name, read);
+}
+
+/// [`guard_value`] for a JSON field.
+pub fn guard_json<T: serde::de::DeserializeOwned>(entity: &mut DynamicEntity, name: &str) {
+    let read = get_json::<T>(entity, name).map(drop);
+    note_unreadable(entity, name, read);
+}
+
+/// Notes `name` as replaced unread when `read` failed on its stored value. A property a select
+/// did not fetch is no such value: writing it is what a merge of the field's new value means.
+fn note_unreadable(entity: &mut DynamicEntity, name: &str, read: Result<(), Error>) {
+    match read {
+        Ok(()) => {}
+        Err(Error::Property {
+            source: ValueError::NotSelected,
+            ..
+        }) => {}
+        Err(e) => entity.mark_unreadable_replaced(name, e),
+    }
 }
 
 /// How many properties a `#[tablekit(json)]` field may span when its text outgrows one string

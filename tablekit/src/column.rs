@@ -63,6 +63,8 @@ pub enum Storage {
 pub struct Column<M, T> {
     name: &'static str,
     storage: Storage,
+    /// Names the property was stored under before (`rename_from`): a select fetches them too.
+    old_names: &'static [&'static str],
     marker: PhantomData<fn() -> (M, T)>,
 }
 
@@ -73,8 +75,36 @@ impl<M, T> Column<M, T> {
         Column {
             name,
             storage,
+            old_names: &[],
             marker: PhantomData,
         }
+    }
+
+    /// The column, also read under these earlier names: used by generated code only.
+    #[doc(hidden)]
+    pub const fn __with_old_names(mut self, old_names: &'static [&'static str]) -> Self {
+        self.old_names = old_names;
+        self
+    }
+
+    /// The names the property was stored under before (`#[tablekit(rename_from = "...")]`),
+    /// which a select fetches too, so older entities still read their value.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// #[derive(TableEntity)]
+    /// pub struct Gamer {
+    ///     #[tablekit(partition_key)]
+    ///     pub tag: String,
+    ///     #[tablekit(rename_from = "Points")]
+    ///     pub score: i32,
+    /// }
+    /// assert_eq!(Gamer::SCORE.old_names(), ["Points"]);
+    /// let q = Query::<Gamer>::new().select(Gamer::SCORE);
+    /// assert_eq!(q.select_list().unwrap(), ["Score", "Points"]);
+    /// ```
+    pub const fn old_names(&self) -> &'static [&'static str] {
+        self.old_names
     }
 
     /// The stored property name.
@@ -125,6 +155,7 @@ impl<M, T> fmt::Debug for Column<M, T> {
         f.debug_struct("Column")
             .field("name", &self.name)
             .field("storage", &self.storage)
+            .field("old_names", &self.old_names)
             .finish()
     }
 }

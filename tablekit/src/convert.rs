@@ -59,6 +59,10 @@ pub enum ValueError {
     /// (an unknown enum discriminant, say).
     #[error("{0}")]
     Invalid(String),
+    /// The property was not fetched: the query that read the entity selected others, so
+    /// whether it is stored, and with what value, is unknown.
+    #[error("not fetched: the query that read this entity selected other properties")]
+    NotSelected,
 }
 
 impl ValueError {

@@ -1,16 +1,18 @@
 //! [`DynamicEntity`]: keys, system properties and an insertion-ordered property list.
 //!
-//! Everything typed in tablekit is a view over one of these (seed 001's rule: wrap, never
-//! convert). Because the entity keeps every property the service returned, in order, a typed
-//! wrapper that does not know a property still writes it back on Replace, a property added
-//! later reads its default from older entities, and a property whose type changed is reported,
-//! not lost. Reads never panic: `get` answers `None` for absent or unreadable values, `try_get`
-//! says which.
+//! Everything typed in tablekit is a view over one of these: wrap, never convert. Because the
+//! entity keeps every property the service returned, in order, a typed wrapper that does not
+//! know a property still writes it back on Replace, a property added later reads its default
+//! from older entities, and a property whose type changed is reported, not lost. Reads never
+//! panic: `get` answers `None` for absent or unreadable values, `try_get` says which.
+
+use std::fmt;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use smol_str::SmolStr;
 
-use crate::convert::{FromValue, IntoValue};
+use crate::convert::{FromValue, IntoValue, ValueError};
 use crate::error::Error;
 use crate::etag::ETag;
 use crate::value::{smol_str, Value};
@@ -31,7 +33,11 @@ use crate::value::{smol_str, Value};
 /// assert_eq!(e.get_or("Lives", 3), 3);
 /// assert!(!e.contains("Nick"));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// Two entities are equal when their keys, Timestamp, ETag and properties are; how each was
+/// read ([`is_partial`](Self::is_partial)) and what its setters replaced
+/// ([`unreadable_overwrites`](Self::unreadable_overwrites)) are not part of its value.
+#[derive(Clone, Debug, Default)]
 pub struct DynamicEntity {
     /// Keys are inline when short (most are), so a decoded entity allocates none for them.
     partition_key: SmolStr,
@@ -41,6 +47,50 @@ pub struct DynamicEntity {
     /// Short names (most) are stored inline and long ones shared, so the entities of a decoded
     /// page neither allocate nor reference-count a name per property.
     properties: Vec<(SmolStr, Value)>,
+    /// The properties a query's `$select` fetched; `None` when every property was read. One
+    /// list is shared by the entities of a page.
+    selection: Option<Arc<Selection>>,
+    /// Stored values that typed setters replaced without being able to read them: a write
+    /// refuses the entity until each is allowed. Boxed: almost every entity has none.
+    overwrites: Option<Box<Overwrites>>,
+}
+
+impl PartialEq for DynamicEntity {
+    fn eq(&self, other: &Self) -> bool {
+        self.partition_key == other.partition_key
+            && self.row_key == other.row_key
+            && self.timestamp == other.timestamp
+            && self.etag == other.etag
+            && self.properties == other.properties
+    }
+}
+
+/// The property names a query's `$select` fetched (the keys and Timestamp always are).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Selection {
+    names: Vec<SmolStr>,
+}
+
+impl Selection {
+    /// The selection of these names.
+    pub(crate) fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Self {
+        Selection {
+            names: names.into_iter().map(|n| smol_str(n.as_ref())).collect(),
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+}
+
+/// What typed setters replaced without reading, and what the code allowed them to.
+#[derive(Clone, Debug, Default)]
+struct Overwrites {
+    /// Each property whose unreadable stored value was replaced, and why it was unreadable.
+    unreadable: Vec<(SmolStr, String)>,
+    /// Properties the code said may be replaced whatever they held.
+    allowed: Vec<SmolStr>,
 }
 
 impl DynamicEntity {
@@ -221,13 +271,231 @@ impl DynamicEntity {
     /// assert!(e.try_get::<i32>("Big").is_err());
     /// assert_eq!(e.try_get::<i32>("Missing").unwrap(), None);
     /// ```
+    ///
+    /// An entity read by a query with a select knows what it holds: a property the select did
+    /// not fetch is an error ([`ValueError::NotSelected`]), not "missing".
+    ///
+    /// ```
+    /// # use tablekit::{DynamicEntity, Error, Query, ValueError};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// # dragon.set("Score", 10);
+    /// # dragon.set("Lives", 3);
+    /// # emulator.seed("Players", [dragon])?;
+    /// let table = client.table_named::<DynamicEntity>("Players");
+    /// let q = Query::new().select_names(["Score"]);
+    /// let read = table.query(q).collect_all().await?.remove(0);
+    /// assert_eq!(read.try_get::<i32>("Score")?, Some(10));
+    /// let err = read.try_get::<i32>("Lives").unwrap_err(); // stored, but not fetched
+    /// assert!(matches!(err, Error::Property { source: ValueError::NotSelected, .. }));
+    /// # Ok(()) }
+    /// ```
     pub fn try_get<T: FromValue>(&self, name: &str) -> Result<Option<T>, Error> {
         match self.value(name) {
             Some(value) => T::from_value(value)
                 .map(Some)
                 .map_err(|source| Error::property(name, source)),
-            None => Ok(T::from_missing()),
+            None => {
+                self.check_fetched(name)?;
+                Ok(T::from_missing())
+            }
         }
+    }
+
+    /// `Ok` unless `name` is absent only because the query that read the entity did not
+    /// select it: then its stored value is unknown, and reading it as missing would misreport.
+    pub(crate) fn check_fetched(&self, name: &str) -> Result<(), Error> {
+        if self.is_selected(name) {
+            Ok(())
+        } else {
+            Err(Error::property(name, ValueError::NotSelected))
+        }
+    }
+
+    /// Whether the entity holds only some of its stored properties: it was read by a query
+    /// with a select. Such an entity can be merged (only what it holds is sent), but a replace
+    /// would delete what was not fetched, so replaces refuse it.
+    ///
+    /// ```
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// # dragon.set("Score", 10);
+    /// # dragon.set("Lives", 3);
+    /// # emulator.seed("Players", [dragon])?;
+    /// let table = client.table_named::<DynamicEntity>("Players");
+    /// let mut read = table.query(Query::new().select_names(["Score"])).collect_all().await?;
+    /// let mut dragon = read.remove(0);
+    /// assert!(dragon.is_partial());
+    /// assert_eq!((dragon.partition_key(), dragon.row_key()), ("eu", "dragon")); // keys always come
+    /// dragon.set("Score", 20);
+    /// assert!(table.replace(&mut dragon).await.unwrap_err().is_invalid_input()); // would drop `Lives`
+    /// table.merge(&mut dragon).await?; // sends `Score` only
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!((stored.get::<i32>("Score"), stored.get::<i32>("Lives")), (Some(20), Some(3)));
+    /// assert!(!stored.is_partial());
+    /// # Ok(()) }
+    /// ```
+    pub fn is_partial(&self) -> bool {
+        self.selection.is_some()
+    }
+
+    /// Whether the query that read the entity fetched `name`: always true for an entity that
+    /// is not [partial](Self::is_partial), and for the keys and Timestamp.
+    ///
+    /// ```
+    /// let e = tablekit::DynamicEntity::new("p", "r");
+    /// assert!(e.is_selected("Anything")); // a whole entity: every property was read
+    /// ```
+    pub fn is_selected(&self, name: &str) -> bool {
+        self.selection.as_ref().is_none_or(|s| s.contains(name))
+    }
+
+    /// The names a select fetched, for a [partial](Self::is_partial) entity.
+    ///
+    /// ```
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # emulator.seed("Players", [DynamicEntity::new("eu", "dragon")])?;
+    /// let table = client.table_named::<DynamicEntity>("Players");
+    /// let read = table.query(Query::new().select_names(["Score"])).collect_all().await?;
+    /// let names: Vec<&str> = read[0].selection().expect("partial").collect();
+    /// assert_eq!(names, ["PartitionKey", "RowKey", "Timestamp", "Score"]);
+    /// assert!(DynamicEntity::new("p", "r").selection().is_none());
+    /// # Ok(()) }
+    /// ```
+    pub fn selection(&self) -> Option<impl Iterator<Item = &str> + '_> {
+        self.selection
+            .as_ref()
+            .map(|s| s.names.iter().map(SmolStr::as_str))
+    }
+
+    /// Declares that the properties the entity holds are all it should have, so a replace
+    /// may write it: for a [partial](Self::is_partial) entity whose unfetched properties are
+    /// meant to go.
+    ///
+    /// ```
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # emulator.create_table("Players")?;
+    /// # let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// # dragon.set("Score", 10);
+    /// # dragon.set("Legacy", "x");
+    /// # emulator.seed("Players", [dragon])?;
+    /// let table = client.table_named::<DynamicEntity>("Players");
+    /// let q = Query::new().select_names(["Score"]);
+    /// let mut dragon = table.query(q).collect_all().await?.remove(0);
+    /// dragon.mark_complete(); // `Score` is all it should keep
+    /// table.replace(&mut dragon).await?;
+    /// assert!(!table.get("eu", "dragon").await?.expect("stored").contains("Legacy"));
+    /// # Ok(()) }
+    /// ```
+    pub fn mark_complete(&mut self) {
+        self.selection = None;
+    }
+
+    /// Marks the entity as read by a select of `selection` (done by the client).
+    pub(crate) fn set_selection(&mut self, selection: Arc<Selection>) {
+        self.selection = Some(selection);
+    }
+
+    /// Records that a typed setter replaced the stored value of `name`, which this code could
+    /// not read (`reason`): writes refuse the entity until [`allow_overwrite`] says it may go,
+    /// so code that does not understand a value (written by a newer version, say) cannot
+    /// destroy it by accident. Generated setters call it; it is public for typed layers of
+    /// your own.
+    ///
+    /// [`allow_overwrite`]: Self::allow_overwrite
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.mark_unreadable_replaced("Items", "record version 2 is newer than this code's 1");
+    /// let pending: Vec<(&str, &str)> = e.unreadable_overwrites().collect();
+    /// assert_eq!(pending, [("Items", "record version 2 is newer than this code's 1")]);
+    /// ```
+    pub fn mark_unreadable_replaced(&mut self, name: &str, reason: impl fmt::Display) {
+        let overwrites = self.overwrites.get_or_insert_with(Box::default);
+        if !overwrites.unreadable.iter().any(|(n, _)| n == name) {
+            overwrites
+                .unreadable
+                .push((smol_str(name), reason.to_string()));
+        }
+    }
+
+    /// Allows writes to replace the stored value of `name` even though this code could not
+    /// read it: the explicit overwrite, for code that means to discard what it cannot read.
+    /// It holds for setters called before and after it.
+    ///
+    /// ```
+    /// let mut e = tablekit::DynamicEntity::new("p", "r");
+    /// e.mark_unreadable_replaced("Items", "record version 2 is newer than this code's 1");
+    /// e.allow_overwrite("Items");
+    /// assert_eq!(e.unreadable_overwrites().count(), 0);
+    /// ```
+    pub fn allow_overwrite(&mut self, name: &str) {
+        let overwrites = self.overwrites.get_or_insert_with(Box::default);
+        if !overwrites.allowed.iter().any(|n| n == name) {
+            overwrites.allowed.push(smol_str(name));
+        }
+    }
+
+    /// The properties whose unreadable stored values setters replaced and that are not
+    /// allowed to go, each with why it was unreadable: a write refuses the entity while any
+    /// is left.
+    ///
+    /// ```
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table = client.table_named::<DynamicEntity>("Players");
+    /// # table.create().await?;
+    /// let mut e = DynamicEntity::new("eu", "dragon");
+    /// e.mark_unreadable_replaced("Score", "expected Edm.Int32, found Edm.String");
+    /// let err = table.upsert_merge(&mut e).await.unwrap_err();
+    /// assert!(err.is_invalid_input());
+    /// assert_eq!(emulator.requests().total(), 1); // the create only: nothing was sent
+    /// # Ok(()) }
+    /// ```
+    pub fn unreadable_overwrites(&self) -> impl Iterator<Item = (&str, &str)> {
+        let overwrites = self.overwrites.as_deref();
+        let allowed = overwrites.map_or(&[][..], |o| &o.allowed[..]);
+        overwrites
+            .map_or(&[][..], |o| &o.unreadable[..])
+            .iter()
+            .filter(move |(n, _)| !allowed.contains(n))
+            .map(|(n, reason)| (n.as_str(), reason.as_str()))
+    }
+
+    /// Forgets what setters replaced: once written, the stored values are this code's own.
+    pub(crate) fn clear_overwrites(&mut self) {
+        self.overwrites = None;
     }
 
     /// Sets a property, keeping its position if it exists; a value that converts to "nothing"

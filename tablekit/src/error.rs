@@ -105,6 +105,35 @@ pub enum Error {
     /// A backup file could not be written or read (the error names the byte offset).
     #[error(transparent)]
     Backup(#[from] BackupError),
+    /// A row is not of the model's kind (see [`Discriminator`](crate::Discriminator)): read
+    /// through a model whose kind it does not hold, or given to a write of that model.
+    #[error("{}", wrong_kind_message(.partition_key, .row_key, .property, .expected, .found.as_deref()))]
+    WrongKind {
+        /// The row's PartitionKey.
+        partition_key: String,
+        /// The row's RowKey.
+        row_key: String,
+        /// The property that holds the kind.
+        property: &'static str,
+        /// The model's kind.
+        expected: &'static str,
+        /// What the row holds there, if anything.
+        found: Option<String>,
+    },
+}
+
+fn wrong_kind_message(
+    partition_key: &str,
+    row_key: &str,
+    property: &str,
+    expected: &str,
+    found: Option<&str>,
+) -> String {
+    let found = match found {
+        Some(found) => format!("its `{property}` is `{found}`"),
+        None => format!("it has no `{property}`"),
+    };
+    format!("entity ({partition_key}, {row_key}) is not of kind `{expected}`: {found}")
 }
 
 fn batch_message(index: Option<usize>, source: &ServiceError) -> String {

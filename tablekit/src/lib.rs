@@ -20,6 +20,7 @@ pub mod record;
 pub mod select;
 pub mod split;
 pub mod value;
+mod writable;
 
 pub use column::{Column, RangeKind};
 pub use convert::{FromValue, IntoValue, ValueError};
@@ -28,7 +29,7 @@ pub use error::{Error, Result};
 pub use etag::ETag;
 pub use filter::Filter;
 pub use limits::{InvalidInput, KeyKind};
-pub use model::{TableEntity, TableModel};
+pub use model::{Discriminator, TableEntity, TableModel};
 pub use query::Query;
 pub use record::{Record, RecordError};
 pub use select::Select;

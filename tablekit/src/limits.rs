@@ -170,7 +170,10 @@ pub enum InvalidInput {
         property: String,
     },
     /// More than 252 user properties.
-    #[error("the entity has {count} properties, the limit is 252")]
+    #[error(
+        "the entity has {count} user properties, the limit is 252 \
+         (255 with PartitionKey, RowKey and Timestamp)"
+    )]
     TooManyProperties {
         /// How many it has.
         count: usize,
@@ -218,6 +221,38 @@ pub enum InvalidInput {
         /// The encoded body's size.
         bytes: usize,
     },
+    /// A replace of an entity read with a select: it would delete every property the select
+    /// did not fetch (see [`DynamicEntity::is_partial`](crate::DynamicEntity::is_partial)).
+    #[error(
+        "entity ({partition_key}, {row_key}) was read with a select: a replace would delete \
+         the properties it did not fetch; merge it instead, or call `mark_complete()` if what \
+         it holds is all it should keep"
+    )]
+    PartialReplace {
+        /// The entity's PartitionKey.
+        partition_key: String,
+        /// The entity's RowKey.
+        row_key: String,
+    },
+    /// A write that would replace a stored value this code could not read (see
+    /// [`DynamicEntity::unreadable_overwrites`](crate::DynamicEntity::unreadable_overwrites)).
+    #[error(
+        "property `{property}` was set over a stored value this code cannot read ({reason}): \
+         writing would destroy it; call `allow_overwrite` for it if that is intended"
+    )]
+    UnreadableOverwrite {
+        /// The property.
+        property: String,
+        /// Why its stored value could not be read.
+        reason: String,
+    },
+    /// A continuation token of another query (another table, filter or select) given to
+    /// this one: resuming from it would skip or repeat entities.
+    #[error(
+        "the continuation token belongs to another query (another table, filter or select): \
+         start this query from its first page"
+    )]
+    ForeignContinuation,
     /// Any other rule, described.
     #[error("{0}")]
     Other(String),

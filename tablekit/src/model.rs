@@ -6,6 +6,9 @@
 //! lost. [`DynamicEntity`] plays both roles for untyped access.
 
 use crate::entity::DynamicEntity;
+use crate::error::Error;
+use crate::filter::{CompareOp, Filter};
+use crate::value::Value;
 
 /// A value that is an entity: it wraps a [`DynamicEntity`] and gives it back.
 ///
@@ -169,6 +172,101 @@ pub trait TableModel: Send + Sync + 'static {
     type Entity: TableEntity;
     /// The table named in `#[tablekit(table = "...")]`, if any.
     const TABLE_NAME: Option<&'static str>;
+    /// The stored property that tells this model's rows from other rows of the same table,
+    /// declared with `#[tablekit(kind = "...")]`: every read checks it, every query filters
+    /// on it, every write carries it.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::{Discriminator, TableModel};
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Shop", kind = "Order")]
+    /// pub struct Order {
+    ///     #[tablekit(partition_key)]
+    ///     pub customer: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    /// }
+    /// let kind = Order::DISCRIMINATOR.expect("declared");
+    /// assert_eq!(kind, Discriminator { property: "Kind", value: "Order" });
+    /// assert_eq!(OrderEntity::new("alice", "o-1").as_dynamic().get::<String>("Kind").as_deref(), Some("Order"));
+    /// assert_eq!(<DynamicEntity as TableModel>::DISCRIMINATOR, None);
+    /// ```
+    const DISCRIMINATOR: Option<Discriminator> = None;
+}
+
+/// A model's kind: the stored property that tells which model a row is (`Kind` unless
+/// `kind_property = "..."` names another) and the value this model's rows hold in it.
+///
+/// Several models can share a table, even a partition (an order and its customer, so one
+/// transaction changes both). Without a discriminator a model would read any row of the
+/// partition as itself, every field at its default; with one, reads of another kind's row are
+/// an error ([`Error::WrongKind`]) and queries only return the model's own rows.
+///
+/// ```
+/// use tablekit::{Discriminator, DynamicEntity};
+/// let order = Discriminator { property: "Kind", value: "Order" };
+/// let mut row = DynamicEntity::new("alice", "profile");
+/// row.set("Kind", "Customer");
+/// assert!(!order.matches(&row));
+/// assert_eq!(order.filter::<DynamicEntity>().to_string(), "Kind eq 'Order'");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Discriminator {
+    /// The stored property holding the kind.
+    pub property: &'static str,
+    /// This model's value of it.
+    pub value: &'static str,
+}
+
+impl Discriminator {
+    /// Whether `entity` holds this kind.
+    ///
+    /// ```
+    /// use tablekit::{Discriminator, DynamicEntity};
+    /// let order = Discriminator { property: "Kind", value: "Order" };
+    /// let mut row = DynamicEntity::new("alice", "o-1");
+    /// assert!(!order.matches(&row)); // no kind at all
+    /// row.set("Kind", "Order");
+    /// assert!(order.matches(&row));
+    /// ```
+    pub fn matches(&self, entity: &DynamicEntity) -> bool {
+        matches!(entity.value(self.property), Some(Value::String(s)) if s == self.value)
+    }
+
+    /// The filter that keeps this kind's rows.
+    ///
+    /// ```
+    /// use tablekit::{Discriminator, DynamicEntity};
+    /// let note = Discriminator { property: "Type", value: "Bob's note" };
+    /// assert_eq!(note.filter::<DynamicEntity>().to_string(), "Type eq 'Bob''s note'");
+    /// ```
+    pub fn filter<M>(&self) -> Filter<M> {
+        let value = Value::String(self.value.into());
+        Filter::compare(self.property, CompareOp::Eq, Some(value))
+    }
+
+    /// `Ok` when `entity` is of this kind, else [`Error::WrongKind`] naming what it holds.
+    pub(crate) fn check(&self, entity: &DynamicEntity) -> Result<(), Error> {
+        if self.matches(entity) {
+            return Ok(());
+        }
+        Err(Error::WrongKind {
+            partition_key: entity.partition_key().to_owned(),
+            row_key: entity.row_key().to_owned(),
+            property: self.property,
+            expected: self.value,
+            found: entity.value(self.property).map(|v| match v {
+                Value::String(s) => s.to_string(),
+                other => format!("a {} value", other.edm_type()),
+            }),
+        })
+    }
+}
+
+/// Checks that `entity` is of `M`'s kind, when `M` declares one.
+pub(crate) fn check_kind<M: TableModel>(entity: &DynamicEntity) -> Result<(), Error> {
+    M::DISCRIMINATOR.map_or(Ok(()), |kind| kind.check(entity))
 }
 
 impl TableModel for DynamicEntity {

@@ -66,7 +66,12 @@ impl<M> Query<M> {
     }
 
     /// Sets the `$select` list from columns of `M` (one column, or a tuple of them); a field
-    /// split across several properties selects all its parts.
+    /// split across several properties selects all its parts, a renamed field its old names.
+    ///
+    /// The keys and Timestamp always come back too (and the kind property of a model that
+    /// declares one), so an entity read this way can be written back; it knows it is
+    /// [partial](crate::DynamicEntity::is_partial): a field it did not fetch reads as an
+    /// error from its `try_` getter, merges send only what it holds, and replaces refuse it.
     ///
     /// ```
     /// use tablekit::{Column, DynamicEntity, Query};
@@ -92,7 +97,8 @@ impl<M> Query<M> {
         self
     }
 
-    /// Sets the `$select` list by stored property names.
+    /// Sets the `$select` list by stored property names (the keys and Timestamp always come
+    /// back too, as with [`select`](Self::select)).
     ///
     /// ```
     /// use tablekit::{DynamicEntity, Query};
@@ -130,7 +136,8 @@ impl<M> Query<M> {
         self.filter.as_deref()
     }
 
-    /// The `$select` names, if any.
+    /// The `$select` names the query asked for, if any (the keys and Timestamp, always sent
+    /// besides them, are not listed).
     ///
     /// ```
     /// use tablekit::{DynamicEntity, Query};
@@ -151,6 +158,40 @@ impl<M> Query<M> {
     /// ```
     pub fn top_value(&self) -> Option<u32> {
         self.top
+    }
+}
+
+/// The properties every select fetches, so an entity read with one can be written back.
+const ALWAYS_SELECTED: [&str; 3] = ["PartitionKey", "RowKey", "Timestamp"];
+
+impl<M: TableModel> Query<M> {
+    /// The `$filter` sent: the query's own and, for a model with a
+    /// [`Discriminator`](crate::Discriminator), its kind.
+    pub(crate) fn sent_filter(&self) -> Option<String> {
+        let own = self.filter.as_deref().filter(|f| !f.trim().is_empty());
+        let kind = M::DISCRIMINATOR.map(|kind| kind.filter::<M>().to_string());
+        match (own, kind) {
+            (own, None) => own.map(str::to_owned),
+            (None, Some(kind)) => Some(kind),
+            (Some(own), Some(kind)) => Some(format!("({own}) and {kind}")),
+        }
+    }
+
+    /// The `$select` sent: `None` for every property; otherwise the keys, the Timestamp, the
+    /// model's kind property, then the query's own names, each once.
+    pub(crate) fn sent_select(&self) -> Option<Vec<String>> {
+        let own = self.select.as_deref().filter(|s| !s.is_empty())?;
+        let kind = M::DISCRIMINATOR.map(|kind| kind.property);
+        let mut names: Vec<String> = Vec::with_capacity(own.len() + 4);
+        for name in ALWAYS_SELECTED.into_iter().chain(kind).map(str::to_owned) {
+            names.push(name);
+        }
+        for name in own {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        Some(names)
     }
 }
 

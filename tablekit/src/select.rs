@@ -64,14 +64,15 @@ pub trait Select<M> {
 
 impl<M, T> Select<M> for Column<M, T> {
     fn push_names(&self, names: &mut Vec<String>) {
-        let name = self.name();
-        let parts = match self.storage() {
-            Storage::Single => vec![name.to_owned()],
-            Storage::Split(max) => split::chunk_names(name, max),
-        };
-        for part in parts {
-            if !names.contains(&part) {
-                names.push(part);
+        for name in std::iter::once(self.name()).chain(self.old_names().iter().copied()) {
+            let parts = match self.storage() {
+                Storage::Single => vec![name.to_owned()],
+                Storage::Split(max) => split::chunk_names(name, max),
+            };
+            for part in parts {
+                if !names.contains(&part) {
+                    names.push(part);
+                }
             }
         }
     }
@@ -100,7 +101,7 @@ impl<M> Clone for AnyColumn<M> {
 impl<M, T> From<Column<M, T>> for AnyColumn<M> {
     fn from(c: Column<M, T>) -> Self {
         AnyColumn {
-            column: Column::__new(c.name(), c.storage()),
+            column: Column::__new(c.name(), c.storage()).__with_old_names(c.old_names()),
         }
     }
 }

@@ -345,7 +345,7 @@ fn binary<'e>(entity: &'e DynamicEntity, property: &str) -> Option<&'e [u8]> {
 /// ```
 pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>, Error> {
     let head = match entity.value(name) {
-        None => return Ok(None),
+        None => return entity.check_fetched(name).map(|()| None),
         Some(Value::Binary(bytes)) => bytes.as_slice(),
         Some(other) => {
             return Err(SplitError::NotBinary {
@@ -549,7 +549,7 @@ pub fn read_json<T: DeserializeOwned>(
     name: &str,
 ) -> Result<Option<T>, Error> {
     let parsed = match entity.value(name) {
-        None => return Ok(None),
+        None => return entity.check_fetched(name).map(|()| None),
         Some(Value::String(text)) => serde_json::from_str(text),
         Some(_) => match read_split(entity, name)? {
             Some(bytes) => serde_json::from_slice(&bytes),

@@ -83,6 +83,17 @@ pub(crate) struct Container<'a> {
 }
 
 impl Container<'_> {
+    /// The discriminating property and this model's value of it, when `kind` is declared.
+    pub(crate) fn kind(&self) -> Option<(String, String)> {
+        let value = self.attrs.kind.as_ref()?.value();
+        let property = self
+            .attrs
+            .kind_property
+            .as_ref()
+            .map_or_else(|| "Kind".to_owned(), syn::LitStr::value);
+        Some((property, value))
+    }
+
     pub(crate) fn separator(&self) -> String {
         self.attrs
             .key_separator

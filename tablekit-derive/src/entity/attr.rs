@@ -8,7 +8,8 @@ use syn::{Expr, Lit, LitStr};
 use super::ctxt::Ctxt;
 
 const FIELD_KEYS: &str = "`rename`, `rename_from`, `skip`, `default`, `partition_key`, `row_key`, `key_only`, `transform`, `inverted_ticks`, `ticks`, `inverted`, `pad`, `format`, `records`, `split`, `json`";
-const CONTAINER_KEYS: &str = "`table`, `rename_all`, `key_separator`, `partition_key`, `row_key`";
+const CONTAINER_KEYS: &str =
+    "`table`, `kind`, `kind_property`, `rename_all`, `key_separator`, `partition_key`, `row_key`";
 const ROLE_KEYS: &str =
     "`order`, `inverted_ticks`, `ticks`, `inverted`, `pad`, `transform`, `format`";
 const CONSTANT_KEYS: &str = "`constant`, `order`";
@@ -143,6 +144,10 @@ pub(crate) struct ConstantPart {
 /// Everything `#[tablekit(..)]` says about the struct.
 pub(crate) struct ContainerAttrs {
     pub(crate) table: Option<LitStr>,
+    /// `kind = "Order"`: the value of the discriminating property.
+    pub(crate) kind: Option<LitStr>,
+    /// `kind_property = "Type"`: the discriminating property (`Kind` without it).
+    pub(crate) kind_property: Option<LitStr>,
     pub(crate) rename_all: Option<Spanned<RenameAll>>,
     pub(crate) key_separator: Option<LitStr>,
     pub(crate) constants: Vec<ConstantPart>,
@@ -516,6 +521,8 @@ pub(crate) fn field_attrs(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
 /// Parses every `#[tablekit(..)]` on the struct.
 pub(crate) fn container_attrs(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
     let mut table = Once::new("table");
+    let mut kind = Once::new("kind");
+    let mut kind_property = Once::new("kind_property");
     let mut rename_all = Once::new("rename_all");
     let mut key_separator = Once::new("key_separator");
     let mut constants = Vec::new();
@@ -526,6 +533,16 @@ pub(crate) fn container_attrs(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerA
                 // #[tablekit(table = "Gamers")]
                 if let Some(s) = lit_str(cx, &meta, "table", "Gamers") {
                     table.set(cx, span, s);
+                }
+            } else if meta.path.is_ident("kind") {
+                // #[tablekit(kind = "Order")]
+                if let Some(s) = lit_str(cx, &meta, "kind", "Order") {
+                    kind.set(cx, span, s);
+                }
+            } else if meta.path.is_ident("kind_property") {
+                // #[tablekit(kind_property = "Kind")]
+                if let Some(s) = lit_str(cx, &meta, "kind_property", "Kind") {
+                    kind_property.set(cx, span, s);
                 }
             } else if meta.path.is_ident("rename_all") {
                 // #[tablekit(rename_all = "PascalCase")]
@@ -556,6 +573,8 @@ pub(crate) fn container_attrs(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerA
     }
     ContainerAttrs {
         table: table.get().map(|s| s.value),
+        kind: kind.get().map(|s| s.value),
+        kind_property: kind_property.get().map(|s| s.value),
         rename_all: rename_all.get(),
         key_separator: key_separator.get().map(|s| s.value),
         constants,

@@ -9,6 +9,7 @@ use super::ctxt::Ctxt;
 /// Runs every check; sorts key parts by order on the way.
 pub(crate) fn check(cx: &Ctxt, c: &mut Container<'_>) {
     table_name(cx, c);
+    kind(cx, c);
     separator(cx, c);
     partition_key_present(cx, c);
     for f in &c.fields {
@@ -45,6 +46,21 @@ fn table_name(cx: &Ctxt, c: &Container<'_>) {
         cx.error_spanned_by(
             t,
             format!("invalid table name `{name}`: 3 to 63 letters and digits, starting with a letter, not `tables`"),
+        );
+    }
+}
+
+/// `kind` holds a value; `kind_property` goes with a `kind` (its name is checked with the
+/// stored names).
+fn kind(cx: &Ctxt, c: &Container<'_>) {
+    if let Some(kind) = &c.attrs.kind {
+        if kind.value().is_empty() {
+            cx.error_spanned_by(kind, "`kind` needs a value, e.g. `kind = \"Order\"`");
+        }
+    } else if let Some(property) = &c.attrs.kind_property {
+        cx.error_spanned_by(
+            property,
+            "`kind_property` names where `kind` is stored: add `kind = \"...\"` to the struct",
         );
     }
 }
@@ -203,6 +219,21 @@ fn constant_column_names(cx: &Ctxt, f: &Field<'_>) {
 /// Stored names are valid property names and unique (renamed names and old names included).
 fn stored_names(cx: &Ctxt, c: &Container<'_>) {
     let mut seen: HashMap<String, String> = HashMap::new();
+    if let Some((property, _)) = c.kind() {
+        let span = c
+            .attrs
+            .kind_property
+            .as_ref()
+            .or(c.attrs.kind.as_ref())
+            .map_or_else(proc_macro2::Span::call_site, syn::LitStr::span);
+        if let Some(reason) = invalid_property_name(&property) {
+            cx.error_at(
+                span,
+                format!("invalid kind property name `{property}`: {reason}"),
+            );
+        }
+        seen.insert(property, "the kind".to_owned());
+    }
     for f in c
         .fields
         .iter()
@@ -223,6 +254,13 @@ fn stored_names(cx: &Ctxt, c: &Container<'_>) {
                 );
             }
             match seen.get(&name) {
+                Some(other) if other == "the kind" => cx.error_at(
+                    span,
+                    format!(
+                        "field `{}` is stored as `{name}`, the property that holds the kind: rename the field or set `kind_property`",
+                        f.ident
+                    ),
+                ),
                 Some(other) => cx.error_at(
                     span,
                     format!(

@@ -20,9 +20,11 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
     let names = (0..record.fields.len()).map(local);
     let members = record.fields.iter().map(|f| &f.member);
     quote! {
+        // An absolute path, not serde's `extern crate .. as` alias: such an alias would become
+        // the path compiler messages show for every tablekit type in the user's crate
+        // (`_::_tablekit::Filter<Order>`).
         const _: () = {
-            extern crate tablekit as _tablekit;
-            use _tablekit::__private::record as _r;
+            use ::tablekit::__private::record as _r;
             use _r::{ViaRecordField as _, ViaValue as _};
 
             #[automatically_derived]
@@ -59,7 +61,7 @@ fn bounded_generics(record: &RecordInput<'_>) -> syn::Generics {
         let ty = &field.field.ty;
         where_clause
             .predicates
-            .push(syn::parse_quote!(#ty: _tablekit::__private::record::RecordField));
+            .push(syn::parse_quote!(#ty: ::tablekit::__private::record::RecordField));
     }
     generics
 }

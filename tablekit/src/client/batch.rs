@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
+use crate::writable::{self, Effect};
 
 /// What one operation of a transaction does.
 ///
@@ -617,7 +618,11 @@ impl<M: TableModel> Batch<M> {
             OperationKind::Merge | OperationKind::Replace => Some(required_etag(entity)?),
             _ => None,
         };
-        limits::validate_entity(entity)?;
+        let effect = match kind {
+            OperationKind::Replace | OperationKind::UpsertReplace => Effect::Replaces,
+            _ => Effect::Keeps,
+        };
+        writable::check::<M>(entity, effect)?;
         let body = codec::encode_entity(entity);
         self.add(
             kind,
@@ -962,7 +967,10 @@ impl BatchOutcome {
             .iter()
             .filter(|r| r.kind != OperationKind::Delete);
         for (entity, result) in entities.into_iter().zip(written) {
-            entity.as_dynamic_mut().set_etag(result.etag.clone());
+            let entity = entity.as_dynamic_mut();
+            entity.set_etag(result.etag.clone());
+            // What its setters replaced is stored now: a later write need not refuse it.
+            entity.clear_overwrites();
         }
     }
 }

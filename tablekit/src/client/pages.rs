@@ -9,18 +9,20 @@
 //! answered while the current page is read, decoded and consumed.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use reqwest::header::HeaderMap;
 use reqwest::Method;
 
-use super::continuation::ContinuationToken;
+use super::continuation::{ContinuationToken, QueryId};
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
 use crate::codec;
+use crate::entity::Selection;
 use crate::error::{Error, Result};
 use crate::limits::InvalidInput;
-use crate::model::{TableEntity, TableModel};
+use crate::model::{check_kind, TableEntity, TableModel};
 use crate::query::Query;
 
 /// One page of results and where the next one starts.
@@ -339,7 +341,19 @@ impl<M: TableModel> EntityQuery<M> {
     /// # Ok(()) }
     /// ```
     pub async fn first_page(self) -> Result<Page<M::Entity>> {
-        fetch_page(&self.table, &self.query, self.start.as_ref()).await
+        let (sent, start) = self.prepare()?;
+        let reply = request_page(&sent, start, &|_| {}).await?;
+        sent.decode(&reply)
+    }
+
+    /// The query as it will be sent, checked (table name, `top`, the resume token) before
+    /// any request, and where it starts.
+    fn prepare(self) -> Result<(Arc<Sent<M>>, Option<ContinuationToken>)> {
+        let sent = Sent::new(self.table, &self.query)?;
+        if let Some(start) = &self.start {
+            start.check_query(sent.id)?;
+        }
+        Ok((Arc::new(sent), self.start))
     }
 
     /// Every page, following continuations until the service has no more.
@@ -367,36 +381,33 @@ impl<M: TableModel> EntityQuery<M> {
     /// # Ok(()) }
     /// ```
     pub fn pages(self) -> BoxStream<'static, Result<Page<M::Entity>>> {
-        let EntityQuery {
-            table,
-            query,
-            start,
-            read_ahead,
-        } = self;
-        let read_ahead = read_ahead && tokio::runtime::Handle::try_current().is_ok();
+        let read_ahead = self.read_ahead && tokio::runtime::Handle::try_current().is_ok();
+        let (sent, start) = match self.prepare() {
+            Ok(prepared) => prepared,
+            Err(e) => return stream::once(async { Err(e) }).boxed(),
+        };
         let first = match read_ahead {
-            true => Next::Requested(Pending::spawn(&table, &query, start)),
+            true => Next::Requested(Pending::spawn(&sent, start)),
             false => Next::At(start),
         };
         stream::try_unfold(first, move |next| {
-            let (table, query) = (table.clone(), query.clone());
+            let sent = sent.clone();
             async move {
                 let (reply, ahead) = match next {
-                    Next::At(position) => {
-                        (request_page(&table, &query, position, &|_| {}).await?, None)
-                    }
+                    Next::At(position) => (request_page(&sent, position, &|_| {}).await?, None),
                     Next::Requested(mut pending) => {
                         // The next page's position is in this answer's headers: it is asked
                         // for as soon as they arrive, while this answer's body comes in.
-                        let ahead = pending.continuation().await.map(|token| {
-                            (token.clone(), Pending::spawn(&table, &query, Some(token)))
-                        });
+                        let ahead = pending
+                            .continuation()
+                            .await
+                            .map(|token| (token.clone(), Pending::spawn(&sent, Some(token))));
                         (pending.reply().await?, ahead)
                     }
                     Next::End => return Ok::<_, Error>(None),
                 };
-                let continuation = continuation_of(&reply);
-                let next = match (continuation.clone(), ahead) {
+                let page = sent.decode(&reply)?;
+                let next = match (page.continuation().cloned(), ahead) {
                     (None, _) => Next::End,
                     // A retried request may have answered from elsewhere: the early request
                     // stands only for the position this answer really ends at.
@@ -404,7 +415,7 @@ impl<M: TableModel> EntityQuery<M> {
                         Next::Requested(pending)
                     }
                     (Some(token), _) if read_ahead => {
-                        Next::Requested(Pending::spawn(&table, &query, Some(token)))
+                        Next::Requested(Pending::spawn(&sent, Some(token)))
                     }
                     (Some(token), _) => Next::At(Some(token)),
                 };
@@ -413,7 +424,7 @@ impl<M: TableModel> EntityQuery<M> {
                     // its request before this one settles into decoding.
                     tokio::task::yield_now().await;
                 }
-                Ok(Some((decode_page::<M>(&reply, continuation)?, next)))
+                Ok(Some((page, next)))
             }
         })
         .boxed()
@@ -688,12 +699,8 @@ struct Pending {
 
 impl Pending {
     /// Requests the page at `position` on a task of its own.
-    fn spawn<M: TableModel>(
-        table: &Table<M>,
-        query: &Query<M>,
-        position: Option<ContinuationToken>,
-    ) -> Self {
-        let (table, query) = (table.clone(), query.clone());
+    fn spawn<M: TableModel>(sent: &Arc<Sent<M>>, position: Option<ContinuationToken>) -> Self {
+        let sent = sent.clone();
         let (sender, head) = tokio::sync::oneshot::channel();
         let sender = std::sync::Mutex::new(Some(sender));
         let task = tokio::spawn(async move {
@@ -702,10 +709,10 @@ impl Pending {
                 let first = sender.lock().ok().and_then(|mut sender| sender.take());
                 if let Some(sender) = first {
                     // The stream may be gone already: then nobody waits for it.
-                    let _ = sender.send(continuation_in(headers));
+                    let _ = sender.send(sent.continuation_in(headers));
                 }
             };
-            request_page(&table, &query, position, &on_head).await
+            request_page(&sent, position, &on_head).await
         });
         Pending { task, head }
     }
@@ -733,69 +740,91 @@ impl Drop for Pending {
     }
 }
 
-/// The first page only, read and decoded.
-async fn fetch_page<M: TableModel>(
-    table: &Table<M>,
-    query: &Query<M>,
-    position: Option<&ContinuationToken>,
-) -> Result<Page<M::Entity>> {
-    let reply = request_page(table, query, position.cloned(), &|_| {}).await?;
-    decode_page::<M>(&reply, continuation_of(&reply))
+/// A query as it is sent, made once for all its pages: the request's parameters, what its
+/// entities hold, and the identity its continuation tokens carry.
+struct Sent<M: TableModel> {
+    table: Table<M>,
+    /// `GET /Table()`.
+    path: String,
+    /// `$filter`, `$select` and `$top`.
+    parameters: Vec<(&'static str, String)>,
+    /// What a select fetched, shared by the entities it reads; `None` without a select.
+    selection: Option<Arc<Selection>>,
+    id: QueryId,
 }
 
-/// One `GET /Table()` with the query's options and the position.
+impl<M: TableModel> Sent<M> {
+    /// Checks the query and builds what every page request sends.
+    fn new(table: Table<M>, query: &Query<M>) -> Result<Self> {
+        let name = table.checked_name()?;
+        let path = format!("/{name}()");
+        let filter = query.sent_filter();
+        let select = query.sent_select();
+        let id = QueryId::of(name, filter.as_deref(), select.as_deref());
+        let mut parameters = Vec::with_capacity(3);
+        if let Some(filter) = filter {
+            parameters.push(("$filter", filter));
+        }
+        let selection = select.map(|names| {
+            parameters.push(("$select", names.join(",")));
+            Arc::new(Selection::new(&names))
+        });
+        if let Some(top) = query.top_value() {
+            if top == 0 {
+                return Err(InvalidInput::Other("`top` must be at least 1".into()).into());
+            }
+            // The service caps pages at 1000 anyway; paging continues past it.
+            parameters.push(("$top", top.min(1000).to_string()));
+        }
+        Ok(Sent {
+            table,
+            path,
+            parameters,
+            selection,
+            id,
+        })
+    }
+
+    /// Where the page after an answer with these headers starts, tied to this query.
+    fn continuation_in(&self, headers: &HeaderMap) -> Option<ContinuationToken> {
+        let token = ContinuationToken::from_headers(
+            header_str(headers, "x-ms-continuation-NextPartitionKey"),
+            header_str(headers, "x-ms-continuation-NextRowKey"),
+        )?;
+        Some(token.bound_to(self.id))
+    }
+
+    /// The entities of one answer as the model's entity type, each marked with what the
+    /// select fetched and checked to be of the model's kind.
+    fn decode(&self, reply: &Reply) -> Result<Page<M::Entity>> {
+        let entities = codec::decode_page(&reply.body)?
+            .into_iter()
+            .map(|mut entity| {
+                check_kind::<M>(&entity)?;
+                if let Some(selection) = &self.selection {
+                    entity.set_selection(selection.clone());
+                }
+                Ok(M::Entity::wrap(entity))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Page::new(entities, self.continuation_in(&reply.headers)))
+    }
+}
+
+/// One `GET /Table()` with the query's parameters and the position.
 async fn request_page<M: TableModel>(
-    table: &Table<M>,
-    query: &Query<M>,
+    sent: &Sent<M>,
     position: Option<ContinuationToken>,
     on_head: OnHead<'_>,
 ) -> Result<Reply> {
-    let name = table.checked_name()?;
-    let mut call = Call::new(Method::GET, format!("/{name}()"));
-    if let Some(filter) = query.filter_string().filter(|f| !f.trim().is_empty()) {
-        call.query.push(("$filter", filter.to_owned()));
-    }
-    if let Some(select) = query.select_list().filter(|s| !s.is_empty()) {
-        call.query.push(("$select", select.join(",")));
-    }
-    if let Some(top) = query.top_value() {
-        if top == 0 {
-            return Err(InvalidInput::Other("`top` must be at least 1".into()).into());
-        }
-        // The service caps pages at 1000 anyway; paging continues past it.
-        call.query.push(("$top", top.min(1000).to_string()));
-    }
+    let mut call = Call::new(Method::GET, sent.path.clone());
+    call.query.extend(sent.parameters.iter().cloned());
     if let Some(position) = position {
         call.query.extend(position.query_parameters());
     }
-    table
+    sent.table
         .client()
         .transport()
         .send_observed(&call, on_head)
         .await
-}
-
-/// Where the page after `reply` starts, from its headers.
-fn continuation_of(reply: &Reply) -> Option<ContinuationToken> {
-    continuation_in(&reply.headers)
-}
-
-/// Where the page after an answer with these headers starts.
-fn continuation_in(headers: &HeaderMap) -> Option<ContinuationToken> {
-    ContinuationToken::from_headers(
-        header_str(headers, "x-ms-continuation-NextPartitionKey"),
-        header_str(headers, "x-ms-continuation-NextRowKey"),
-    )
-}
-
-/// The entities of one answer, wrapped as the model's entity type.
-fn decode_page<M: TableModel>(
-    reply: &Reply,
-    continuation: Option<ContinuationToken>,
-) -> Result<Page<M::Entity>> {
-    let entities = codec::decode_page(&reply.body)?
-        .into_iter()
-        .map(M::Entity::wrap)
-        .collect();
-    Ok(Page::new(entities, continuation))
 }

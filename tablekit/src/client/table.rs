@@ -21,8 +21,9 @@ use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind};
-use crate::model::{TableEntity, TableModel};
+use crate::model::{check_kind, TableEntity, TableModel};
 use crate::query::Query;
+use crate::writable::{self, Effect};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -268,7 +269,7 @@ impl<M: TableModel> Table<M> {
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
-        limits::validate_entity(dynamic)?;
+        writable::check::<M>(dynamic, Effect::Keeps)?;
         let mut call =
             Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
         call.prefer_no_content = true;
@@ -500,6 +501,7 @@ impl<M: TableModel> Table<M> {
                 if entity.etag().is_none() {
                     entity.set_etag(reply.header("etag").map(ETag::new));
                 }
+                check_kind::<M>(&entity)?;
                 Ok(Some(M::Entity::wrap(entity)))
             }
             Err(e) if e.is_not_found() && e.code() != Some("TableNotFound") => Ok(None),
@@ -592,7 +594,11 @@ impl<M: TableModel> Table<M> {
             Condition::None => None,
             Condition::EntityETag => Some(required_etag(dynamic)?.as_str().to_owned()),
         };
-        limits::validate_entity(dynamic)?;
+        let effect = match method {
+            Method::PUT => Effect::Replaces,
+            _ => Effect::Keeps,
+        };
+        writable::check::<M>(dynamic, effect)?;
         let path = self.entity_path(dynamic.partition_key(), dynamic.row_key())?;
         let mut call = Call::new(method, path).json(codec::encode_entity(dynamic));
         call.if_match = if_match;
@@ -630,10 +636,14 @@ pub(crate) fn required_etag(entity: &DynamicEntity) -> Result<ETag> {
     })
 }
 
+/// Records what a write did on the entity written: its new ETag, and that the values its
+/// setters replaced are the stored ones now.
 fn record_etag<E: TableEntity>(entity: &mut E, reply: &Reply) {
+    let dynamic = entity.as_dynamic_mut();
     if let Some(etag) = reply.header("etag") {
-        entity.as_dynamic_mut().set_etag(Some(ETag::new(etag)));
+        dynamic.set_etag(Some(ETag::new(etag)));
     }
+    dynamic.clear_overwrites();
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Versioned binary records: a collection of small structs stored in one byte-array property
 //! (or, with [`split`](crate::split), in several).
 //!
-//! Seed 001 keeps a gamer's completed levels inside the gamer entity as bytes, because a
-//! query then returns everything in one round trip. Its serializer read records until the bytes
-//! ran out, never checked the version, and mixed character counts with byte counts. Here the
+//! Keeping a collection (a gamer's completed levels) inside its entity as bytes means a query
+//! returns everything in one round trip. A careless serializer reads records until the bytes
+//! run out, never checks the version, and mixes character counts with byte counts. Here the
 //! data says which version wrote it, every length is a byte length checked before use, the
 //! record count is stored, and every malformed input ends in a typed [`RecordError`].
 //!
@@ -113,6 +113,74 @@
 //! let levels: Vec<CompletedLevel> = decode_records(&v0)?;
 //! assert_eq!(levels[0].stars, 0);
 //! # Ok::<(), RecordError>(())
+//! ```
+
+//!
+//! # Rolling deploys: newer data, older code
+//!
+//! While a new version of a service rolls out, old and new code run side by side, and the old
+//! code meets records the new code wrote with a version it does not know. Reading them is safe:
+//! the plain getter of a `records` field answers its default (`[]`), and its `try_` getter says
+//! why ([`RecordError::UnknownVersion`]). Writing them back is where data would be lost: a
+//! read-modify-write (`items()`, push, `set_items`, merge) would replace the newer records with
+//! the old code's idea of them. So a typed setter that replaces a stored value its code could
+//! not read notes it, and every write of that entity (insert, merge, replace, upserts,
+//! transactions) is refused before sending with
+//! [`InvalidInput::UnreadableOverwrite`](crate::InvalidInput::UnreadableOverwrite), naming the
+//! property and why it was unreadable. The same holds for any field, not only records: a value
+//! of a changed type, a JSON text that no longer parses.
+//!
+//! A safe rolling deploy then goes:
+//! 1. Ship the code that reads the new version first (`#[record(version = 2)]` with the new
+//!    field `#[record(since = 2)]`), but keep writing version 1 until every instance runs it.
+//!    Readers of version 1 data get the new field's default.
+//! 2. Then write version 2. An instance still on the old code refuses to overwrite what it
+//!    cannot read rather than wiping it: retry that request later, or route it to new code.
+//! 3. Where discarding unreadable data is really meant (a reset, a migration that rebuilds the
+//!    value), say so: `entity.allow_overwrite(Order::ITEMS)` on the generated wrapper (or
+//!    [`DynamicEntity::allow_overwrite`](crate::DynamicEntity::allow_overwrite) by name).
+//!
+//! ```
+//! use tablekit::prelude::*;
+//! use tablekit::InvalidInput;
+//!
+//! #[derive(Debug, Clone, PartialEq, Record)]
+//! #[record(version = 1)]
+//! pub struct LineItem { pub sku: String, pub quantity: u32 }
+//!
+//! #[derive(TableEntity)]
+//! pub struct Order {
+//!     #[tablekit(partition_key)] pub customer: String,
+//!     #[tablekit(row_key)] pub id: String,
+//!     #[tablekit(records(max_properties = 4))] pub items: Vec<LineItem>,
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let emulator = tablekit_testing::Emulator::start().await?;
+//! # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+//! let orders = client.table_named::<Order>("Orders");
+//! # orders.create().await?;
+//! # // Items written by newer code: version 2 of the record.
+//! # #[derive(Record)]
+//! # #[record(version = 2)]
+//! # pub struct LineItemV2 { pub sku: String, pub quantity: u32, #[record(since = 2)] pub gift: bool }
+//! # let mut newer = DynamicEntity::new("alice", "o-1");
+//! # let gift = LineItemV2 { sku: "tea".into(), quantity: 2, gift: true };
+//! # tablekit::split::write_records(&mut newer, "Items", &[gift], 4)?;
+//! # client.table_named::<DynamicEntity>("Orders").insert(&mut newer).await?;
+//! // This code knows version 1; the stored items were written by version 2.
+//! let mut order = orders.get("alice", "o-1").await?.expect("stored");
+//! assert!(order.items().is_empty()); // the default...
+//! let why = order.try_items().unwrap_err(); // ...and why
+//! assert!(matches!(why, Error::Record(tablekit::RecordError::UnknownVersion { .. })));
+//! let mut items = order.items();
+//! items.push(LineItem { sku: "cup".into(), quantity: 1 });
+//! order.set_items(&items)?;
+//! let err = orders.merge(&mut order).await.unwrap_err(); // refused: nothing sent
+//! assert!(matches!(err, Error::InvalidInput(InvalidInput::UnreadableOverwrite { .. })));
+//! order.allow_overwrite(Order::ITEMS); // only where discarding them is meant
+//! orders.merge(&mut order).await?;
+//! # Ok(()) }
 //! ```
 
 pub(crate) mod dispatch;

@@ -1,0 +1,60 @@
+//! Whether an entity may be written: the rules every write checks before anything is sent,
+//! beyond the service's own limits ([`limits`](crate::limits)).
+//!
+//! A write must never destroy what the code could not see: a replace of an entity read with a
+//! select would delete the properties it did not fetch, and a setter that replaced a stored
+//! value this code could not read (a record of a newer version, say) would destroy it. Both
+//! are refused with a typed error unless the code says it means it
+//! ([`DynamicEntity::mark_complete`], [`DynamicEntity::allow_overwrite`]). A model with a
+//! [`Discriminator`](crate::Discriminator) only writes rows of its own kind.
+
+use crate::entity::DynamicEntity;
+use crate::error::Error;
+use crate::limits::{self, InvalidInput};
+use crate::model::{check_kind, TableModel};
+
+/// What a write does to the properties the entity does not hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// They stay (insert of a new row, merge, upsert-merge).
+    Keeps,
+    /// They are deleted (replace, upsert-replace).
+    Replaces,
+}
+
+/// Checks `entity` for a write of model `M` with `effect`; nothing is sent when it fails.
+pub(crate) fn check<M: TableModel>(entity: &DynamicEntity, effect: Effect) -> Result<(), Error> {
+    check_kind::<M>(entity)?;
+    if effect == Effect::Replaces && entity.is_partial() {
+        return Err(InvalidInput::PartialReplace {
+            partition_key: entity.partition_key().to_owned(),
+            row_key: entity.row_key().to_owned(),
+        }
+        .into());
+    }
+    if let Some((property, reason)) = entity.unreadable_overwrites().next() {
+        return Err(InvalidInput::UnreadableOverwrite {
+            property: property.to_owned(),
+            reason: reason.to_owned(),
+        }
+        .into());
+    }
+    limits::validate_entity(entity)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_allowed_overwrite_passes_and_an_unallowed_one_names_its_property() {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("Items", vec![1u8]);
+        e.mark_unreadable_replaced("Items", "record version 2 is newer than 1");
+        let err = check::<DynamicEntity>(&e, Effect::Keeps).unwrap_err();
+        assert!(err.to_string().contains("`Items`"), "{err}");
+        e.allow_overwrite("Items");
+        check::<DynamicEntity>(&e, Effect::Keeps).unwrap();
+    }
+}

@@ -1,0 +1,18 @@
+//! The data-safety suite against the in-process emulator over real HTTP.
+
+mod data_safety;
+
+use tablekit::client::TableServiceClient;
+use tablekit_testing::Emulator;
+
+/// A client for a fresh emulator in the test's runtime.
+async fn emulator() -> TableServiceClient {
+    let emulator = Emulator::start().await.expect("start the emulator");
+    let client = TableServiceClient::from_connection_string(&emulator.connection_string())
+        .expect("the emulator's connection string parses");
+    // The server must outlive the test body; it stops with the test's runtime.
+    std::mem::forget(emulator);
+    client
+}
+
+data_safety_suite!(emulator().await);

@@ -1,0 +1,10 @@
+use tablekit::prelude::*;
+
+#[derive(TableEntity)]
+#[tablekit(kind_property = "Type")]
+pub struct Order {
+    #[tablekit(partition_key)]
+    pub customer: String,
+}
+
+fn main() {}

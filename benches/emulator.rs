@@ -1,4 +1,4 @@
-//! The in-process emulator's speed: start-up (the issue asks for well under 20 ms), one
+//! The in-process emulator's speed: start-up (meant to stay well under 20 ms), one
 //! upsert and one point get through tablekit's client over real HTTP, and a narrow RowKey
 //! range in a 100,000-entity partition read by a range seek and, side by side, by the same
 //! query written so the seek cannot apply (`not (RowKey lt ..)`): a scan of the partition.

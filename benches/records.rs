@@ -16,7 +16,8 @@ use tablekit::record::{
 };
 use tablekit::{split, DynamicEntity, Record};
 
-/// The seed's level enum, stored as an `i32`.
+/// The level enum of the gamers in "Jeffrey Richter's Guide to Working with Azure Storage
+/// Tables via C# and other .NET Languages", stored as an `i32`.
 #[derive(Clone, Copy)]
 enum Level {
     Dungeon,
@@ -37,7 +38,7 @@ impl RecordField for Level {
     }
 }
 
-/// Seed 001's record: 12 bytes (an `i32` level and the completion ticks).
+/// The guide's completed-level record: 12 bytes (an `i32` level and the completion ticks).
 #[derive(Clone, Record)]
 struct CompletedLevel {
     level: Level,

@@ -1,6 +1,8 @@
-//! Seed 001's backup, restore and copy: a table streamed to a checksummed backup file,
-//! restored into another table with progress, and copied table to table. A damaged copy of the
-//! file is refused with the byte position of the damage.
+//! Backup, restore and copy, which the C# library that accompanies "Jeffrey Richter's Guide to
+//! Working with Azure Storage Tables via C# and other .NET Languages" also offers: a table
+//! streamed to a checksummed backup file, restored into another table with progress, and
+//! copied table to table. A damaged copy of the file is refused with the byte position of the
+//! damage.
 //!
 //! `cargo run --example backup` runs on the in-process emulator; with
 //! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.

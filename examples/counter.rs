@@ -1,4 +1,5 @@
-//! Seed 001's optimistic concurrency: many tasks increment one counter at once, each with a
+//! Optimistic concurrency, as in "Jeffrey Richter's Guide to Working with Azure Storage Tables
+//! via C# and other .NET Languages": many tasks increment one counter at once, each with a
 //! read-modify-write that is retried on 412, and no increment is lost.
 //!
 //! `cargo run --example counter` runs on the in-process emulator; with

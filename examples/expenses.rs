@@ -1,5 +1,6 @@
-//! Seed 000's expenses: composition (an `Expense` owns its `ExpenseItem`s) with composite row
-//! keys and a simulated StartsWith.
+//! The expenses of "Composition in Windows Azure Table Storage: choosing the row key and
+//! simulating StartsWith": composition (an `Expense` owns its `ExpenseItem`s) with composite
+//! row keys and a simulated StartsWith.
 //!
 //! Both kinds live in one table, in the user's partition. An expense's RowKey is its id; an
 //! item's is `{expense id}_{item id}`, so one expense's items are the RowKeys starting with
@@ -188,7 +189,7 @@ async fn file_expense(
     Ok(id)
 }
 
-/// The seed's `GetExpenseById`: the expense by its keys, then its items by RowKey prefix.
+/// The article's `GetExpenseById`: the expense by its keys, then its items by RowKey prefix.
 async fn expense_by_id(
     expenses: &Table<Expense>,
     items: &Table<ExpenseItem>,

@@ -1,4 +1,5 @@
-//! Seed 001's gamers (Richter's `GamerManager` demo), in tablekit.
+//! The gamers of "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and other
+//! .NET Languages" (its `GamerManager` demo), in tablekit.
 //!
 //! A gamer is keyed by the lower-cased tag (so "Dragon" and "DRAGON" are one gamer) and keeps
 //! the tag as typed, a score that reads 0 when absent, and the levels completed as versioned
@@ -31,7 +32,7 @@ pub enum Level {
     Forest = 2,
 }
 
-/// One level a gamer completed: a versioned binary record. Version 0 (the seed's format) had
+/// One level a gamer completed: a versioned binary record. Version 0 (the guide's format) had
 /// no stars; version-0 data still reads, with `stars` at its default.
 #[derive(Debug, Clone, PartialEq, Record)]
 #[record(version = 1)]
@@ -134,7 +135,7 @@ async fn main() -> Result<(), BoxError> {
     Ok(())
 }
 
-/// The seed's `GamerManager.DemoAsync`, plus the failures optimistic concurrency prevents.
+/// The guide's `GamerManager.DemoAsync`, plus the failures optimistic concurrency prevents.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
     let table = support::fresh_table::<Gamer>(client, "Gamers").await?;
     let outcome = demo(&table).await;
@@ -230,7 +231,7 @@ enum Recorded {
 }
 
 /// Records that a gamer completed a level, once: a level already completed is left as is.
-/// The whole read-check-write is retried on 412, like the seed's `OptimisticRetryAsync`.
+/// The whole read-check-write is retried on 412, like the guide's `OptimisticRetryAsync`.
 async fn set_completed_level(
     table: &Table<Gamer>,
     tag: &str,

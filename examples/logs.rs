@@ -1,6 +1,7 @@
-//! Seed 004's table name key pattern: one log table per day. Writes log lines over several
-//! days (each day's table created on first use), queries a time range that spans several
-//! tables, and drops the old days with one table delete each.
+//! The "Table Name Key Pattern" (of the series "Windows Azure Table Design Patterns"): one log
+//! table per day. Writes log lines over several days (each day's table created on first use),
+//! queries a time range that spans several tables, and drops the old days with one table
+//! delete each.
 //!
 //! `cargo run --example logs` runs on the in-process emulator; with
 //! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.

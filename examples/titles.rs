@@ -1,4 +1,5 @@
-//! Seed 003's Starts With query pattern: a fast "titles beginning with ..." search.
+//! The "Starts With Query Pattern" (of the series "Windows Azure Table Design Patterns"): a
+//! fast "titles beginning with ..." search.
 //!
 //! The service has no StartsWith, but rows of a partition come back in RowKey order, so
 //! "starts with `METABOLIS`" is the range `RowKey ge 'METABOLIS' and RowKey lt 'METABOLIT'`.
@@ -31,7 +32,7 @@ pub struct TitleSearch {
     pub title: String,
 }
 
-/// The seed's titles, and a few neighbours a wrong range would pick up.
+/// The pattern's titles, and a few neighbours a wrong range would pick up.
 pub const TITLES: &[&str] = &[
     "Metabolife",
     "Metabolise",

@@ -2,7 +2,8 @@
 //! real HTTP: prefix bounds select exactly one expense, inverted ticks list newest first, and
 //! every literal type a typed filter renders is accepted and matched by the service.
 
-// Test fixtures mirror the user code in DESIGN.md; documenting them adds nothing.
+// Test fixtures mirror the user code of the READMEs and examples; documenting them adds
+// nothing.
 #![allow(missing_docs)]
 
 use chrono::{TimeZone, Utc};

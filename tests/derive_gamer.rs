@@ -1,7 +1,8 @@
-//! The DESIGN.md `Gamer`: a typed wrapper over a dynamic entity, defaults, renames, an enum
+//! The READMEs' `Gamer`: a typed wrapper over a dynamic entity, defaults, renames, an enum
 //! stored through `TableValue`, typed columns, and a JSON codec round trip.
 
-// Test fixtures mirror the user code in DESIGN.md; documenting them adds nothing.
+// Test fixtures mirror the user code of the READMEs and examples; documenting them adds
+// nothing.
 #![allow(missing_docs)]
 
 use tablekit::codec::{decode_entity, encode_entity};

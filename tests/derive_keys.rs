@@ -1,7 +1,9 @@
-//! Keys composed from fields (DESIGN.md `Blog` and `ExpenseItem`): orders, formats, constant
-//! parts, `key_only` fields read back from the key, and generated prefix bounds.
+//! Keys composed from fields (the `microblog` example's `Blog`, the derive README's
+//! `ExpenseItem`): orders, formats, constant parts, `key_only` fields read back from the key,
+//! and generated prefix bounds.
 
-// Test fixtures mirror the user code in DESIGN.md; documenting them adds nothing.
+// Test fixtures mirror the user code of the READMEs and examples; documenting them adds
+// nothing.
 #![allow(missing_docs)]
 
 use chrono::{TimeZone, Utc};

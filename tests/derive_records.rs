@@ -1,8 +1,9 @@
 //! Fields stored across several properties or as text: `records(max_properties = N)`,
 //! `split(max_properties = N)` and `json`.
-//! The `Gamer` here is DESIGN.md's, with `CompletedLevel` records holding a `TableValue` enum.
+//! The `Gamer` here is the READMEs', with `CompletedLevel` records holding a `TableValue` enum.
 
-// Test fixtures mirror the user code in DESIGN.md; documenting them adds nothing.
+// Test fixtures mirror the user code of the READMEs and examples; documenting them adds
+// nothing.
 #![allow(missing_docs)]
 
 use serde::{Deserialize, Serialize};

@@ -46,7 +46,7 @@ macro_rules! on_both_servers {
 }
 
 on_both_servers!(
-    gamers_follows_the_seed_demo,
+    gamers_follows_the_guide_demo,
     microblog_queries_transactions_and_upgrade,
     expenses_read_by_prefix_and_delete_atomically,
     titles_starts_with_is_a_case_insensitive_range,
@@ -61,7 +61,7 @@ fn tags(shown: &[gamers::Shown]) -> Vec<&str> {
     shown.iter().map(|g| g.tag.as_str()).collect()
 }
 
-async fn gamers_follows_the_seed_demo(client: &TableServiceClient) {
+async fn gamers_follows_the_guide_demo(client: &TableServiceClient) {
     let outcome = gamers::run(client).await.expect("the gamers example runs");
     assert_eq!(outcome.shown.len(), 3);
     assert!(

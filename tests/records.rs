@@ -1,5 +1,7 @@
 //! `#[derive(Record)]` and hand-written records: round trips, versions, and the reader's
-//! refusal of every malformed input (seed 001's serializer defects, one test each).
+//! refusal of every malformed input (the defects of the `PropertySerializer` of the C# library
+//! that accompanies "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and
+//! other .NET Languages", one test each).
 
 use chrono::{DateTime, TimeZone, Utc};
 use proptest::prelude::*;
@@ -9,7 +11,7 @@ use tablekit::record::{
 use tablekit::Record;
 use uuid::Uuid;
 
-/// The seed's level enum, stored by discriminant.
+/// The guide's level enum, stored by discriminant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Level {
     #[default]
@@ -33,7 +35,7 @@ impl RecordField for Level {
     }
 }
 
-/// Version 0 of the seed's record, as the old code wrote it.
+/// Version 0 of the guide's record, as the old code wrote it.
 mod v0 {
     use super::*;
 
@@ -109,7 +111,7 @@ fn version_0_data_reads_with_version_1_code() {
     assert_eq!(
         bytes.len(),
         2 + 1 + 2 * 12,
-        "12 bytes a record, as in the seed"
+        "12 bytes a record, as in the guide"
     );
     let new: Vec<v1::CompletedLevel> = decode_records(&bytes).unwrap();
     assert_eq!(new.len(), 2);
@@ -302,7 +304,7 @@ fn datetimes_keep_ticks_and_drop_only_sub_tick_nanos() {
     assert_eq!(back[0].completed, at(1_700_000_000, 999_999_900));
 }
 
-// ---- Seed 001's PropertySerializer defects (reference/wintellect.md), one test each ----
+// ---- Defects of the C# library's PropertySerializer, one test each ----
 
 /// Defect: string length checked in characters but prefixed in bytes, so multi-byte text
 /// over 255 bytes corrupted the stream.
@@ -348,8 +350,8 @@ fn string_lengths_around_the_16_bit_boundaries_round_trip() {
     }
 }
 
-/// Defect: the seed's ToProperty silently dropped records beyond a maximum. Here the count is
-/// part of the data and every record comes back.
+/// Defect: the C# library's ToProperty silently dropped records beyond a maximum. Here the
+/// count is part of the data and every record comes back.
 #[test]
 fn no_record_is_ever_dropped() {
     let many: Vec<v1::CompletedLevel> = (0..20_000)
@@ -649,7 +651,8 @@ proptest! {
 }
 
 /// A `#[derive(TableValue)]` enum has no `RecordField` impl: the derive stores it as a
-/// tagged table value, so DESIGN.md's `CompletedLevel { level: Level, .. }` needs no extra code.
+/// tagged table value, so a `CompletedLevel { level: Level, .. }` (the `gamers` example's) needs
+/// no extra code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, tablekit::TableValue)]
 #[repr(i32)]
 enum Stage {

@@ -1,12 +1,13 @@
-//! DESIGN.md's `Gamer` with seed 001's completed levels, end to end through the client: a
-//! `#[derive(Record)]` collection in `#[tablekit(records(max_properties = 4))]`, a
+//! The READMEs' `Gamer` with the completed levels of the gamers in "Jeffrey Richter's Guide to
+//! Working with Azure Storage Tables via C# and other .NET Languages", end to end through the
+//! client: a `#[derive(Record)]` collection in `#[tablekit(records(max_properties = 4))]`, a
 //! `#[tablekit(split(max_properties = 16))]` blob, version-0 data read by version-1 code, and
 //! a shrink written with Merge. Runs on the emulator and on Azurite.
 //!
 //! `scripts/test.sh` starts Azurite and sets `TABLEKIT_AZURITE_CONNECTION_STRING`; without it
 //! the Azurite cases fail (never skip silently).
 
-// Fixtures mirror the user code in DESIGN.md; documenting them adds nothing.
+// Fixtures mirror the user code of the READMEs and examples; documenting them adds nothing.
 #![allow(missing_docs)]
 
 use chrono::{DateTime, Utc};
@@ -84,7 +85,7 @@ async fn read(table: &Table<Gamer>, tag: &str) -> GamerEntity {
     table.get(&tag.to_lowercase(), "").await.unwrap().unwrap()
 }
 
-/// Seed 001's SetCompletedLevelAsync: read, append, write back; old data reads with new code.
+/// The guide's SetCompletedLevelAsync: read, append, write back; old data reads with new code.
 async fn completed_levels_survive_versions_and_appends(client: &TableServiceClient) {
     let table = gamers(client).await;
     let mut dragon = GamerEntity::new("Dragon");

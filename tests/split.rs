@@ -1,5 +1,6 @@
 //! Values split across properties: bit-exact round trips, the header deciding what is read
-//! after a shrink, and seed 001's split defects (reference/wintellect.md), one test each.
+//! after a shrink, and the split defects of the C# library that accompanies "Jeffrey Richter's
+//! Guide to Working with Azure Storage Tables via C# and other .NET Languages", one test each.
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -27,7 +28,7 @@ fn binary<'e>(e: &'e DynamicEntity, name: &str) -> &'e [u8] {
     }
 }
 
-/// Defect: the seed's Set reused one 64 KiB buffer, so values of 128 KiB and more came back
+/// Defect: the C# library's Set reused one 64 KiB buffer, so values of 128 KiB and more came back
 /// corrupted. Every size around the chunk boundaries round-trips bit-exactly.
 #[test]
 fn values_of_128_kib_and_more_round_trip_bit_exactly() {
@@ -96,8 +97,8 @@ fn a_value_over_the_budget_is_a_typed_error_and_changes_nothing() {
     assert_eq!(e.len(), 4);
 }
 
-/// Defect: the seed wrote empty arrays into unused chunks instead of removing them. A smaller
-/// value removes its unused chunks from the entity, so a Replace deletes them.
+/// Defect: the C# library wrote empty arrays into unused chunks instead of removing them. A
+/// smaller value removes its unused chunks from the entity, so a Replace deletes them.
 #[test]
 fn a_smaller_value_removes_unused_chunks() {
     let mut e = entity();

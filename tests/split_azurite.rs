@@ -192,7 +192,9 @@ async fn a_replace_of_a_smaller_value_deletes_its_unused_chunks() {
     split::write_split(&mut e, "Blob", &random_bytes(200 * KIB, 3), 16).unwrap();
     service.write(&table, "PUT", &e).await;
 
-    // Read, modify, Replace: the seed wrote empty chunks here instead of removing them.
+    // Read, modify, Replace: the C# library that accompanies "Jeffrey Richter's Guide to
+    // Working with Azure Storage Tables via C# and other .NET Languages" wrote empty chunks
+    // here instead of removing them.
     let mut read = service.read(&table, "p", "r").await;
     split::write_split(&mut read, "Blob", b"tiny", 16).unwrap();
     service.write(&table, "PUT", &read).await;

@@ -1,6 +1,7 @@
-//! One test per defect of Wintellect's C# library (see
-//! `shared/reference/wintellect.md`), each proving through the public API that tablekit does
-//! not have it. Where a request is involved the test runs on the in-process emulator.
+//! One test per defect of Wintellect's C# library, the one that accompanies "Jeffrey Richter's
+//! Guide to Working with Azure Storage Tables via C# and other .NET Languages", each proving
+//! through the public API that tablekit does not have it. Where a request is involved the test
+//! runs on the in-process emulator.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;

@@ -262,7 +262,9 @@ impl Ordered for String {}
 impl Ordered for Vec<u8> {}
 impl Ordered for DateTime<Utc> {}
 
-/// Which ends a [`Column::between`] range includes (the seed's four `RangeOp` kinds).
+/// Which ends a [`Column::between`] range includes (the four `RangeOp` kinds of the C# library
+/// that accompanies "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and
+/// other .NET Languages").
 ///
 /// ```
 /// use tablekit::{Column, DynamicEntity, RangeKind};

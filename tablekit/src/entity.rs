@@ -1,10 +1,12 @@
 //! [`DynamicEntity`]: keys, system properties and an insertion-ordered property list.
 //!
-//! Everything typed in tablekit is a view over one of these: wrap, never convert. Because the
-//! entity keeps every property the service returned, in order, a typed wrapper that does not
-//! know a property still writes it back on Replace, a property added later reads its default
-//! from older entities, and a property whose type changed is reported, not lost. Reads never
-//! panic: `get` answers `None` for absent or unreadable values, `try_get` says which.
+//! Everything typed in tablekit is a view over one of these (the rule of "Jeffrey Richter's
+//! Guide to Working with Azure Storage Tables via C# and other .NET Languages": wrap, never
+//! convert). Because the entity keeps every property the service returned, in order, a typed
+//! wrapper that does not know a property still writes it back on Replace, a property added
+//! later reads its default from older entities, and a property whose type changed is reported,
+//! not lost. Reads never panic: `get` answers `None` for absent or unreadable values, `try_get`
+//! says which.
 
 use std::fmt;
 use std::sync::Arc;

@@ -2,7 +2,8 @@
 //!
 //! Keys are strings compared ordinally by UTF-16 code unit, so every part format here keeps
 //! that order meaningful: fixed-width zero-padded numbers, 19-digit ticks, and inverted forms
-//! (max minus value) that sort newest or largest first (seed 002's `9999 - year` trick).
+//! (max minus value) that sort newest or largest first (the `9999 - year` trick of Microsoft's
+//! "Windows Azure Table" whitepaper).
 //! `#[derive(TableEntity)]` composes keys with these functions; they are public so hand-written
 //! code builds the same keys.
 //!
@@ -178,7 +179,7 @@ pub fn parse_inverted_ticks(text: &str) -> Option<DateTime<Utc>> {
     from_ticks(MAX_TICKS.checked_sub(inverted)?)
 }
 
-/// `{9999 - year}_{13 - month}`: newest month first (seed 002's blog partitions).
+/// `{9999 - year}_{13 - month}`: newest month first (the whitepaper's blog partitions).
 ///
 /// ```
 /// use chrono::{TimeZone, Utc};

@@ -1,10 +1,11 @@
 //! Values larger than one property, split across several: `Name`, `Name__1`, `Name__2`, ...
 //!
-//! A binary property holds at most 64 KiB. Seed 001 splits larger arrays across up to 16
-//! properties, but reuses one buffer (values of 128 KiB and more come back corrupted), leaves
-//! stale chunks behind when a value shrinks, and silently cuts what does not fit. Here the first
-//! property starts with a small self-describing header, so the header alone decides which chunks
-//! belong to the value:
+//! A binary property holds at most 64 KiB. The C# library that accompanies "Jeffrey Richter's
+//! Guide to Working with Azure Storage Tables via C# and other .NET Languages" splits larger
+//! arrays across up to 16 properties, but reuses one buffer (values of 128 KiB and more come
+//! back corrupted), leaves stale chunks behind when a value shrinks, and silently cuts what does
+//! not fit. Here the first property starts with a small self-describing header, so the header
+//! alone decides which chunks belong to the value:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -455,7 +456,7 @@ pub fn remove_stale_chunks(entity: &mut DynamicEntity, name: &str) -> usize {
 }
 
 /// Stores records as by [`encode_records`], split as by [`write_split`]: what
-/// `#[tablekit(records(max_properties = N))]` fields do, and seed 001's `SetCompletedLevels`.
+/// `#[tablekit(records(max_properties = N))]` fields do, and the guide's `SetCompletedLevels`.
 /// Too many records for the budget is [`SplitError::TooLarge`]: none is ever dropped.
 ///
 /// ```

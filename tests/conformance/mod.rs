@@ -477,7 +477,7 @@ pub async fn typed_tables_read_and_write_their_entity_type(client: &TableService
     table.delete_table().await.unwrap();
 }
 
-/// The DESIGN.md gamer, derived.
+/// The READMEs' gamer, derived.
 #[derive(Debug, Clone, PartialEq, tablekit::TableEntity)]
 #[tablekit(table = "Gamers")]
 pub struct Gamer {

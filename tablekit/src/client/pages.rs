@@ -546,7 +546,9 @@ impl<M: TableModel> EntityQuery<M> {
 }
 
 /// Hands out query results in chunks of exactly the requested size, across page boundaries,
-/// keeping leftovers for the next call (the seed's `TakeAsync(chunkSize)`).
+/// keeping leftovers for the next call (like `TakeAsync(chunkSize)` in the C# library that
+/// accompanies "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and other
+/// .NET Languages").
 ///
 /// ```
 /// # use tablekit::client::TableServiceClient;

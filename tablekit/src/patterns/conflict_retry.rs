@@ -3,7 +3,8 @@
 //! Two writers that read the same version of an entity must not both win: the service accepts
 //! the first conditional write and answers the second with 412 Precondition Failed. The loser
 //! has to read the entity again and redo its change on the new version, which is exactly what
-//! seed 001's `OptimisticRetryAsync` does by hand. [`ConflictRetry`] is the policy (how many
+//! the `OptimisticRetryAsync` of "Jeffrey Richter's Guide to Working with Azure Storage Tables
+//! via C# and other .NET Languages" does by hand. [`ConflictRetry`] is the policy (how many
 //! attempts, how long to wait between them); a small jittered backoff keeps many contending
 //! writers from retrying in lockstep.
 //!

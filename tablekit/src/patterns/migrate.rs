@@ -1,5 +1,6 @@
-//! Property migrations: change the shape of every entity in a table (seed 001's
-//! `PropertyChanger`, seed 002's versioning).
+//! Property migrations: change the shape of every entity in a table (the `PropertyChanger` of
+//! "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and other .NET
+//! Languages", the versioning of Microsoft's "Windows Azure Table" whitepaper).
 //!
 //! Tables have no schema, so a schema change is a walk over the entities: keep only some
 //! properties (optionally renamed), rename one, remove some, or run any closure. A

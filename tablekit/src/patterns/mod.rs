@@ -1,5 +1,7 @@
-//! Storage patterns built on the client: the recipes of Richter's guide, the service whitepaper
-//! and the table-name key pattern, as library features.
+//! Storage patterns built on the client, as library features: the recipes of "Jeffrey Richter's
+//! Guide to Working with Azure Storage Tables via C# and other .NET Languages", of Microsoft's
+//! "Windows Azure Table" whitepaper, and the "Table Name Key Pattern" of the series "Windows
+//! Azure Table Design Patterns".
 //!
 //! Each pattern is one module:
 //!

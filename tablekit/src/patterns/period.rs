@@ -1,5 +1,6 @@
-//! Time-sliced tables and partitions: the table-name key pattern (seed 004) and the
-//! whitepaper's dynamic partition granularity (seed 002).
+//! Time-sliced tables and partitions: the "Table Name Key Pattern" (of the series "Windows
+//! Azure Table Design Patterns") and the dynamic partition granularity of Microsoft's
+//! "Windows Azure Table" whitepaper.
 //!
 //! Short-lived data (logs, diagnostics) is cheapest to drop a table at a time: one table per
 //! day (`Log20240131`) turns "delete everything older than a week" into a few table deletes

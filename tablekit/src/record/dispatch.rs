@@ -1,6 +1,7 @@
 //! How `#[derive(Record)]` stores a field: through its [`RecordField`] impl when it has one,
 //! otherwise as a table [`Value`] when it converts to and from one (a `#[derive(TableValue)]`
-//! enum, say), so the enums of DESIGN.md's `CompletedLevel` need no extra code.
+//! enum, say), so an enum field of a record (a gamer's `CompletedLevel { level: Level, .. }`)
+//! needs no extra code.
 //!
 //! The choice is made by method resolution ("autoref specialization"): the generated code
 //! calls a method on `&Dispatch<T>`; the `RecordField` route is implemented for `Dispatch<T>`

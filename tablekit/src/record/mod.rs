@@ -1,11 +1,13 @@
 //! Versioned binary records: a collection of small structs stored in one byte-array property
 //! (or, with [`split`](crate::split), in several).
 //!
-//! Keeping a collection (a gamer's completed levels) inside its entity as bytes means a query
-//! returns everything in one round trip. A careless serializer reads records until the bytes
-//! run out, never checks the version, and mixes character counts with byte counts. Here the
-//! data says which version wrote it, every length is a byte length checked before use, the
-//! record count is stored, and every malformed input ends in a typed [`RecordError`].
+//! "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and other .NET
+//! Languages" keeps a gamer's completed levels inside the gamer entity as bytes, because a
+//! query then returns everything in one round trip. The serializer of its C# library read
+//! records until the bytes ran out, never checked the version, and mixed character counts with
+//! byte counts. Here the data says which version wrote it, every length is a byte length
+//! checked before use, the record count is stored, and every malformed input ends in a typed
+//! [`RecordError`].
 //!
 //! # Byte format
 //!
@@ -79,7 +81,7 @@
 //! than the code knows is refused with [`RecordError::UnknownVersion`] rather than misread.
 //! `#[derive(Record)]` does this from `#[record(version = N)]` and per-field
 //! `#[record(since = K)]` (such a field reads as its `Default` from older data). Written by
-//! hand, in seed 001's style:
+//! hand, in the guide's style:
 //!
 //! ```
 //! use chrono::{DateTime, Utc};

@@ -1,7 +1,9 @@
 //! Unsigned LEB128 integers: the byte-length and count prefixes of the record format.
 //!
-//! A prefix is a byte length, never a character count (seed 001's serializer mixed the two and
-//! corrupted multi-byte text), and a varint has no sign bit to misread at 32,768.
+//! A prefix is a byte length, never a character count (the `PropertySerializer` of the C#
+//! library that accompanies "Jeffrey Richter's Guide to Working with Azure Storage Tables via
+//! C# and other .NET Languages" mixed the two and corrupted multi-byte text), and a varint has
+//! no sign bit to misread at 32,768.
 
 /// Appends `value` as LEB128: 7 bits per byte, low bits first, high bit set on all but the last.
 #[inline]

@@ -8,7 +8,8 @@ use super::{varint, Record, RecordError};
 use crate::value::{to_ticks, Value};
 
 /// Appends record fields to a byte buffer. Every method returns `&mut Self`, so a hand-written
-/// [`Record::write`] reads like seed 001's `propertyBytes.Add(a).Add(b)`.
+/// [`Record::write`] reads like `propertyBytes.Add(a).Add(b)` in "Jeffrey Richter's Guide to
+/// Working with Azure Storage Tables via C# and other .NET Languages".
 ///
 /// ```
 /// use tablekit::record::RecordWriter;

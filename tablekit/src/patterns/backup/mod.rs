@@ -2,9 +2,11 @@
 //! lines, restored or copied with the bulk writer's batching.
 //!
 //! A backup must survive being copied around, cut short and bit-rotted, and still never restore
-//! wrong data silently or hang on a truncated file (the C# library of seed 001 looped forever on
-//! one). So every line carries its own checksum, the last line carries the entity count and a
-//! checksum of everything before it, and every error names the byte offset and line.
+//! wrong data silently or hang on a truncated file (the C# library that accompanies "Jeffrey
+//! Richter's Guide to Working with Azure Storage Tables via C# and other .NET Languages" looped
+//! forever on one). So every line carries its own checksum, the last line carries the entity
+//! count and a checksum of everything before it, and every error names the byte offset and
+//! line.
 //!
 //! # Format, version 1
 //!

@@ -1,8 +1,9 @@
-//! Seed 004's table name key pattern: one log table per day. Writes log lines over several
-//! days (each day's table created on first use), queries a time range that spans several
-//! tables, and drops the old days with one table delete each. A line's RowKey is its time's
-//! ticks, so the generated `LogLine::row_key_between` cuts the range's edges out of the first
-//! and last day's tables exactly.
+//! The table name key pattern (the high volume delete pattern of the Azure Table storage
+//! design guide): one log table per day. Writes log lines over several days (each day's table
+//! created on first use), queries a time range that spans several tables, and drops the old
+//! days with one table delete each. A line's RowKey is its time's ticks, so the generated
+//! `LogLine::row_key_between` cuts the range's edges out of the first and last day's tables
+//! exactly.
 //!
 //! `cargo run --example logs` runs on the in-process emulator; with
 //! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.

@@ -1,4 +1,4 @@
-//! Seed 002's micro-blogging site (the Windows Azure Table whitepaper), in tablekit.
+//! The micro-blogging site of the Windows Azure Table whitepaper, in tablekit.
 //!
 //! One table holds blogs, photos and comments. The PartitionKey is the channel plus an
 //! inverted year and month (`football_7991_03` for October 2008: 9999 - 2008, 13 - 10), so a

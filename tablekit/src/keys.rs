@@ -1,10 +1,12 @@
-//! Building PartitionKeys and RowKeys from typed parts, and the bounds of key prefixes.
+//! Building PartitionKeys and RowKeys from typed parts, and the bounds of key prefixes and of
+//! time ranges.
 //!
 //! Keys are strings compared ordinally by UTF-16 code unit, so every part format here keeps
 //! that order meaningful: fixed-width zero-padded numbers, 19-digit ticks, and inverted forms
-//! (max minus value) that sort newest or largest first (seed 002's `9999 - year` trick).
-//! `#[derive(TableEntity)]` composes keys with these functions; they are public so hand-written
-//! code builds the same keys.
+//! (max minus value) that sort newest or largest first (the `9999 - year` partitions of the
+//! Windows Azure Table whitepaper's micro-blogging example). `#[derive(TableEntity)]` composes
+//! keys and their range filters with these functions; they are public so hand-written code
+//! builds the same keys and bounds.
 //!
 //! ```
 //! use tablekit::keys;
@@ -180,7 +182,8 @@ pub fn parse_inverted_ticks(text: &str) -> Option<DateTime<Utc>> {
     from_ticks(MAX_TICKS.checked_sub(inverted)?)
 }
 
-/// `{9999 - year}_{13 - month}`: newest month first (seed 002's blog partitions).
+/// `{9999 - year}_{13 - month}`: newest month first (the blog partitions of the Windows Azure
+/// Table whitepaper).
 ///
 /// ```
 /// use chrono::{TimeZone, Utc};

@@ -1,7 +1,9 @@
 //! The "Table Name Key Pattern" (of the series "Windows Azure Table Design Patterns"): one log
 //! table per day. Writes log lines over several days (each day's table created on first use),
 //! queries a time range that spans several tables, and drops the old days with one table
-//! delete each.
+//! delete each. A line's RowKey is its time's ticks, so the generated
+//! `LogLine::row_key_between` cuts the range's edges out of the first and last day's tables
+//! exactly.
 //!
 //! `cargo run --example logs` runs on the in-process emulator; with
 //! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.
@@ -13,7 +15,22 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use futures::TryStreamExt;
 use tablekit::client::TableServiceClient;
 use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
-use tablekit::{DynamicEntity, Query};
+use tablekit::{Query, TableEntity};
+
+/// One log line: PartitionKey the worker, RowKey the time's ticks (oldest first).
+#[derive(Debug, Clone, PartialEq, TableEntity)]
+pub(crate) struct LogLine {
+    /// The worker that wrote it.
+    #[tablekit(partition_key)]
+    pub(crate) worker: String,
+    /// When: the RowKey, and stored as the `At` property too.
+    #[tablekit(row_key(ticks))]
+    pub(crate) at: DateTime<Utc>,
+    /// `info` or `error`.
+    pub(crate) level: String,
+    /// The text.
+    pub(crate) message: String,
+}
 
 /// Days of logs written.
 pub(crate) const DAYS: i64 = 5;
@@ -25,7 +42,7 @@ pub(crate) const LINES_PER_DAY: i64 = 40;
 pub(crate) struct Outcome {
     /// Lines written.
     pub(crate) written: usize,
-    /// Lines read back for days 2 to 4.
+    /// Lines read back between 20:00 on day 1 and 20:00 on day 4: all of days 2 to 4.
     pub(crate) in_range: usize,
     /// Tables dropped (days 1 and 2).
     pub(crate) dropped: Vec<String>,
@@ -64,17 +81,17 @@ pub(crate) async fn run(
     client: &TableServiceClient,
     prefix: &str,
 ) -> Result<Outcome, tablekit::Error> {
-    let logs: PeriodTables = PeriodTables::new(client, TableFamily::new(prefix, Period::Day)?);
+    let logs: PeriodTables<LogLine> =
+        PeriodTables::new(client, TableFamily::new(prefix, Period::Day)?);
     let start = first_day();
     let mut written = 0;
     for day in 0..DAYS {
+        // Every 30 minutes from midnight to 19:30.
         for line in 0..LINES_PER_DAY {
             let at = start + Duration::days(day) + Duration::minutes(line * 30);
-            let worker = format!("worker{}", line % 3);
-            let mut entity = DynamicEntity::new(worker, format!("{:019}", at.timestamp_micros()));
-            entity.set("Level", if line % 10 == 0 { "error" } else { "info" });
-            entity.set("Message", format!("line {line} of day {}", day + 1));
-            entity.set("At", at);
+            let mut entity = LogLineEntity::new(format!("worker{}", line % 3), at);
+            entity.set_level(if line % 10 == 0 { "error" } else { "info" });
+            entity.set_message(format!("line {line} of day {}", day + 1));
             logs.table_for_write(at).await?.insert(&mut entity).await?;
             written += 1;
         }
@@ -84,17 +101,16 @@ pub(crate) async fn run(
         );
     }
 
-    let from = start + Duration::days(1);
-    let to = start + Duration::days(4);
-    let in_range: Vec<DynamicEntity> = logs
-        .query_between(from, to, Query::new())
-        .try_collect()
-        .await?;
+    // The tables of days 1 to 4 may hold lines of the range; the RowKey range keeps exactly
+    // those in it: none of day 1 (its last line is at 19:30), all of days 2 to 4.
+    let from = start + Duration::hours(20);
+    let to = start + Duration::days(3) + Duration::hours(20);
+    let query = Query::new().filter(LogLine::row_key_between(from..to));
+    println!("filter: {}", query.filter_string().unwrap_or_default());
+    let in_range: Vec<LogLineEntity> = logs.query_between(from, to, query).try_collect().await?;
     println!(
-        "{} lines between {} and {} across {:?}",
+        "{} lines from {from} to {to} across {:?}",
         in_range.len(),
-        from.date_naive(),
-        to.date_naive(),
         logs.family().names_between(from, to)
     );
 

@@ -308,20 +308,19 @@ async fn most_recent_blogs(
     Ok(recent.iter().map(|b| b.posted()).collect())
 }
 
-/// Every blog a channel had in `year`: the year's partitions are exactly the PartitionKeys
-/// starting with `{channel}_{9999 - year}_`, one range scan.
+/// Every blog a channel had in `year`: the PartitionKeys of the months overlapping the year,
+/// which are exactly its twelve months, one range scan (newest month first).
 async fn blogs_of_year(
     blogs: &Table<Blog>,
     channel: &str,
     year: i32,
 ) -> Result<Vec<DateTime<Utc>>, BoxError> {
-    let prefix = format!("{channel}_{:04}_", 9999 - year);
+    let new_year = |year| Utc.with_ymd_and_hms(year, 1, 1, 0, 0, 0).single();
+    let (Some(start), Some(end)) = (new_year(year), new_year(year + 1)) else {
+        return Err(format!("no such year: {year}").into());
+    };
     let query = Query::<Blog>::new()
-        .filter(
-            Blog::PARTITION_KEY
-                .starts_with(&prefix)
-                .and(Blog::KIND.eq(Kind::Blog)),
-        )
+        .filter(Blog::partition_key_between(channel, start..end).and(Blog::KIND.eq(Kind::Blog)))
         .select((Blog::POSTED, Blog::TEXT));
     println!("filter: {}", query.filter_string().unwrap_or_default());
     let posted: Vec<DateTime<Utc>> = blogs

@@ -23,6 +23,12 @@ mod table_value;
 ///   `Gamer::SCORE: Column<Gamer, i32>`, `PARTITION_KEY`, `ROW_KEY`, the key functions
 ///   `partition_key_of(..)` / `row_key_of(..)` and, for composite keys, prefix filters
 ///   `row_key_prefix(..)` (first part), `row_key_prefix_2(..)` (first two parts), ...
+/// - For a key whose last part is a time formatted `ticks`, `inverted_ticks`,
+///   `inverted_year_month` or a date pattern that sorts by time (`yyyy`, then each finer field
+///   in turn: `yyyyMMdd`, not `ddMMyyyy`), a range filter `row_key_between(.., range)` /
+///   `partition_key_between(.., range)` taking the leading parts' fields and any range of
+///   times (`a..b`, `a..=b`, `a..`, `..b`): exact for ticks, every overlapping bucket
+///   (month, day, ...) for the others; other formats get none.
 ///
 /// # Container attributes: `#[tablekit(..)]` on the struct
 /// - `table = "Gamers"`: the table name (`TableModel::TABLE_NAME`), checked at compile time.

@@ -185,3 +185,26 @@ pub fn check_key_part(
     }
     Ok(())
 }
+
+pub use core::ops::RangeBounds;
+
+/// A date pattern the derive has checked sorts by time (the generated `*_key_between`).
+pub const fn date_time_format(pattern: &'static str) -> keys::TimeFormat<'static> {
+    keys::TimeFormat::date_unchecked(pattern)
+}
+
+/// The filter of keys `{prefix}{time part}` whose time lies in `range` (see
+/// `keys::time_key_range`): the generated `*_key_between` functions use it. An empty range
+/// matches nothing: no key sorts before the empty string.
+pub fn key_time_range<M>(
+    column: Column<M, String>,
+    prefix: &str,
+    format: keys::TimeFormat<'_>,
+    range: impl RangeBounds<DateTime<Utc>>,
+) -> Filter<M> {
+    match keys::time_key_range(prefix, format, range) {
+        Some((lower, Some(upper))) => column.ge(lower).and(column.lt(upper)),
+        Some((lower, None)) => column.ge(lower),
+        None => column.lt(""),
+    }
+}

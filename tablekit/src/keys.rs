@@ -1,17 +1,20 @@
-//! Building PartitionKeys and RowKeys from typed parts, and the bounds of key prefixes.
+//! Building PartitionKeys and RowKeys from typed parts, and the bounds of key prefixes and of
+//! time ranges.
 //!
 //! Keys are strings compared ordinally by UTF-16 code unit, so every part format here keeps
 //! that order meaningful: fixed-width zero-padded numbers, 19-digit ticks, and inverted forms
-//! (max minus value) that sort newest or largest first (the `9999 - year` trick of Microsoft's
-//! "Windows Azure Table" whitepaper).
-//! `#[derive(TableEntity)]` composes keys with these functions; they are public so hand-written
-//! code builds the same keys.
+//! (max minus value) that sort newest or largest first (the `9999 - year` partitions of the
+//! Windows Azure Table whitepaper's micro-blogging example). `#[derive(TableEntity)]` composes
+//! keys and their range filters with these functions; they are public so hand-written code
+//! builds the same keys and bounds.
 //!
 //! ```
 //! use tablekit::keys;
 //! assert_eq!(keys::pad(42, 10), "0000000042");
 //! assert_eq!(keys::prefix_range("abc_"), ("abc_".to_owned(), Some("abc`".to_owned())));
 //! ```
+
+use std::ops::{Bound, RangeBounds, RangeInclusive};
 
 use chrono::{DateTime, Datelike, Utc};
 use uuid::Uuid;
@@ -179,7 +182,8 @@ pub fn parse_inverted_ticks(text: &str) -> Option<DateTime<Utc>> {
     from_ticks(MAX_TICKS.checked_sub(inverted)?)
 }
 
-/// `{9999 - year}_{13 - month}`: newest month first (the whitepaper's blog partitions).
+/// `{9999 - year}_{13 - month}`: newest month first (the blog partitions of the Windows Azure
+/// Table whitepaper).
 ///
 /// ```
 /// use chrono::{TimeZone, Utc};
@@ -217,22 +221,33 @@ pub fn date_format(time: &DateTime<Utc>, pattern: &str) -> String {
     }
 }
 
-/// The pattern as a chrono format string, or `None` for an unknown letter.
-fn date_tokens(pattern: &str) -> Option<String> {
-    const TOKENS: [(&str, &str); 6] = [
-        ("yyyy", "%Y"),
-        ("MM", "%m"),
-        ("dd", "%d"),
-        ("HH", "%H"),
-        ("mm", "%M"),
-        ("ss", "%S"),
-    ];
-    let mut out = String::new();
+/// The fields of a date pattern, most significant first, with their chrono specifiers.
+const DATE_FIELDS: [(&str, &str); 6] = [
+    ("yyyy", "%Y"),
+    ("MM", "%m"),
+    ("dd", "%d"),
+    ("HH", "%H"),
+    ("mm", "%M"),
+    ("ss", "%S"),
+];
+
+/// One piece of a date pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DatePiece {
+    /// A field, by its index in [`DATE_FIELDS`].
+    Field(usize),
+    /// A character written as it is.
+    Literal(char),
+}
+
+/// The pattern's pieces, or `None` for an unknown letter.
+fn date_pieces(pattern: &str) -> Option<Vec<DatePiece>> {
+    let mut out = Vec::new();
     let mut rest = pattern;
     'outer: while let Some(c) = rest.chars().next() {
-        for (token, spec) in TOKENS {
+        for (index, (token, _)) in DATE_FIELDS.iter().enumerate() {
             if let Some(after) = rest.strip_prefix(token) {
-                out.push_str(spec);
+                out.push(DatePiece::Field(index));
                 rest = after;
                 continue 'outer;
             }
@@ -240,10 +255,73 @@ fn date_tokens(pattern: &str) -> Option<String> {
         if c.is_alphabetic() || c == '%' {
             return None;
         }
-        out.push(c);
+        out.push(DatePiece::Literal(c));
         rest = &rest[c.len_utf8()..];
     }
     Some(out)
+}
+
+/// The pattern as a chrono format string, or `None` for an unknown letter.
+fn date_tokens(pattern: &str) -> Option<String> {
+    let mut out = String::new();
+    for piece in date_pieces(pattern)? {
+        match piece {
+            DatePiece::Field(index) => out.push_str(DATE_FIELDS[index].1),
+            DatePiece::Literal(c) => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Whether keys written with a date pattern sort as their times do: its fields are `yyyy`
+/// and then each next finer field with none skipped or repeated (`yyyy`, `yyyyMM`,
+/// `yyyy-MM-dd HH`, ...), between any constant characters. Every field is fixed width (years
+/// 1 to 9999 have 4 digits), so text order is then time order; `ddMMyyyy` or `yyyydd` sort
+/// otherwise and have no time ranges.
+///
+/// ```
+/// use tablekit::keys::date_format_sorts_by_time;
+/// assert!(date_format_sorts_by_time("yyyyMMdd"));
+/// assert!(date_format_sorts_by_time("yyyy-MM-dd HH:mm"));
+/// assert!(!date_format_sorts_by_time("ddMMyyyy"));
+/// assert!(!date_format_sorts_by_time("yyyydd")); // no month: 31 January sorts after 1 February
+/// assert!(!date_format_sorts_by_time("YYYY")); // not a date pattern
+/// ```
+///
+/// `#[derive(TableEntity)]` generates a `*_key_between` range function only for a key whose
+/// last part is a time in a format that sorts by time; for others there is none:
+///
+/// ```
+/// use tablekit::prelude::*;
+/// #[derive(TableEntity)]
+/// pub struct Diary {
+///     #[tablekit(partition_key(format = "yyyyMMdd"))]
+///     pub day: DateTime<Utc>,
+/// }
+/// let _ = Diary::partition_key_between(..); // days sort by time
+/// ```
+///
+/// ```compile_fail,E0599
+/// use tablekit::prelude::*;
+/// #[derive(TableEntity)]
+/// pub struct Diary {
+///     #[tablekit(partition_key(format = "ddMMyyyy"))]
+///     pub day: DateTime<Utc>,
+/// }
+/// let _ = Diary::partition_key_between(..); // no such function: days do not sort by time
+/// ```
+pub fn date_format_sorts_by_time(pattern: &str) -> bool {
+    let Some(pieces) = date_pieces(pattern) else {
+        return false;
+    };
+    let fields: Vec<usize> = pieces
+        .into_iter()
+        .filter_map(|piece| match piece {
+            DatePiece::Field(index) => Some(index),
+            DatePiece::Literal(_) => None,
+        })
+        .collect();
+    !fields.is_empty() && fields.iter().enumerate().all(|(i, index)| i == *index)
 }
 
 /// Joins key parts with `separator`.
@@ -334,6 +412,212 @@ pub fn prefix_range(prefix: &str) -> (String, Option<String>) {
     (prefix.to_owned(), prefix_upper_bound(prefix))
 }
 
+/// How a time is written as the last part of a key, for [`time_key_range`]: the formats
+/// whose text sorts as the time does (or exactly the other way round, for inverted ones).
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+/// use tablekit::keys::TimeFormat;
+/// let t = Utc.with_ymd_and_hms(2008, 10, 5, 7, 0, 0).unwrap();
+/// assert_eq!(TimeFormat::inverted_year_month().format(&t), "7991_03");
+/// assert_eq!(TimeFormat::date("yyyyMMdd").map(|f| f.format(&t)).as_deref(), Some("20081005"));
+/// assert_eq!(TimeFormat::date("ddMMyyyy"), None); // does not sort by time
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeFormat<'p> {
+    kind: TimeKind<'p>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimeKind<'p> {
+    Ticks,
+    InvertedTicks,
+    /// A pattern [`date_format_sorts_by_time`] accepts.
+    Date(&'p str),
+    InvertedYearMonth,
+}
+
+impl<'p> TimeFormat<'p> {
+    /// [`ticks`]: oldest first, one key part per 100 ns tick.
+    ///
+    /// ```
+    /// use chrono::DateTime;
+    /// use tablekit::keys::TimeFormat;
+    /// assert_eq!(TimeFormat::ticks().format(&DateTime::UNIX_EPOCH), "0621355968000000000");
+    /// ```
+    pub const fn ticks() -> Self {
+        TimeFormat {
+            kind: TimeKind::Ticks,
+        }
+    }
+
+    /// [`inverted_ticks`]: newest first, one key part per 100 ns tick.
+    ///
+    /// ```
+    /// use chrono::DateTime;
+    /// use tablekit::keys::TimeFormat;
+    /// let t = DateTime::UNIX_EPOCH;
+    /// assert_eq!(TimeFormat::inverted_ticks().format(&t), "2534023007999999999");
+    /// ```
+    pub const fn inverted_ticks() -> Self {
+        TimeFormat {
+            kind: TimeKind::InvertedTicks,
+        }
+    }
+
+    /// [`inverted_year_month`]: newest month first, one key part per month.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::keys::TimeFormat;
+    /// let t = Utc.with_ymd_and_hms(2009, 1, 31, 0, 0, 0).unwrap();
+    /// assert_eq!(TimeFormat::inverted_year_month().format(&t), "7990_12");
+    /// ```
+    pub const fn inverted_year_month() -> Self {
+        TimeFormat {
+            kind: TimeKind::InvertedYearMonth,
+        }
+    }
+
+    /// A [`date_format`] pattern, one key part per unit of its finest field; `None` unless
+    /// [`date_format_sorts_by_time`] (a range of `ddMMyyyy` keys is no range of times).
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::keys::TimeFormat;
+    /// let t = Utc.with_ymd_and_hms(2008, 10, 5, 7, 30, 0).unwrap();
+    /// let hourly = TimeFormat::date("yyyy-MM-dd HH").expect("sorts by time");
+    /// assert_eq!(hourly.format(&t), "2008-10-05 07");
+    /// assert!(TimeFormat::date("HH:mm").is_none()); // no year: not a range of times
+    /// ```
+    pub fn date(pattern: &'p str) -> Option<Self> {
+        date_format_sorts_by_time(pattern).then_some(TimeFormat {
+            kind: TimeKind::Date(pattern),
+        })
+    }
+
+    /// A date pattern the caller has checked with [`date_format_sorts_by_time`] (the derive
+    /// checks it at compile time).
+    pub(crate) const fn date_unchecked(pattern: &'p str) -> Self {
+        TimeFormat {
+            kind: TimeKind::Date(pattern),
+        }
+    }
+
+    /// The key part of `time`.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// use tablekit::keys::{self, TimeFormat};
+    /// let t = Utc.with_ymd_and_hms(2008, 10, 5, 7, 30, 0).unwrap();
+    /// assert_eq!(TimeFormat::inverted_ticks().format(&t), keys::inverted_ticks(&t));
+    /// ```
+    pub fn format(&self, time: &DateTime<Utc>) -> String {
+        match self.kind {
+            TimeKind::Ticks => ticks(time),
+            TimeKind::InvertedTicks => inverted_ticks(time),
+            TimeKind::Date(pattern) => date_format(time, pattern),
+            TimeKind::InvertedYearMonth => inverted_year_month(time),
+        }
+    }
+
+    /// Whether later times have smaller parts.
+    fn is_inverted(&self) -> bool {
+        matches!(
+            self.kind,
+            TimeKind::InvertedTicks | TimeKind::InvertedYearMonth
+        )
+    }
+}
+
+/// The .NET ticks (`0..=`[`MAX_TICKS`], the times a key part holds) of the times in `range`,
+/// at the service's 100 ns precision: a tick is in when its time is. Empty when no tick is.
+///
+/// ```
+/// use chrono::{Duration, TimeZone, Utc};
+/// use tablekit::keys::tick_range;
+/// use tablekit::value::to_ticks;
+/// let t = Utc.with_ymd_and_hms(2008, 10, 5, 0, 0, 0).unwrap();
+/// let n = to_ticks(&t);
+/// assert_eq!(tick_range(t..t + Duration::seconds(1)), n..=n + 9_999_999);
+/// assert_eq!(tick_range(t..=t), n..=n);
+/// assert!(tick_range(t..t).is_empty());
+/// // A bound between two ticks: only whole ticks inside it count.
+/// assert_eq!(tick_range(t + Duration::nanoseconds(50)..), n + 1..=tablekit::value::MAX_TICKS);
+/// ```
+pub fn tick_range(range: impl RangeBounds<DateTime<Utc>>) -> RangeInclusive<i64> {
+    // A time between two ticks rounds inwards: up at the start, down at the end.
+    let first = match range.start_bound() {
+        Bound::Included(t) => tick_at_or_after(t),
+        Bound::Excluded(t) => to_ticks(t).saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let last = match range.end_bound() {
+        Bound::Included(t) => to_ticks(t),
+        Bound::Excluded(t) => tick_at_or_after(t).saturating_sub(1),
+        Bound::Unbounded => MAX_TICKS,
+    };
+    first.max(0)..=last.min(MAX_TICKS)
+}
+
+/// The first tick at or after `time` (`to_ticks` rounds down).
+fn tick_at_or_after(time: &DateTime<Utc>) -> i64 {
+    let between_ticks = time.timestamp_subsec_nanos() % 100 != 0;
+    to_ticks(time).saturating_add(i64::from(between_ticks))
+}
+
+/// The first and the last key part, in key order, of the times in `range`; `None` when the
+/// range holds no time. Inversion swaps the ends.
+fn time_part_range(
+    format: TimeFormat<'_>,
+    range: impl RangeBounds<DateTime<Utc>>,
+) -> Option<(String, String)> {
+    let ticks = tick_range(range);
+    if ticks.is_empty() {
+        return None;
+    }
+    let earliest = format.format(&from_ticks(*ticks.start())?);
+    let latest = format.format(&from_ticks(*ticks.end())?);
+    Some(match format.is_inverted() {
+        true => (latest, earliest),
+        false => (earliest, latest),
+    })
+}
+
+/// The keys `{prefix}{time part}` whose time lies in `range`, as `[lower, upper)` (`upper` is
+/// `None` when unbounded), or `None` when the range holds no time. `prefix` is the key's
+/// leading parts and their separator (empty for a key that is only the time).
+///
+/// Exact for `ticks` and `inverted_ticks`: a key is inside iff its time is in the range, at the
+/// service's 100 ns precision ([`tick_range`]). A date pattern or `inverted_year_month` writes
+/// one part per bucket (a day for `yyyyMMdd`, a month): a key is inside iff its bucket overlaps
+/// the range, so keys at the range's edges may hold times outside it; filter those on a stored
+/// time property when it matters. An unbounded side stays inside the prefix's keys, and
+/// inversion swaps the bounds.
+///
+/// ```
+/// use chrono::{TimeZone, Utc};
+/// use tablekit::keys::{time_key_range, TimeFormat};
+/// let start = Utc.with_ymd_and_hms(2009, 1, 1, 0, 0, 0).unwrap();
+/// let end = Utc.with_ymd_and_hms(2010, 1, 1, 0, 0, 0).unwrap();
+/// let year = time_key_range("football_", TimeFormat::inverted_year_month(), start..end);
+/// let (lower, upper) = year.expect("2009 holds times");
+/// assert_eq!(lower, "football_7990_01"); // December 2009: the newest month sorts first
+/// assert_eq!(upper.as_deref(), Some("football_7990_13")); // just past January 2009's "7990_12"
+/// assert_eq!(time_key_range("", TimeFormat::ticks(), end..start), None); // empty
+/// ```
+pub fn time_key_range(
+    prefix: &str,
+    format: TimeFormat<'_>,
+    range: impl RangeBounds<DateTime<Utc>>,
+) -> Option<(String, Option<String>)> {
+    let (first, last) = time_part_range(format, range)?;
+    // Past every key that starts with the last part: exact for fixed-width parts, and no
+    // arithmetic on the part (a next month, a next tick) that could leave the format's range.
+    let upper = prefix_upper_bound(&format!("{prefix}{last}"));
+    Some((format!("{prefix}{first}"), upper))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +670,238 @@ mod tests {
         let new = DateTime::from_timestamp(2, 0).unwrap_or_default();
         assert!(inverted_ticks(&new) < inverted_ticks(&old));
         assert_eq!(inverted_ticks(&new).len(), 19);
+    }
+
+    #[test]
+    fn date_patterns_sort_by_time_only_from_the_year_down() {
+        for ordered in [
+            "yyyy",
+            "yyyyMM",
+            "yyyyMMdd",
+            "yyyy-MM-dd HH:mm:ss",
+            "yyyy_MM",
+            "[yyyy]",
+        ] {
+            assert!(date_format_sorts_by_time(ordered), "{ordered}");
+        }
+        for unordered in [
+            "",
+            "MM",
+            "ddMMyyyy",
+            "yyyydd",
+            "yyyyMMyyyy",
+            "yyyyMMddmm",
+            "HHmm",
+            "yyyyy",
+        ] {
+            assert!(!date_format_sorts_by_time(unordered), "{unordered}");
+        }
+        // A patterns's time part is fixed width across the whole range of times.
+        let widths: Vec<usize> = [min_time(), max_time()]
+            .iter()
+            .map(|t| date_format(t, "yyyy-MM-dd HH:mm:ss").len())
+            .collect();
+        assert_eq!(widths, [19, 19]);
+    }
+
+    fn min_time() -> DateTime<Utc> {
+        from_ticks(0).unwrap_or_default()
+    }
+
+    fn max_time() -> DateTime<Utc> {
+        from_ticks(MAX_TICKS).unwrap_or_default()
+    }
+
+    fn time(ticks: i64, extra_nanos: u32) -> DateTime<Utc> {
+        from_ticks(ticks).unwrap_or_default()
+            + chrono::Duration::nanoseconds(i64::from(extra_nanos))
+    }
+
+    #[test]
+    fn tick_ranges_round_bounds_between_ticks_inwards() {
+        let n = 633_587_616_000_000_000;
+        let (on, between) = (time(n, 0), time(n, 40));
+        assert_eq!(tick_range(on..), n..=MAX_TICKS);
+        assert_eq!(tick_range(between..), n + 1..=MAX_TICKS);
+        assert_eq!(
+            tick_range((Bound::Excluded(on), Bound::Unbounded)),
+            n + 1..=MAX_TICKS
+        );
+        assert_eq!(
+            tick_range((Bound::Excluded(between), Bound::Unbounded)),
+            n + 1..=MAX_TICKS
+        );
+        assert_eq!(tick_range(..=on), 0..=n);
+        assert_eq!(tick_range(..=between), 0..=n);
+        assert_eq!(tick_range(..on), 0..=n - 1);
+        assert_eq!(tick_range(..between), 0..=n);
+        assert!(tick_range(between..=between).is_empty());
+        assert!(tick_range(on..on).is_empty());
+        assert_eq!(tick_range(..), 0..=MAX_TICKS);
+    }
+
+    #[test]
+    fn tick_ranges_stay_in_the_times_keys_hold() {
+        let before = min_time() - chrono::Duration::days(400);
+        let after = max_time() + chrono::Duration::days(400);
+        assert_eq!(tick_range(before..after), 0..=MAX_TICKS);
+        assert!(tick_range(..before).is_empty());
+        assert!(tick_range(after..).is_empty());
+        assert_eq!(tick_range(..=min_time()), 0..=0);
+        assert_eq!(tick_range(max_time()..), MAX_TICKS..=MAX_TICKS);
+        assert_eq!(
+            tick_range(DateTime::<Utc>::MIN_UTC..=DateTime::<Utc>::MAX_UTC),
+            0..=MAX_TICKS
+        );
+    }
+
+    #[test]
+    fn inversion_swaps_the_part_range() {
+        let (a, b) = (time(1_000_000_000, 0), time(2_000_000_000, 0));
+        assert_eq!(
+            time_part_range(TimeFormat::ticks(), a..=b),
+            Some((ticks(&a), ticks(&b)))
+        );
+        assert_eq!(
+            time_part_range(TimeFormat::inverted_ticks(), a..=b),
+            Some((inverted_ticks(&b), inverted_ticks(&a)))
+        );
+        assert_eq!(time_part_range(TimeFormat::inverted_ticks(), b..a), None);
+    }
+
+    #[test]
+    fn key_ranges_stay_inside_the_prefix_and_the_domain_edges() {
+        for format in formats() {
+            let (lower, upper) = time_key_range("p_", format, ..).unwrap_or_default();
+            assert!(lower.starts_with("p_"), "{format:?}: {lower}");
+            let upper = upper.unwrap_or_default();
+            assert!(upper.as_str() <= "p`", "{format:?}: {upper}");
+            for t in [min_time(), max_time()] {
+                let key = format!("p_{}", format.format(&t));
+                assert!(
+                    lower <= key && key < upper,
+                    "{format:?}: {key} in {lower}..{upper}"
+                );
+            }
+        }
+    }
+
+    /// Every format, with the length in ticks of a bucket's unit (`None`: calendar months or
+    /// years) for the property test.
+    fn formats() -> [TimeFormat<'static>; 8] {
+        [
+            TimeFormat::ticks(),
+            TimeFormat::inverted_ticks(),
+            TimeFormat::inverted_year_month(),
+            TimeFormat::date_unchecked("yyyy"),
+            TimeFormat::date_unchecked("yyyy-MM"),
+            TimeFormat::date_unchecked("yyyyMMdd"),
+            TimeFormat::date_unchecked("yyyy-MM-dd HH"),
+            TimeFormat::date_unchecked("yyyyMMddHHmmss"),
+        ]
+    }
+
+    /// The bucket of times sharing `time`'s key part, as `[first, next)`: computed from the
+    /// calendar, independently of the formatting.
+    fn bucket(format: TimeFormat<'_>, time: DateTime<Utc>) -> (DateTime<Utc>, DateTime<Utc>) {
+        use chrono::{Duration, Months, Timelike};
+        let day = time.date_naive();
+        let month = day.with_day(1).unwrap_or(day);
+        let midnight = |d: chrono::NaiveDate| d.and_time(chrono::NaiveTime::MIN).and_utc();
+        let truncate = |seconds: i64| {
+            let start = time.timestamp() - time.timestamp().rem_euclid(seconds);
+            let start = DateTime::from_timestamp(start, 0).unwrap_or_default();
+            (start, start + Duration::seconds(seconds))
+        };
+        let months = |n: u32, from: chrono::NaiveDate| {
+            let next = from.checked_add_months(Months::new(n)).unwrap_or(from);
+            (midnight(from), midnight(next))
+        };
+        match format.kind {
+            TimeKind::Ticks | TimeKind::InvertedTicks => (time, time + Duration::nanoseconds(100)),
+            TimeKind::InvertedYearMonth | TimeKind::Date("yyyy-MM") => months(1, month),
+            TimeKind::Date("yyyy") => months(12, month.with_month(1).unwrap_or(month)),
+            TimeKind::Date("yyyyMMdd") => (midnight(day), midnight(day) + Duration::days(1)),
+            TimeKind::Date("yyyy-MM-dd HH") => truncate(3600),
+            _ => {
+                assert_eq!(time.nanosecond() % 1_000_000_000, time.nanosecond());
+                truncate(1)
+            }
+        }
+    }
+
+    /// Whether `[first, next)` holds a tick in `range`: the first such tick, if any, is the
+    /// bucket's start or the range's start rounded up to a tick.
+    fn overlaps(
+        (first, next): (DateTime<Utc>, DateTime<Utc>),
+        range: &(Bound<DateTime<Utc>>, Bound<DateTime<Utc>>),
+    ) -> bool {
+        let mut candidates = vec![first];
+        if let Bound::Included(s) | Bound::Excluded(s) = range.start_bound() {
+            let floor = from_ticks(to_ticks(s).clamp(0, MAX_TICKS)).unwrap_or_default();
+            candidates.extend([floor, floor + chrono::Duration::nanoseconds(100)]);
+        }
+        candidates
+            .into_iter()
+            .any(|t| first <= t && t < next && range.contains(&t))
+    }
+
+    fn bound(kind: u8, time: DateTime<Utc>) -> Bound<DateTime<Utc>> {
+        match kind % 3 {
+            0 => Bound::Included(time),
+            1 => Bound::Excluded(time),
+            _ => Bound::Unbounded,
+        }
+    }
+
+    /// A tick near `base`: a few ticks, seconds, days or months away.
+    fn near(base: i64) -> impl proptest::strategy::Strategy<Value = i64> {
+        use proptest::prelude::*;
+        const DAY: i64 = 864_000_000_000;
+        prop_oneof![
+            (-3i64..=3).prop_map(move |d| base + d),
+            (-7_200i64..=7_200).prop_map(move |d| base + d * 10_000_000),
+            (-400i64..=400).prop_map(move |d| base + d * DAY),
+        ]
+        .prop_map(|t| t.clamp(0, MAX_TICKS))
+    }
+
+    /// A base tick: anywhere, at the start of a month, or at the edges of the domain.
+    fn base() -> impl proptest::strategy::Strategy<Value = i64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            0..=MAX_TICKS,
+            (1i32..=9999, 1u32..=12).prop_map(|(y, m)| {
+                let day = chrono::NaiveDate::from_ymd_opt(y, m, 1).unwrap_or_default();
+                to_ticks(&day.and_time(chrono::NaiveTime::MIN).and_utc())
+            }),
+            Just(0),
+            Just(MAX_TICKS),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// A key is inside the bounds iff its time is in the range (its bucket overlaps it).
+        #[test]
+        fn a_key_is_inside_its_bounds_iff_its_time_is_in_the_range(
+            (key_tick, low, high) in proptest::strategy::Strategy::prop_flat_map(base(), |b| (near(b), near(b), near(b))),
+            (low_nanos, high_nanos) in (0u32..100, 0u32..100),
+            (low_kind, high_kind) in (0u8..3, 0u8..3),
+            prefix in proptest::sample::select(vec!["", "p_", "\u{FFFF}|", "é\u{10000}-"]),
+        ) {
+            let range = (bound(low_kind, time(low, low_nanos)), bound(high_kind, time(high, high_nanos)));
+            let t = time(key_tick, 0);
+            for format in formats() {
+                let key = format!("{prefix}{}", format.format(&t));
+                let inside = time_key_range(prefix, format, range).is_some_and(|(lower, upper)| {
+                    utf16(&lower) <= utf16(&key)
+                        && upper.is_none_or(|upper| utf16(&key) < utf16(&upper))
+                });
+                let expected = overlaps(bucket(format, t), &range);
+                proptest::prop_assert_eq!(inside, expected, "{:?} {} {:?}", format, t, range);
+            }
+        }
     }
 }

@@ -253,6 +253,10 @@ pub enum InvalidInput {
          start this query from its first page"
     )]
     ForeignContinuation,
+    /// A hand-written filter whose `@name` placeholders and values do not fit (see
+    /// [`Filter::raw_with`](crate::Filter::raw_with)).
+    #[error("invalid filter parameters: {0}")]
+    FilterParameter(crate::filter::ParamError),
     /// Any other rule, described.
     #[error("{0}")]
     Other(String),

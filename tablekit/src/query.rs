@@ -7,7 +7,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::filter::IntoFilter;
+use crate::convert::IntoValue;
+use crate::error::Error;
+use crate::filter::{bind_params, IntoFilter};
 use crate::model::TableModel;
 use crate::select::Select;
 
@@ -95,6 +97,60 @@ impl<M> Query<M> {
     pub fn filter_raw(mut self, filter: impl Into<String>) -> Self {
         self.filter = Some(filter.into());
         self
+    }
+
+    /// Sets the `$filter` from hand-written text with `@name` placeholders, each replaced by
+    /// its value written as a literal of the value's type: the safe way to put user values
+    /// into hand-written text, where [`filter_raw`](Self::filter_raw) stays the escape hatch
+    /// that sends text as written. The rules are [`bind_params`]'s: a placeholder without a
+    /// value, an unused value, a name given twice, an invalid name or a `None` value is an
+    /// [`InvalidInput::FilterParameter`](crate::InvalidInput::FilterParameter) error, and
+    /// nothing is sent.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
+    /// #     &emulator.connection_string(),
+    /// # )?;
+    /// use tablekit::filter::Params;
+    /// use tablekit::{DynamicEntity, Query};
+    ///
+    /// let table = client.table_named::<DynamicEntity>("Reviews");
+    /// table.create().await?;
+    /// for (row, author) in [("1", "it's me"), ("2", "x' or 'a' eq 'a"), ("3", "me")] {
+    ///     let mut review = DynamicEntity::new("books", row);
+    ///     review.set("Author", author);
+    ///     table.insert(&mut review).await?;
+    /// }
+    /// let author = "x' or 'a' eq 'a"; // user input that would inject a condition
+    /// let q = Query::<DynamicEntity>::new().filter_raw_with(
+    ///     "PartitionKey eq @pk and Author eq @author",
+    ///     Params::new().bind("pk", "books").bind("author", author),
+    /// )?;
+    /// assert_eq!(
+    ///     q.filter_string(),
+    ///     Some("PartitionKey eq 'books' and Author eq 'x'' or ''a'' eq ''a'")
+    /// );
+    /// let found = table.query(q).collect_all().await?;
+    /// assert_eq!(found.len(), 1);
+    /// assert_eq!(found[0].row_key(), "2");
+    /// let missing = Query::<DynamicEntity>::new()
+    ///     .filter_raw_with("Author eq @author", [("pk", "books")]); // `@author` has no value
+    /// assert!(missing.unwrap_err().is_invalid_input());
+    /// # Ok(()) }
+    /// ```
+    pub fn filter_raw_with<N, V>(
+        self,
+        text: &str,
+        params: impl IntoIterator<Item = (N, V)>,
+    ) -> Result<Self, Error>
+    where
+        N: AsRef<str>,
+        V: IntoValue,
+    {
+        Ok(self.filter_raw(bind_params(text, params)?))
     }
 
     /// Sets the `$select` list by stored property names (the keys and Timestamp always come

@@ -31,6 +31,7 @@ pub(crate) fn expand(c: &Container<'_>) -> TokenStream {
     let columns = columns(c);
     let key_fns = key_functions(c);
     let prefixes = prefix_functions(c);
+    let time_ranges = time_range_functions(c);
     let constructors = constructors(c);
     let accessors = c.fields.iter().enumerate().map(|(i, f)| accessors(c, i, f));
     let conversions = conversions(c, &wrapper);
@@ -51,6 +52,7 @@ pub(crate) fn expand(c: &Container<'_>) -> TokenStream {
                 #columns
                 #key_fns
                 #prefixes
+                #time_ranges
             }
 
             #[automatically_derived]
@@ -302,30 +304,143 @@ fn prefix_functions(c: &Container<'_>) -> TokenStream {
             let leading = parts.get(..k).unwrap_or_default();
             let fields = key_fields(c, leading);
             let params = fields.iter().map(|(_, f)| key_param(f));
-            let body = compose(c, leading, &|i| {
-                let ident = c.fields.get(i).map(|f| f.ident);
-                quote!(#ident)
-            });
+            let prefix = leading_prefix(c, leading);
             let name = if k == 1 {
                 format_ident!("{role}_prefix")
             } else {
                 format_ident!("{role}_prefix_{k}")
             };
-            let sep = c.separator();
             let doc = format!(
                 "Entities whose {role} starts with these {k} leading part(s) and the separator: the range `[prefix, upper)` as a filter."
             );
             out.extend(quote! {
                 #[doc = #doc]
                 pub fn #name(#(#params),*) -> #p::Filter<Self> {
-                    let mut prefix = #body;
-                    prefix.push_str(#sep);
+                    let prefix: #p::String = #prefix;
                     #p::key_prefix(Self::#column, &prefix)
                 }
             });
         }
     }
     out
+}
+
+/// `Blog::row_key_between(range)`, `Blog::partition_key_between(&channel, range)`: for a key
+/// whose last part is a time in a format that sorts by time, the keys whose time lies in a
+/// range. The bound arithmetic is the runtime's (`keys::time_key_range`).
+fn time_range_functions(c: &Container<'_>) -> TokenStream {
+    let p = p();
+    let mut out = TokenStream::new();
+    for (row, parts) in [(false, &c.partition_key), (true, &c.row_key)] {
+        let Some((last, leading)) = parts.split_last() else {
+            continue;
+        };
+        let (PartSource::Field(i), Some((format, exact))) = (&last.source, time_format(last))
+        else {
+            continue;
+        };
+        let Some(field) = c.fields.get(*i) else {
+            continue;
+        };
+        // The time would also build the prefix, which a range of times cannot fix.
+        if in_key(leading, *i) {
+            continue;
+        }
+        let (role, kind, column) = if row {
+            ("row_key", "RowKey", quote!(ROW_KEY))
+        } else {
+            ("partition_key", "PartitionKey", quote!(PARTITION_KEY))
+        };
+        let params = key_fields(c, leading)
+            .into_iter()
+            .map(|(_, f)| key_param(f));
+        let prefix = leading_prefix(c, leading);
+        let name = format_ident!("{role}_between");
+        let doc = time_range_doc(kind, &field.ident.to_string(), &last.format, exact);
+        out.extend(quote! {
+            #[doc = #doc]
+            pub fn #name(
+                #(#params,)*
+                range: impl #p::RangeBounds<#p::DateTime<#p::Utc>>,
+            ) -> #p::Filter<Self> {
+                let prefix: #p::String = #prefix;
+                #p::key_time_range(Self::#column, &prefix, #format, range)
+            }
+        });
+    }
+    out
+}
+
+/// The runtime's `TimeFormat` of a time part, and whether it is exact (one part per tick);
+/// `None` for a part that is not a time in a format sorting by time.
+fn time_format(part: &KeyPart) -> Option<(TokenStream, bool)> {
+    let p = p();
+    match &part.format {
+        KeyFormat::Ticks => Some((quote!(#p::keys::TimeFormat::ticks()), true)),
+        KeyFormat::InvertedTicks => Some((quote!(#p::keys::TimeFormat::inverted_ticks()), true)),
+        KeyFormat::InvertedYearMonth => {
+            Some((quote!(#p::keys::TimeFormat::inverted_year_month()), false))
+        }
+        KeyFormat::Date(pattern) if date_sorts_by_time(pattern) => {
+            Some((quote!(#p::date_time_format(#pattern)), false))
+        }
+        _ => None,
+    }
+}
+
+/// As `tablekit::keys::date_format_sorts_by_time`, at compile time: the fields are `yyyy` and
+/// then each next finer one, none skipped or repeated (`ddMMyyyy` gets no range function).
+fn date_sorts_by_time(pattern: &str) -> bool {
+    const FIELDS: [&str; 6] = ["yyyy", "MM", "dd", "HH", "mm", "ss"];
+    let mut next = 0;
+    let mut rest = pattern;
+    'outer: while let Some(c) = rest.chars().next() {
+        for (index, token) in FIELDS.iter().enumerate() {
+            if let Some(after) = rest.strip_prefix(token) {
+                if index != next {
+                    return false;
+                }
+                next += 1;
+                rest = after;
+                continue 'outer;
+            }
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    next > 0
+}
+
+/// The text of a key's leading parts and the separator (empty when there are none): what
+/// prefix filters and time ranges start from.
+fn leading_prefix(c: &Container<'_>, leading: &[KeyPart]) -> TokenStream {
+    let p = p();
+    if leading.is_empty() {
+        return quote!(#p::String::new());
+    }
+    let body = compose(c, leading, &|i| {
+        let ident = c.fields.get(i).map(|f| f.ident);
+        quote!(#ident)
+    });
+    let sep = c.separator();
+    quote!({
+        let mut prefix = #body;
+        prefix.push_str(#sep);
+        prefix
+    })
+}
+
+fn time_range_doc(kind: &str, field: &str, format: &KeyFormat, exact: bool) -> String {
+    let what = format!(
+        "Entities whose {kind} is these leading parts followed by a `{field}` time in `range` (`a..b`, `a..=b`, `a..`, `..b`, `..`), as a key range."
+    );
+    if exact {
+        format!("{what} Exact to the service's 100 ns tick.")
+    } else {
+        format!(
+            "{what} The part `{}` is one bucket of time, so every bucket overlapping the range is selected: entities at its edges may lie outside it; filter those on the stored time when it matters.",
+            format.describe()
+        )
+    }
 }
 
 /// The value a field reads as when its property is absent.

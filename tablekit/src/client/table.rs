@@ -243,7 +243,8 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Inserts a new entity (409 `EntityAlreadyExists` if the keys are taken) and records
-    /// the new ETag on it.
+    /// the new ETag on it. A retry that meets 409 because an earlier attempt's insert was
+    /// applied (its answer lost) succeeds when the stored entity is exactly what was sent.
     ///
     /// ```
     /// # use tablekit::client::Table;
@@ -272,8 +273,14 @@ impl<M: TableModel> Table<M> {
         let mut call =
             Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
         call.prefer_no_content = true;
-        let reply = self.client.transport().send(&call).await?;
-        record_etag(entity, &reply);
+        let etag = match self.client.transport().send(&call).await {
+            Ok(reply) => reply.header("etag").map(ETag::new),
+            // A 409 may be an earlier attempt's insert: ours if the row holds what was sent.
+            Err(e) => super::applied::earlier_insert(self, &call.body, e).await?,
+        };
+        if etag.is_some() {
+            entity.as_dynamic_mut().set_etag(etag);
+        }
         Ok(())
     }
 

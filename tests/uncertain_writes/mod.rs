@@ -461,12 +461,14 @@ pub async fn an_identical_row_from_another_writer_is_taken_for_ours(backend: &Ba
     direct.delete_table().await.expect("clean up");
 }
 
+type Action = Box<dyn FnOnce() + Send>;
+
 /// Runs an action once, on the test's thread, when the client logs that it will retry:
 /// after an attempt failed and before the next one is sent. The runtime's workers keep
 /// serving meanwhile.
 #[derive(Clone)]
 struct BetweenAttempts {
-    action: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>>,
+    action: Arc<Mutex<Option<Action>>>,
     runs: Arc<AtomicUsize>,
 }
 

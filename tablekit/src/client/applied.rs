@@ -17,7 +17,8 @@
 //! reported as done. The comparison is of content, so it has limits (the retry module's docs
 //! list them): another writer's byte-identical write looks like ours.
 
-use futures::{stream, StreamExt};
+use futures::stream::FuturesOrdered;
+use futures::StreamExt;
 
 use super::service_error::ServiceError;
 use super::table::Table;
@@ -102,11 +103,19 @@ pub(crate) async fn read_as_expected<M: TableModel>(
     partition_key: &str,
     expected: &[Expected<'_>],
 ) -> Option<Vec<Option<M::Entity>>> {
-    let mut reads = stream::iter(expected)
-        .map(|e| async move { (e, table.get(partition_key, &e.row_key).await) })
-        .buffered(CONCURRENT_READS);
+    // A queue of point reads rather than a stream of closures: the future stays `Send` for
+    // every lifetime, so a caller can spawn `Batch::submit`.
+    let mut queued = expected.iter();
+    let mut reads = FuturesOrdered::new();
+    for e in queued.by_ref().take(CONCURRENT_READS) {
+        reads.push_back(table.get(partition_key, &e.row_key));
+    }
     let mut rows = Vec::with_capacity(expected.len());
-    while let Some((e, read)) = reads.next().await {
+    for e in expected {
+        let read = reads.next().await?;
+        if let Some(next) = queued.next() {
+            reads.push_back(table.get(partition_key, &next.row_key));
+        }
         let stored = match read {
             Ok(stored) => stored,
             Err(error) => {

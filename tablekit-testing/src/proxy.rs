@@ -409,6 +409,108 @@ fn error_answer(err: &ServiceError) -> Response<ProxyBody> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Emulator, DEV_KEY};
+    use std::time::Duration;
+    use tablekit::client::{Credential, RetryPolicy, TableServiceClient};
+    use tablekit::DynamicEntity;
+
+    /// A proxy in front of a fresh emulator, and a client through it that does not retry.
+    async fn proxied() -> (Emulator, FaultProxy, TableServiceClient) {
+        let server = Emulator::start().await.unwrap();
+        let proxy = FaultProxy::start(&server.endpoint(), Faults::seeded(0))
+            .await
+            .unwrap();
+        let client = TableServiceClient::builder()
+            .endpoint(&proxy.endpoint())
+            .credential(Credential::shared_key(DEV_KEY).unwrap())
+            .retry_policy(RetryPolicy::none())
+            .timeout(Duration::from_secs(5))
+            .build()
+            .unwrap();
+        (server, proxy, client)
+    }
+
+    #[tokio::test]
+    async fn each_fault_forwards_or_not_as_the_emulator_applies_or_not() {
+        let (server, proxy, client) = proxied().await;
+        let cases = [
+            (Fault::InternalError, Some(500), false),
+            (Fault::ServerBusy, Some(503), false),
+            (Fault::Timeout, None, false),
+            (Fault::DropConnection, None, false),
+            (Fault::AppliedThenDropped, None, true),
+            (Fault::AppliedThenInternalError, Some(500), true),
+        ];
+        for (n, (fault, status, applied)) in cases.into_iter().enumerate() {
+            let plan = Faults::seeded(0)
+                .rate(fault, 1.0)
+                .hold(Duration::from_millis(20));
+            proxy.set_faults(Some(plan));
+            let name = format!("Table{n}");
+            let err = client.create_table(&name).await.unwrap_err();
+            assert_eq!(err.status(), status, "{fault:?}: {err}");
+            // The client cannot tell: only a 503 says "not done".
+            assert_eq!(
+                err.may_have_been_applied(),
+                status != Some(503),
+                "{fault:?}"
+            );
+            let forwarded = server.table_names().contains(&name);
+            assert_eq!(forwarded, applied, "{fault:?}");
+        }
+        assert_eq!(proxy.requests().count(Operation::CreateTable), 6);
+        assert_eq!(server.requests().count(Operation::CreateTable), 2);
+    }
+
+    #[tokio::test]
+    async fn large_bodies_stream_through_both_ways() {
+        let (server, _proxy, client) = proxied().await;
+        let table = client.table_named::<DynamicEntity>("Large");
+        table.create().await.unwrap();
+        let mut batch = table.batch();
+        for row in 0..4 {
+            let mut e = DynamicEntity::new("p", format!("{row}"));
+            for part in 0..15 {
+                e.set(format!("Text{part}"), "x".repeat(30_000));
+            }
+            batch.insert(&e).unwrap();
+        }
+        assert!(batch.encoded_len() > 1_500_000);
+        batch.submit().await.unwrap();
+        let page = table.query_all().collect_all().await.unwrap();
+        assert_eq!(page.len(), 4);
+        assert_eq!(
+            server.entities("Large").unwrap(),
+            page.iter()
+                .map(|e| {
+                    let mut e = e.clone();
+                    e.set_etag(None);
+                    e
+                })
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_upstream_is_a_bad_gateway() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let upstream = format!("http://127.0.0.1:{port}/devstoreaccount1");
+        let proxy = FaultProxy::start(&upstream, Faults::seeded(0))
+            .await
+            .unwrap();
+        let client = TableServiceClient::builder()
+            .endpoint(&proxy.endpoint())
+            .credential(Credential::shared_key(DEV_KEY).unwrap())
+            .retry_policy(RetryPolicy::none())
+            .build()
+            .unwrap();
+        let err = client.table_exists("Gamers").await.unwrap_err();
+        assert_eq!(err.status(), Some(502), "{err}");
+    }
 
     #[test]
     fn reads_the_upstream_address_and_path() {

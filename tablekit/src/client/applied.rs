@@ -14,8 +14,9 @@
 //!   from the one sent.
 //!
 //! When every row of the write holds, the earlier attempt applied it and the write is
-//! reported as done. The comparison is of content, so it has limits (the retry module's docs
-//! list them): another writer's byte-identical write looks like ours.
+//! reported as done. The comparison is of content, so it has limits (listed under "Retried
+//! writes" in [`RetryPolicy`](super::RetryPolicy)'s docs): another writer's byte-identical
+//! write looks like ours.
 
 use futures::stream::FuturesOrdered;
 use futures::StreamExt;
@@ -74,7 +75,7 @@ pub(crate) fn holds(
 
 /// Same keys and the same set of properties with equal values (ETag and Timestamp aside:
 /// the service sets them).
-pub(crate) fn same_properties(a: &DynamicEntity, b: &DynamicEntity) -> bool {
+fn same_properties(a: &DynamicEntity, b: &DynamicEntity) -> bool {
     a.len() == b.len() && includes(a, b)
 }
 

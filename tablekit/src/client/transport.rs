@@ -466,6 +466,30 @@ mod tests {
             .to_owned()
     }
 
+    #[test]
+    fn flags_each_error_by_what_may_have_been_applied() {
+        let timeout = || Error::Timeout {
+            after: Duration::from_secs(1),
+            after_uncertain_attempt: false,
+        };
+        assert!(!flag_uncertain(timeout(), false, false).may_have_been_applied());
+        let lost = flag_uncertain(timeout(), false, true);
+        assert!(lost.after_uncertain_attempt() && lost.may_have_been_applied());
+        assert!(lost.is_transient());
+        assert!(lost
+            .to_string()
+            .ends_with(" (the write may have been applied)"));
+
+        let service = |status| Error::Service(Box::new(ServiceError::new(status, None, "x")));
+        let answered_500 = flag_uncertain(service(500), false, true);
+        assert!(answered_500.may_have_been_applied() && !answered_500.after_uncertain_attempt());
+        let echo = flag_uncertain(service(409), true, false);
+        assert!(echo.may_have_been_applied() && echo.after_uncertain_attempt());
+        assert!(!flag_uncertain(service(409), false, false).may_have_been_applied());
+        let other = flag_uncertain(Error::Configuration("x".into()), true, true);
+        assert!(!other.may_have_been_applied());
+    }
+
     #[tokio::test]
     async fn signs_like_the_captured_requests() {
         let key = client(Credential::shared_key(DEVELOPMENT_KEY).unwrap());

@@ -1,18 +1,21 @@
 //! Workload W1 (sized for CI) against the emulator with 10% of requests failing, through the
-//! client's default retry policy.
+//! client's retries; then transactions alone under lost answers, in a replayable order.
 //!
 //! A ledger records what the caller was told for every write. Afterwards the table is read
 //! straight from the emulator's store (not through the client under test) and checked:
 //! every write reported as succeeded is present exactly once with the written content, a
 //! transaction reported as failed is either wholly applied (its answer was lost) or not at
 //! all, a retried insert never produced a second copy, and nothing appears that was never
-//! written.
+//! written. A write whose answer was lost after it was applied must be reported applied
+//! where the client can prove it (no transaction may be applied yet reported failed), and
+//! any write reported failed that was in fact applied must say it may have been
+//! (`may_have_been_applied`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use futures::{stream, StreamExt};
-use tablekit::client::{Table, TableServiceClient};
+use tablekit::client::{BatchOutcome, RetryPolicy, Table, TableServiceClient};
 use tablekit::{DynamicEntity, Query};
 use tablekit_testing::{Emulator, Fault, Faults, Operation};
 
@@ -42,6 +45,10 @@ fn client_for(emulator: &Emulator) -> TableServiceClient {
         // Long enough for a 100-operation transaction on a loaded machine, so the only
         // timeouts are the injected ones.
         .timeout(Duration::from_secs(2))
+        // Six attempts: with 10% of requests failing, a write (or a row the client re-reads
+        // to settle a lost answer) fails every attempt once in a million, not once in ten
+        // thousand, so an applied transaction is reported applied in every run.
+        .retry_policy(RetryPolicy::default().max_attempts(6))
         .build()
         .expect("client for the emulator")
 }
@@ -65,8 +72,15 @@ enum Told {
 /// One group of entities written together: a single insert or a transaction.
 struct Write {
     keys: Vec<(String, String)>,
+    transaction: bool,
     told: Told,
     error: Option<String>,
+    /// The transaction's answer was lost and a re-read established that it was applied.
+    verified: bool,
+    /// The error's `may_have_been_applied`.
+    may_have_been_applied: bool,
+    /// The error's `after_uncertain_attempt`.
+    after_uncertain_attempt: bool,
 }
 
 #[derive(Default)]
@@ -76,11 +90,42 @@ struct Ledger {
 
 impl Ledger {
     fn record(&mut self, keys: Vec<(String, String)>, result: tablekit::Result<()>) {
-        let (told, error) = match result {
-            Ok(()) => (Told::Succeeded, None),
-            Err(e) => (Told::Failed, Some(e.to_string())),
+        self.push(keys, false, result.map(|()| false));
+    }
+
+    fn record_transaction(
+        &mut self,
+        keys: Vec<(String, String)>,
+        result: tablekit::Result<BatchOutcome>,
+    ) {
+        self.push(keys, true, result.map(|outcome| outcome.verified()));
+    }
+
+    fn push(
+        &mut self,
+        keys: Vec<(String, String)>,
+        transaction: bool,
+        result: tablekit::Result<bool>,
+    ) {
+        let mut write = Write {
+            keys,
+            transaction,
+            told: Told::Succeeded,
+            error: None,
+            verified: false,
+            may_have_been_applied: false,
+            after_uncertain_attempt: false,
         };
-        self.writes.push(Write { keys, told, error });
+        match result {
+            Ok(verified) => write.verified = verified,
+            Err(e) => {
+                write.told = Told::Failed;
+                write.may_have_been_applied = e.may_have_been_applied();
+                write.after_uncertain_attempt = e.after_uncertain_attempt();
+                write.error = Some(e.to_string());
+            }
+        }
+        self.writes.push(write);
     }
 }
 
@@ -110,13 +155,13 @@ async fn batched_inserts(table: &Table, ledger: &mut Ledger) {
                 keys.push((partition.clone(), e.row_key().to_owned()));
                 batch.insert(&e).expect("a valid transaction");
             }
-            (keys, batch.submit().await.map(|_| ()))
+            (keys, batch.submit().await)
         })
         .buffer_unordered(IN_FLIGHT)
         .collect()
         .await;
     for (keys, result) in results {
-        ledger.record(keys, result);
+        ledger.record_transaction(keys, result);
     }
 }
 
@@ -173,30 +218,14 @@ async fn w1_with_ten_percent_faults_keeps_every_reported_write_exactly_once() {
     emulator.set_faults(None);
 
     let stored = test_table.entities().expect("stored entities");
-    let report = check(&ledger, &stored);
+    let report = check(&ledger, &stored, SINGLE_INSERTS + BATCHES * BATCH_SIZE);
     println!(
-        "W1 under 10% faults: {} requests; writes told succeeded {}, told failed {} \
-         (of which applied {}, not applied {}); entities stored {}",
+        "W1 under 10% faults: {} requests; entities stored {}",
         requests.total(),
-        report.succeeded,
-        report.failed,
-        report.failed_applied,
-        report.failed_not_applied,
         stored.len()
     );
-    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-    for w in ledger.writes.iter().filter(|w| w.told == Told::Failed) {
-        let reason = w
-            .error
-            .as_deref()
-            .unwrap_or("")
-            .split(" (request id")
-            .next();
-        *reasons.entry(reason.unwrap_or("").to_owned()).or_default() += 1;
-    }
-    for (reason, n) in &reasons {
-        println!("  told failed x{n}: {reason}");
-    }
+    report.print(&ledger);
+    report.assert_every_applied_transaction_reported_applied();
     // The faults really happened: more requests than the workload's own count.
     let workload_requests = (SINGLE_INSERTS + BATCHES + POINT_GETS) as u64;
     assert!(
@@ -206,15 +235,165 @@ async fn w1_with_ten_percent_faults_keeps_every_reported_write_exactly_once() {
     assert!(requests.count(Operation::Insert) > SINGLE_INSERTS as u64);
 }
 
+/// Transactions sent one after the other, each of these inserts.
+const SEQUENTIAL_TRANSACTIONS: usize = 40;
+const SEQUENTIAL_SIZE: usize = 20;
+/// Single inserts sent one after the other.
+const SEQUENTIAL_INSERTS: usize = 100;
+
+/// Only writes fail, 35% of attempts, most of them applied before their answer is lost.
+/// Reads are untouched and draw nothing, and the writes are sent one at a time, so every run
+/// meets the same faults in the same places.
+fn lost_write_answers(seed: u64) -> Faults {
+    Faults::seeded(seed)
+        .rate(Fault::AppliedThenDropped, 0.15)
+        .rate(Fault::AppliedThenInternalError, 0.10)
+        .rate(Fault::DropConnection, 0.05)
+        .rate(Fault::ServerBusy, 0.05)
+        .only(&[Operation::Batch, Operation::Insert])
+}
+
+fn sequential_client(emulator: &Emulator, attempts: u32) -> TableServiceClient {
+    TableServiceClient::builder()
+        .connection_string(&emulator.connection_string())
+        .retry_policy(
+            RetryPolicy::default()
+                .max_attempts(attempts)
+                .base_delay(Duration::from_millis(1))
+                .max_delay(Duration::from_millis(20)),
+        )
+        .build()
+        .expect("client for the emulator")
+}
+
+async fn sequential_transactions(table: &Table, ledger: &mut Ledger) {
+    for b in 0..SEQUENTIAL_TRANSACTIONS {
+        let partition = format!("t{b}");
+        let mut batch = table.batch();
+        let mut keys = Vec::new();
+        for i in 0..SEQUENTIAL_SIZE {
+            let e = entity(&partition, i);
+            keys.push((partition.clone(), e.row_key().to_owned()));
+            batch.insert(&e).expect("a valid transaction");
+        }
+        ledger.record_transaction(keys, batch.submit().await);
+    }
+}
+
+async fn sequential_inserts(table: &Table, ledger: &mut Ledger) {
+    for i in 0..SEQUENTIAL_INSERTS {
+        let mut e = entity("s", i);
+        let keys = vec![(e.partition_key().to_owned(), e.row_key().to_owned())];
+        ledger.record(keys, table.insert(&mut e).await);
+    }
+}
+
+/// Runs `phases` one write at a time through a client with `attempts` attempts per request,
+/// under [`lost_write_answers`]; checks and prints the ledger.
+async fn one_at_a_time(attempts: u32, inserts: bool) -> Report {
+    let emulator = Emulator::start().await.expect("emulator");
+    let test_table = emulator.unique_table("LostAnswers").expect("table");
+    let client = sequential_client(&emulator, attempts);
+    let table: Table = client.table_named(test_table.name());
+    emulator.set_faults(Some(lost_write_answers(7)));
+    let mut ledger = Ledger::default();
+    sequential_transactions(&table, &mut ledger).await;
+    if inserts {
+        sequential_inserts(&table, &mut ledger).await;
+    }
+    let requests = emulator.requests();
+    emulator.set_faults(None);
+
+    let stored = test_table.entities().expect("stored entities");
+    let written =
+        SEQUENTIAL_TRANSACTIONS * SEQUENTIAL_SIZE + if inserts { SEQUENTIAL_INSERTS } else { 0 };
+    let report = check(&ledger, &stored, written);
+    println!(
+        "writes one at a time, 35% of write attempts failing, {attempts} attempts each: {} \
+         requests",
+        requests.total()
+    );
+    report.print(&ledger);
+    report
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transactions_whose_answer_was_lost_are_reported_applied() {
+    // Ten attempts outlast the faults: every transaction gets an answer in the end.
+    let report = one_at_a_time(10, false).await;
+    assert!(
+        report.verified > 0,
+        "no transaction lost its answer after it was applied: the case was not exercised"
+    );
+    report.assert_every_applied_transaction_reported_applied();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_out_of_attempts_after_a_lost_answer_say_they_may_have_been_applied() {
+    // Two attempts do not: some writes are applied, then every answer is lost. `check`
+    // asserts that each such write's error says it may have been applied.
+    let report = one_at_a_time(2, true).await;
+    assert!(
+        report.failed_applied > 0,
+        "no applied write was reported failed: the case was not exercised"
+    );
+}
+
+/// What the ledger and the store say together.
 struct Report {
     succeeded: usize,
+    /// Transactions told succeeded after a lost answer, established by a re-read.
+    verified: usize,
     failed: usize,
+    /// Writes told failed although applied, each saying it may have been.
     failed_applied: usize,
+    /// Of those, the ones whose error also came after an uncertain attempt.
+    failed_applied_after_uncertain: usize,
+    /// Transactions told failed although applied: there must be none.
+    failed_applied_transactions: usize,
     failed_not_applied: usize,
 }
 
-/// Checks the ledger against the stored entities; panics naming the first violation.
-fn check(ledger: &Ledger, stored: &[DynamicEntity]) -> Report {
+impl Report {
+    fn print(&self, ledger: &Ledger) {
+        println!(
+            "  writes told succeeded {} (transactions applied, answer lost, reported applied \
+             after a re-read: {}); told failed {}: applied {} (all saying they may have been, \
+             {} after an uncertain attempt; transactions {}), not applied {}",
+            self.succeeded,
+            self.verified,
+            self.failed,
+            self.failed_applied,
+            self.failed_applied_after_uncertain,
+            self.failed_applied_transactions,
+            self.failed_not_applied,
+        );
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for w in ledger.writes.iter().filter(|w| w.told == Told::Failed) {
+            let reason = w
+                .error
+                .as_deref()
+                .unwrap_or("")
+                .split(" (request id")
+                .next();
+            *reasons.entry(reason.unwrap_or("").to_owned()).or_default() += 1;
+        }
+        for (reason, n) in &reasons {
+            println!("  told failed x{n}: {reason}");
+        }
+    }
+
+    fn assert_every_applied_transaction_reported_applied(&self) {
+        assert_eq!(
+            self.failed_applied_transactions, 0,
+            "transactions applied but reported failed"
+        );
+    }
+}
+
+/// Checks the ledger against the stored entities (`written` entities in all); panics naming
+/// the first violation.
+fn check(ledger: &Ledger, stored: &[DynamicEntity], written: usize) -> Report {
     let mut copies: HashMap<(String, String), usize> = HashMap::new();
     for e in stored {
         *copies
@@ -232,17 +411,21 @@ fn check(ledger: &Ledger, stored: &[DynamicEntity]) -> Report {
 
     let mut report = Report {
         succeeded: 0,
+        verified: 0,
         failed: 0,
         failed_applied: 0,
+        failed_applied_after_uncertain: 0,
+        failed_applied_transactions: 0,
         failed_not_applied: 0,
     };
-    let mut written = 0;
+    let mut keys_written = 0;
     for w in &ledger.writes {
-        written += w.keys.len();
+        keys_written += w.keys.len();
         let present = w.keys.iter().filter(|k| copies.contains_key(*k)).count();
         match w.told {
             Told::Succeeded => {
                 report.succeeded += 1;
+                report.verified += usize::from(w.verified);
                 assert_eq!(present, w.keys.len(), "a write told succeeded is missing");
             }
             Told::Failed => {
@@ -255,13 +438,21 @@ fn check(ledger: &Ledger, stored: &[DynamicEntity]) -> Report {
                 );
                 if present == 0 {
                     report.failed_not_applied += 1;
-                } else {
-                    report.failed_applied += 1;
+                    continue;
                 }
+                assert!(
+                    w.may_have_been_applied,
+                    "a write told failed was applied, and its error does not say it may \
+                     have been: {:?}",
+                    w.error
+                );
+                report.failed_applied += 1;
+                report.failed_applied_after_uncertain += usize::from(w.after_uncertain_attempt);
+                report.failed_applied_transactions += usize::from(w.transaction);
             }
         }
     }
-    assert_eq!(written, SINGLE_INSERTS + BATCHES * BATCH_SIZE);
+    assert_eq!(keys_written, written);
     let ledger_keys: std::collections::HashSet<_> =
         ledger.writes.iter().flat_map(|w| w.keys.iter()).collect();
     let phantoms = copies.keys().filter(|k| !ledger_keys.contains(k)).count();

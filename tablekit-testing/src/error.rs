@@ -56,6 +56,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A [`FaultProxy`](crate::FaultProxy) cannot forward to this upstream.
+    #[error("cannot proxy `{url}`: {reason}")]
+    Upstream {
+        /// The upstream URL as given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
     /// Input the service would reject.
     #[error(transparent)]
     InvalidInput(#[from] tablekit::InvalidInput),

@@ -71,6 +71,7 @@ pub struct Faults {
     latency: Duration,
     hold: Duration,
     only: Option<Vec<Operation>>,
+    at_most: Option<u64>,
 }
 
 impl Faults {
@@ -108,6 +109,7 @@ impl Faults {
             latency: Duration::ZERO,
             hold: Duration::from_secs(10),
             only: None,
+            at_most: None,
         }
     }
 
@@ -222,6 +224,28 @@ impl Faults {
         self
     }
 
+    /// Injects no more than `count` faults in all, then lets every request through: e.g. the
+    /// first transaction loses its answer and the client's retry does not.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let once = Faults::seeded(0).rate(Fault::ServerBusy, 1.0).at_most(1);
+    /// let emulator = Emulator::builder().faults(once).start().await?;
+    /// # let client = tablekit::client::TableServiceClient::builder()
+    /// #     .connection_string(&emulator.connection_string())
+    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
+    /// #     .build()?;
+    /// assert!(client.table_exists("Gamers").await.unwrap_err().is_throttled());
+    /// assert!(!client.table_exists("Gamers").await?); // the one fault is spent
+    /// # Ok(()) }
+    /// ```
+    pub fn at_most(mut self, count: u64) -> Self {
+        self.at_most = Some(count);
+        self
+    }
+
     /// The seed: worth logging when it is chosen per run, so a failing run can be replayed
     /// with [`Faults::seeded`].
     ///
@@ -243,12 +267,18 @@ impl Faults {
 pub(crate) struct FaultState {
     plan: Faults,
     rng: StdRng,
+    /// Faults injected so far.
+    injected: u64,
 }
 
 impl FaultState {
     pub(crate) fn new(plan: Faults) -> Self {
         let rng = StdRng::seed_from_u64(plan.seed);
-        FaultState { plan, rng }
+        FaultState {
+            plan,
+            rng,
+            injected: 0,
+        }
     }
 
     pub(crate) fn latency(&self) -> Duration {
@@ -266,11 +296,15 @@ impl FaultState {
                 return None;
             }
         }
+        if self.plan.at_most.is_some_and(|n| self.injected >= n) {
+            return None;
+        }
         let roll: f64 = self.rng.gen();
         let mut threshold = 0.0;
         for (fault, rate) in &self.plan.rates {
             threshold += rate;
             if roll < threshold {
+                self.injected += 1;
                 return Some(*fault);
             }
         }
@@ -314,5 +348,19 @@ mod tests {
         );
         assert_eq!(state.draw(Operation::Query), None);
         assert_eq!(state.draw(Operation::Insert), Some(Fault::ServerBusy));
+    }
+
+    #[test]
+    fn at_most_stops_after_that_many_faults() {
+        let mut state = FaultState::new(
+            Faults::seeded(1)
+                .rate(Fault::AppliedThenDropped, 1.0)
+                .only(&[Operation::Batch])
+                .at_most(2),
+        );
+        assert_eq!(state.draw(Operation::Get), None, "not counted");
+        let drawn: Vec<_> = (0..4).map(|_| state.draw(Operation::Batch)).collect();
+        let lost = Some(Fault::AppliedThenDropped);
+        assert_eq!(drawn, [lost, lost, None, None]);
     }
 }

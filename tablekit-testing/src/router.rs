@@ -141,7 +141,7 @@ async fn read_body(parts: &Parts, body: Incoming, limit: usize) -> Result<Bytes,
 }
 
 /// The kind of request, for the counter and for fault scoping.
-fn operation(method: &Method, route: &Route, parts: &Parts) -> Operation {
+pub(crate) fn operation(method: &Method, route: &Route, parts: &Parts) -> Operation {
     let conditional = parts.headers.contains_key(http::header::IF_MATCH);
     match (method.as_str(), route) {
         ("POST", Route::Tables) => Operation::CreateTable,

@@ -33,6 +33,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in tablekit.
 ///
+/// A failed write is not always an unapplied one: an attempt whose connection dropped, that
+/// timed out or that the service answered 500/502/504 may have been applied, and the
+/// client's retries then meet what it did. Where the client can prove that an earlier
+/// attempt applied the write (a retried insert meets a 409 and the stored entity is exactly
+/// what was sent; a retried transaction meets a conflict and every row is as it left it), it
+/// reports success; where it cannot, the error says so:
+/// [`may_have_been_applied`](Error::may_have_been_applied) answers "may this write have
+/// been applied?", and [`after_uncertain_attempt`](Error::after_uncertain_attempt) whether
+/// the answer came after such an attempt. Check the first before telling anyone a write
+/// failed.
+///
 /// ```
 /// use tablekit::{limits, Error};
 /// let err: Error = limits::validate_table_name("x").unwrap_err().into();
@@ -82,11 +93,24 @@ pub enum Error {
     },
     /// The request could not be sent or its answer not received (connection refused, reset,
     /// TLS, ...). Boxed so the HTTP library is not part of the API.
-    #[error("transport error: {0}")]
-    Transport(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    #[error("transport error: {source}{}", applied_note(*.after_uncertain_attempt))]
+    Transport {
+        /// What failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+        /// Whether this ends a write that this attempt or an earlier one may have applied:
+        /// see [`Error::after_uncertain_attempt`].
+        after_uncertain_attempt: bool,
+    },
     /// No answer arrived within the configured per-request timeout.
-    #[error("the request timed out after {0:?}")]
-    Timeout(Duration),
+    #[error("the request timed out after {after:?}{}", applied_note(*.after_uncertain_attempt))]
+    Timeout {
+        /// The timeout of each attempt.
+        after: Duration,
+        /// Whether this ends a write that this attempt or an earlier one may have applied:
+        /// see [`Error::after_uncertain_attempt`].
+        after_uncertain_attempt: bool,
+    },
     /// A bearer [`TokenProvider`](crate::client::TokenProvider) failed to supply a token.
     #[error("the token provider failed: {0}")]
     Credential(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
@@ -134,6 +158,15 @@ fn wrong_kind_message(
         None => format!("it has no `{property}`"),
     };
     format!("entity ({partition_key}, {row_key}) is not of kind `{expected}`: {found}")
+}
+
+/// Said of a failed write that may have been applied all the same.
+pub(crate) fn applied_note(uncertain: bool) -> &'static str {
+    if uncertain {
+        " (the write may have been applied)"
+    } else {
+        ""
+    }
 }
 
 fn batch_message(index: Option<usize>, source: &ServiceError) -> String {
@@ -322,18 +355,106 @@ impl Error {
         self.status() == Some(412)
     }
 
-    /// Whether the service's answer came to a retried write after an earlier attempt that
-    /// may have been applied; see [`ServiceError::after_uncertain_attempt`]. On a 412 or 409
-    /// this means the conflict may be with our own earlier attempt: re-read to decide.
+    /// Whether this error ends a write after an attempt of it that may have been applied:
+    /// an earlier attempt whose connection dropped, that timed out, or that the service
+    /// answered 500/502/504. The answer may then describe what that attempt did: a 409 or
+    /// 412 may be the echo of our own write, so re-read to decide (as
+    /// [`update_with_retry`](crate::client::Table::update_with_retry) does). A transport
+    /// failure or a timeout of a write is itself such an attempt, so when one ends a write
+    /// this is true (unless no attempt got as far as a connection). Never true for reads,
+    /// nor after attempts the service refused without applying them (408, 429, 503).
+    ///
+    /// [`may_have_been_applied`](Self::may_have_been_applied) asks the wider question.
     ///
     /// ```
-    /// # use tablekit::Error;
-    /// let err = Error::Timeout(std::time::Duration::from_secs(1));
-    /// assert!(!err.after_uncertain_attempt());
+    /// use std::time::Duration;
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // every insert is applied, then its connection drops before the answer
+    /// let lost = Faults::seeded(1)
+    ///     .rate(Fault::AppliedThenDropped, 1.0)
+    ///     .only(&[Operation::Insert]);
+    /// let emulator = Emulator::builder().faults(lost).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
+    ///     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Orders");
+    /// table.create().await?;
+    /// let err = table.insert(&mut DynamicEntity::new("order-17", "")).await.unwrap_err();
+    /// assert!(err.is_transient()); // the last attempt lost its connection too
+    /// assert!(err.after_uncertain_attempt());
+    /// emulator.set_faults(None);
+    /// assert!(table.get("order-17", "").await?.is_some()); // applied all the same
+    /// # Ok(()) }
     /// ```
     pub fn after_uncertain_attempt(&self) -> bool {
-        self.service_error()
-            .is_some_and(ServiceError::after_uncertain_attempt)
+        match self {
+            Error::Transport {
+                after_uncertain_attempt,
+                ..
+            }
+            | Error::Timeout {
+                after_uncertain_attempt,
+                ..
+            } => *after_uncertain_attempt,
+            Error::ConflictRetriesExhausted { source, .. } => source.after_uncertain_attempt(),
+            _ => self
+                .service_error()
+                .is_some_and(ServiceError::after_uncertain_attempt),
+        }
+    }
+
+    /// Whether the write this error ends may have been applied all the same: the question to
+    /// ask before telling anyone it failed. True when the error itself leaves it open (a
+    /// transport failure or timeout of a write, a 500/502/504 answer to a write) or when it
+    /// came after such an attempt ([`after_uncertain_attempt`](Self::after_uncertain_attempt)).
+    /// False means the write was not applied: refused before sending, refused by the service
+    /// on every attempt, or a read.
+    ///
+    /// The two differ on the answer of the last attempt: a 500 to a write that was tried once
+    /// may have been applied, yet no attempt came before it.
+    ///
+    /// ```
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // every insert is applied, then answered 500 as if it had failed
+    /// let failing = Faults::seeded(1)
+    ///     .rate(Fault::AppliedThenInternalError, 1.0)
+    ///     .only(&[Operation::Insert]);
+    /// let emulator = Emulator::builder().faults(failing).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::none())
+    ///     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Orders");
+    /// table.create().await?;
+    /// let err = table.insert(&mut DynamicEntity::new("order-17", "")).await.unwrap_err();
+    /// assert_eq!(err.status(), Some(500));
+    /// assert!(err.may_have_been_applied()); // and it was
+    /// assert!(!err.after_uncertain_attempt()); // the only attempt
+    /// assert!(table.get("order-17", "").await?.is_some());
+    ///
+    /// // a conflict the service answered at once was not applied
+    /// emulator.set_faults(None);
+    /// let err = table.insert(&mut DynamicEntity::new("order-17", "")).await.unwrap_err();
+    /// assert!(err.is_conflict() && !err.may_have_been_applied());
+    /// # Ok(()) }
+    /// ```
+    pub fn may_have_been_applied(&self) -> bool {
+        match self {
+            Error::Transport { .. } | Error::Timeout { .. } => self.after_uncertain_attempt(),
+            Error::ConflictRetriesExhausted { source, .. } => source.may_have_been_applied(),
+            _ => self
+                .service_error()
+                .is_some_and(ServiceError::may_have_been_applied),
+        }
     }
 
     /// 429, or 503 `ServerBusy`: the service asks the client to slow down.
@@ -385,7 +506,7 @@ impl Error {
     /// ```
     pub fn is_transient(&self) -> bool {
         match self {
-            Error::Timeout(_) | Error::Transport(_) => true,
+            Error::Timeout { .. } | Error::Transport { .. } => true,
             // The service's status, of a request or of a transaction refused as a whole
             // (which applied nothing), as `status` reads it.
             _ => self

@@ -13,19 +13,19 @@ use crate::error::Error;
 use crate::limits::{self, InvalidInput};
 use crate::model::{check_kind, TableModel};
 
-/// What a write does to the properties the entity does not hold.
+/// What a write does to the stored properties the entity does not hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Effect {
+pub(crate) enum Unsent {
     /// They stay (insert of a new row, merge, upsert-merge).
-    Keeps,
+    Kept,
     /// They are deleted (replace, upsert-replace).
-    Replaces,
+    Deleted,
 }
 
-/// Checks `entity` for a write of model `M` with `effect`; nothing is sent when it fails.
-pub(crate) fn check<M: TableModel>(entity: &DynamicEntity, effect: Effect) -> Result<(), Error> {
+/// Checks `entity` for a write of model `M` with `unsent`; nothing is sent when it fails.
+pub(crate) fn check<M: TableModel>(entity: &DynamicEntity, unsent: Unsent) -> Result<(), Error> {
     check_kind::<M>(entity)?;
-    if effect == Effect::Replaces && entity.is_partial() {
+    if unsent == Unsent::Deleted && entity.is_partial() {
         return Err(InvalidInput::PartialReplace {
             partition_key: entity.partition_key().to_owned(),
             row_key: entity.row_key().to_owned(),
@@ -52,9 +52,9 @@ mod tests {
         let mut e = DynamicEntity::new("p", "r");
         e.set("Items", vec![1u8]);
         e.mark_unreadable_replaced("Items", "record version 2 is newer than 1");
-        let err = check::<DynamicEntity>(&e, Effect::Keeps).unwrap_err();
+        let err = check::<DynamicEntity>(&e, Unsent::Kept).unwrap_err();
         assert!(err.to_string().contains("`Items`"), "{err}");
         e.allow_overwrite("Items");
-        check::<DynamicEntity>(&e, Effect::Keeps).unwrap();
+        check::<DynamicEntity>(&e, Unsent::Kept).unwrap();
     }
 }

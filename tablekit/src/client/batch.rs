@@ -10,9 +10,11 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 
 use reqwest::Method;
 
+use super::applied::{self, Effect, Expected};
 use super::multipart::{self, PartRequest, PartResponse};
 use super::service_error::ServiceError;
 use super::table::{required_etag, Table};
@@ -23,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
-use crate::writable::{self, Effect};
+use crate::writable::{self, Unsent};
 
 /// What one operation of a transaction does.
 ///
@@ -63,6 +65,33 @@ pub enum OperationKind {
 struct Operation {
     kind: OperationKind,
     part: Vec<u8>,
+    /// Where the entity's JSON lies in `part`: read back only to check a write whose answer
+    /// was lost, so no copy of the entity is kept.
+    body: Option<Range<usize>>,
+    if_match: Option<ETag>,
+}
+
+impl Operation {
+    /// The state this operation leaves row `row_key` in; `None` if its body cannot be read
+    /// back.
+    fn expected(&self, row_key: &str) -> Option<Expected<'_>> {
+        let sent = || {
+            let body = self.part.get(self.body.clone()?)?;
+            codec::decode_entity(body).ok()
+        };
+        let effect = match self.kind {
+            OperationKind::Insert | OperationKind::Replace | OperationKind::UpsertReplace => {
+                Effect::Exactly(sent()?)
+            }
+            OperationKind::Merge | OperationKind::UpsertMerge => Effect::Including(sent()?),
+            OperationKind::Delete => Effect::Absent,
+        };
+        Some(Expected {
+            row_key: row_key.to_owned(),
+            effect,
+            if_match: self.if_match.as_ref(),
+        })
+    }
 }
 
 /// An entity group transaction on one table, built operation by operation.
@@ -510,8 +539,18 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Sends the transaction. On success every operation was applied and the outcome holds
-    /// their new ETags; on failure none was, and the error is [`Error::Batch`] with the failing
-    /// operation's index and the service's error.
+    /// their new ETags; on failure the error is [`Error::Batch`] with the failing operation's
+    /// index and the service's error, or a transport error or timeout.
+    ///
+    /// A transaction is atomic, so the service applies it once or not at all; but an attempt
+    /// whose answer was lost (connection dropped, timeout, 500/502/504) may have been the
+    /// one, and the client's retry then fails on the rows it wrote (409 on an insert, 412 on
+    /// a conditional write, 404 on a delete). The client then re-reads every row the
+    /// transaction touched, a few at a time: if each is in the state its operation leaves,
+    /// the transaction was applied and `submit` succeeds with the ETags read back
+    /// ([`BatchOutcome::verified`]). Otherwise, and on any error that ends a transaction after
+    /// such an attempt, [`Error::may_have_been_applied`] is true; when it is false, nothing
+    /// was applied.
     ///
     /// ```
     /// # use tablekit::client::Table;
@@ -537,6 +576,7 @@ impl<M: TableModel> Batch<M> {
     /// let err = batch.submit().await.unwrap_err();
     /// assert!(matches!(err, Error::Batch { index: Some(1), .. }));
     /// assert!(err.is_conflict());
+    /// assert!(!err.may_have_been_applied()); // answered at once: nothing was applied
     /// assert!(table.get("order-17", "line-3").await?.is_none());
     /// # Ok(()) }
     /// ```
@@ -550,7 +590,7 @@ impl<M: TableModel> Batch<M> {
         call.body = self.encode().into();
         let reply = match self.table.client().transport().send(&call).await {
             Ok(reply) => reply,
-            Err(Error::Service(e)) => return Err(self.operation_error(*e)),
+            Err(Error::Service(e)) => return self.settle(*e).await,
             Err(e) => return Err(e),
         };
         let boundary = reply
@@ -561,23 +601,18 @@ impl<M: TableModel> Batch<M> {
         let parts = multipart::decode_response(&reply.body, &boundary)
             .ok_or_else(|| Error::decode("transaction response", "malformed multipart body"))?;
         let request_id = reply.header("x-ms-request-id").map(str::to_owned);
-        self.outcome(parts, request_id)
+        match failed_part(&parts, request_id) {
+            Some(mut error) => {
+                if reply.after_uncertain_attempt {
+                    error.mark_after_uncertain_attempt();
+                }
+                self.settle(error).await
+            }
+            None => self.outcome(parts),
+        }
     }
 
-    fn outcome(
-        &self,
-        parts: Vec<PartResponse>,
-        request_id: Option<String>,
-    ) -> Result<BatchOutcome> {
-        if let Some(failed) = parts.iter().find(|p| !(200..300).contains(&p.status)) {
-            let error = ServiceError::from_response(
-                failed.status,
-                failed.header("x-ms-error-code").map(str::to_owned),
-                request_id,
-                &failed.body,
-            );
-            return Err(self.operation_error(error));
-        }
+    fn outcome(&self, parts: Vec<PartResponse>) -> Result<BatchOutcome> {
         if parts.len() != self.operations.len() {
             return Err(Error::decode(
                 "transaction response",
@@ -598,6 +633,59 @@ impl<M: TableModel> Batch<M> {
                     etag: p.header("etag").map(ETag::new),
                 })
                 .collect(),
+            verified: false,
+        })
+    }
+
+    /// The transaction failed at an operation. After an attempt that may have been applied,
+    /// the failure may be that attempt's echo (409 on an insert, 412 on a conditional write,
+    /// 404 on a delete): if every row is as the transaction leaves it, it was applied.
+    async fn settle(&self, error: ServiceError) -> Result<BatchOutcome> {
+        if applied::may_echo(&error) {
+            if let Some(outcome) = self.verify().await {
+                tracing::debug!(
+                    outcome = "applied",
+                    "transaction failed after a lost answer"
+                );
+                return Ok(outcome);
+            }
+            tracing::debug!(
+                outcome = "unproven",
+                "transaction failed after a lost answer"
+            );
+        }
+        Err(self.operation_error(error))
+    }
+
+    /// Re-reads every row the transaction touched: the outcome, with the ETags read back,
+    /// when each is in the state its operation leaves; `None` when any is not or cannot be
+    /// read.
+    async fn verify(&self) -> Option<BatchOutcome> {
+        let partition_key = self.partition_key.as_deref()?;
+        let mut row_keys = vec![""; self.operations.len()];
+        for (row_key, &index) in &self.rows {
+            *row_keys.get_mut(index)? = row_key.as_str();
+        }
+        let expected = self
+            .operations
+            .iter()
+            .zip(row_keys)
+            .map(|(operation, row_key)| operation.expected(row_key))
+            .collect::<Option<Vec<_>>>()?;
+        let rows = applied::read_as_expected(&self.table, partition_key, &expected).await?;
+        let results = rows
+            .into_iter()
+            .zip(&self.operations)
+            .map(|(stored, operation)| OperationResult {
+                kind: operation.kind,
+                // What the service answers each of these operations when it sends no entity.
+                status: 204,
+                etag: stored.and_then(|s| s.as_dynamic().etag().cloned()),
+            })
+            .collect();
+        Some(BatchOutcome {
+            results,
+            verified: true,
         })
     }
 
@@ -618,11 +706,11 @@ impl<M: TableModel> Batch<M> {
             OperationKind::Merge | OperationKind::Replace => Some(required_etag(entity)?),
             _ => None,
         };
-        let effect = match kind {
-            OperationKind::Replace | OperationKind::UpsertReplace => Effect::Replaces,
-            _ => Effect::Keeps,
+        let unsent = match kind {
+            OperationKind::Replace | OperationKind::UpsertReplace => Unsent::Deleted,
+            _ => Unsent::Kept,
         };
-        writable::check::<M>(entity, effect)?;
+        writable::check::<M>(entity, unsent)?;
         let body = codec::encode_entity(entity);
         self.add(
             kind,
@@ -664,7 +752,7 @@ impl<M: TableModel> Batch<M> {
             }
             .into());
         }
-        let part = self.encode_part(index, kind, partition_key, row_key, if_match, body)?;
+        let (part, body) = self.encode_part(index, kind, partition_key, row_key, if_match, body)?;
         let bytes = self.encoded_len() + part.len();
         if bytes > MAX_BATCH_BYTES {
             return Err(InvalidInput::BatchTooLarge { bytes }.into());
@@ -673,7 +761,12 @@ impl<M: TableModel> Batch<M> {
         self.partition_key
             .get_or_insert_with(|| partition_key.to_owned());
         self.rows.insert(row_key.to_owned(), index);
-        self.operations.push(Operation { kind, part });
+        self.operations.push(Operation {
+            kind,
+            part,
+            body,
+            if_match: if_match.map(ETag::new),
+        });
         Ok(())
     }
 
@@ -685,7 +778,7 @@ impl<M: TableModel> Batch<M> {
         row_key: &str,
         if_match: Option<&str>,
         body: Option<&[u8]>,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<(Vec<u8>, Option<Range<usize>>)> {
         let url = match kind {
             OperationKind::Insert => self.insert_url()?.to_owned(),
             _ => self.url(&self.table.entity_path(partition_key, row_key)?),
@@ -709,7 +802,12 @@ impl<M: TableModel> Batch<M> {
             },
             &mut part,
         );
-        Ok(part)
+        // The body closes the part, before its final CRLF.
+        let body = body.map(|b| {
+            let end = part.len().saturating_sub(2);
+            end.saturating_sub(b.len())..end
+        });
+        Ok((part, body))
     }
 
     /// The table's URL, which inserts post to: the same for every insert of the batch.
@@ -732,6 +830,17 @@ impl<M: TableModel> Batch<M> {
     fn tail(&self) -> String {
         multipart::body_tail(&self.batch_boundary, &self.changeset_boundary)
     }
+}
+
+/// The service's error for the first operation that failed, if any did.
+fn failed_part(parts: &[PartResponse], request_id: Option<String>) -> Option<ServiceError> {
+    let failed = parts.iter().find(|p| !(200..300).contains(&p.status))?;
+    Some(ServiceError::from_response(
+        failed.status,
+        failed.header("x-ms-error-code").map(str::to_owned),
+        request_id,
+        &failed.body,
+    ))
 }
 
 /// `2:The specified entity already exists.` -> 2.
@@ -763,6 +872,7 @@ fn failing_index(message: &str) -> Option<usize> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchOutcome {
     results: Vec<OperationResult>,
+    verified: bool,
 }
 
 /// One operation's answer in a successful transaction.
@@ -927,6 +1037,54 @@ impl BatchOutcome {
         self.results.iter().map(OperationResult::etag).collect()
     }
 
+    /// Whether the outcome was established by reading the rows back rather than from the
+    /// service's answer. That happens when an attempt's answer was lost (its connection
+    /// dropped, it timed out, or the service answered 500/502/504), the client's retry failed
+    /// because that attempt had been applied (409 on an insert, 412 on a conditional write,
+    /// 404 on a delete), and every row the transaction touched was then found in the state
+    /// its operation leaves. The ETags are those read back and each status is 204.
+    ///
+    /// Content cannot tell our write from another writer's identical one (see the
+    /// [retry notes](crate::client::RetryPolicy#retried-writes)): where that matters, give
+    /// each write something unique, such as an owner id.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // the first transaction is carried out, then its connection drops before the answer
+    /// let lost = Faults::seeded(1)
+    ///     .rate(Fault::AppliedThenDropped, 1.0)
+    ///     .only(&[Operation::Batch])
+    ///     .at_most(1);
+    /// let emulator = Emulator::builder().faults(lost).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
+    ///     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Orders");
+    /// table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+    /// // the retry meets the rows the first attempt inserted: 409, then a re-read proves them ours
+    /// let outcome = batch.submit().await?;
+    /// assert!(outcome.verified());
+    /// let stored = table.get("order-17", "line-2").await?.expect("inserted");
+    /// assert_eq!(outcome.etags()[1], stored.etag());
+    ///
+    /// let mut batch = table.batch(); // answered as usual
+    /// batch.insert(&DynamicEntity::new("order-17", "line-3"))?;
+    /// assert!(!batch.submit().await?.verified());
+    /// # Ok(()) }
+    /// ```
+    pub fn verified(&self) -> bool {
+        self.verified
+    }
+
     /// Records the new ETags on the entities written, given in the order they were added
     /// (skip deletes).
     ///
@@ -992,12 +1150,50 @@ mod tests {
                 result(OperationKind::Insert, None),
                 result(OperationKind::Merge, Some("W/\"b\"")),
             ],
+            verified: false,
         };
         let mut entities = [DynamicEntity::new("p", "1"), DynamicEntity::new("p", "2")];
         entities[0].set_etag(Some(ETag::new("W/\"stale\"")));
         outcome.record_etags(&mut entities);
         assert_eq!(entities[0].etag(), None);
         assert_eq!(entities[1].etag().map(ETag::as_str), Some("W/\"b\""));
+    }
+
+    #[test]
+    fn each_operation_can_tell_the_state_it_leaves_from_its_encoded_part() {
+        let client =
+            crate::client::TableServiceClient::from_connection_string("UseDevelopmentStorage=true")
+                .unwrap();
+        let table: Table = client.table_named("Orders");
+        let mut batch = table.batch();
+        let mut line = DynamicEntity::new("order-17", "line-1");
+        line.set("Qty", 3);
+        line.set("Note", "a \"quoted\" note\r\n");
+        batch.insert(&line).unwrap();
+        let mut change = DynamicEntity::new("order-17", "line-2");
+        change.set("Qty", 4);
+        change.set_etag(Some(ETag::new("W/\"1\"")));
+        batch.merge(&change).unwrap();
+        batch
+            .delete_by_key("order-17", "line-3", &ETag::any())
+            .unwrap();
+
+        let insert = &batch.operations[0];
+        let body = insert.body.clone().and_then(|r| insert.part.get(r));
+        assert_eq!(body, Some(&codec::encode_entity(&line)[..]));
+        let expected = insert.expected("line-1").unwrap();
+        assert_eq!(expected.effect, Effect::Exactly(line.clone()));
+        assert_eq!(
+            (expected.row_key.as_str(), expected.if_match),
+            ("line-1", None)
+        );
+        let merge = batch.operations[1].expected("line-2").unwrap();
+        change.set_etag(None);
+        assert_eq!(merge.effect, Effect::Including(change));
+        assert_eq!(merge.if_match.map(ETag::as_str), Some("W/\"1\""));
+        let delete = batch.operations[2].expected("line-3").unwrap();
+        assert_eq!(delete.effect, Effect::Absent);
+        assert_eq!(delete.if_match, Some(&ETag::any()));
     }
 
     #[test]

@@ -42,6 +42,7 @@
 //! # Ok(()) }
 //! ```
 
+pub(crate) mod applied;
 mod batch;
 mod connection_string;
 mod continuation;

@@ -731,7 +731,10 @@ impl Pending {
             // The request's own panic, surfaced where it would have happened without the task.
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
             // Only `Drop` cancels the task, and it has not run: kept typed all the same.
-            Err(e) => Err(Error::Transport(Box::new(e))),
+            Err(e) => Err(Error::Transport {
+                source: Box::new(e),
+                after_uncertain_attempt: false,
+            }),
         }
     }
 }

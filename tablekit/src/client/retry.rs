@@ -3,27 +3,54 @@
 //! Retried: HTTP 408, 429, 500, 502, 503, 504, timeouts and connection errors. A `Retry-After`
 //! header (seconds) from the service replaces the computed delay (capped at `max_delay`).
 //!
-//! Retrying a write that may already have been applied changes what the second attempt sees:
-//! - a retried **insert** can answer 409 `EntityAlreadyExists` because the first attempt
-//!   succeeded; the client cannot tell that from another writer's insert, so it returns the
-//!   409 (check [`Error::is_conflict`](crate::Error::is_conflict) and read the entity if it
-//!   matters);
-//! - a retried **delete** (entity or table) can answer 404 because the first attempt deleted
-//!   it; the outcome the caller asked for (the entity is gone) is certain, so the client
-//!   reports success;
-//! - a retried conditional **merge/replace** can answer 412 because the first attempt changed
-//!   the ETag; this is returned as a precondition failure, and an optimistic-concurrency loop
-//!   re-reads and retries as it would for any other writer;
-//! - a retried **transaction** is applied at most once (it is atomic), but if the first
-//!   attempt was applied the retry fails like any conflicting transaction (e.g. 409 on its
-//!   first insert); the client returns that error, since another writer could cause the same;
-//! - upserts and reads are idempotent.
+//! Retrying a write that may already have been applied changes what the retry meets; the
+//! rules the client follows, and their limits, are documented on [`RetryPolicy`] (under
+//! "Retried writes") so they appear with the type users configure.
 
 use std::time::Duration;
 
 use rand::Rng;
 
 /// How often and how patiently to retry transient failures.
+///
+/// # Retried writes
+///
+/// An attempt whose connection dropped, that timed out, or that the service answered
+/// 500/502/504 may have been applied; only 408, 429 and 503 mean "not done". Retrying such a
+/// write changes what the retry meets, and the client settles what it can prove:
+/// - a retried **insert** can answer 409 `EntityAlreadyExists` because the first attempt
+///   inserted the entity: the client re-reads it, and if the stored properties are exactly
+///   those sent, the insert succeeded (the ETag read back is recorded on the entity);
+///   otherwise the 409 is returned, flagged;
+/// - a retried **transaction** is applied at most once (it is atomic), but if an earlier
+///   attempt was applied the retry fails on the rows it wrote (409 on an insert, 412 on a
+///   conditional write, 404 on a delete): the client re-reads every row the transaction
+///   touched and reports success when each is in the state its operation leaves
+///   ([`BatchOutcome::verified`](crate::client::BatchOutcome::verified)); otherwise the
+///   error is returned, flagged;
+/// - a retried **delete** (entity or table) can answer 404 because the first attempt deleted
+///   it; the outcome the caller asked for (the entity is gone) is certain, so the client
+///   reports success;
+/// - a retried conditional **merge/replace** can answer 412 because the first attempt changed
+///   the ETag; this is returned, flagged, and an optimistic-concurrency loop re-reads and
+///   decides ([`Table::update_with_retry`](crate::client::Table::update_with_retry) does);
+/// - upserts and reads are idempotent.
+///
+/// "Flagged" means [`Error::after_uncertain_attempt`](crate::Error::after_uncertain_attempt);
+/// every error that ends a write which may have been applied, including a transport failure
+/// or timeout, answers [`Error::may_have_been_applied`](crate::Error::may_have_been_applied)
+/// with `true`.
+///
+/// The re-read compares content, so it has limits:
+/// - It cannot tell our write from another writer's byte-identical one. If our first attempt
+///   was not applied and someone else wrote exactly the same entity, the client reports our
+///   write as done. Code that uses an insert for mutual exclusion (a lock row, a claim on a
+///   name) must put something unique in the entity, such as an owner id, or two claimants
+///   may both be told they won.
+/// - If another writer changes a row between our lost answer and the re-read, our applied
+///   write is not recognised and the error comes back flagged, though it was applied.
+/// - Values compare as stored values: a `Double` NaN matches a stored NaN and `Int32` 1 does
+///   not match `Int64` 1; the comparison is with what was sent on the wire.
 ///
 /// ```
 /// use std::time::Duration;

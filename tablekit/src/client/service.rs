@@ -564,7 +564,7 @@ impl ClientBuilder {
     ///     .retry_policy(RetryPolicy::none())
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();
-    /// assert!(matches!(err, Error::Timeout(t) if t == Duration::from_millis(100)));
+    /// assert!(matches!(err, Error::Timeout { after, .. } if after == Duration::from_millis(100)));
     /// # Ok(()) }
     /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {

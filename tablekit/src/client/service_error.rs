@@ -25,6 +25,8 @@ pub struct ServiceError {
     message: String,
     request_id: Option<String>,
     after_uncertain_attempt: bool,
+    /// The answer itself leaves open whether the write was applied (500/502/504).
+    uncertain_answer: bool,
 }
 
 impl ServiceError {
@@ -61,6 +63,7 @@ impl ServiceError {
             message: body_message.map(first_line).unwrap_or_default(),
             request_id,
             after_uncertain_attempt: false,
+            uncertain_answer: false,
         }
     }
 
@@ -78,6 +81,7 @@ impl ServiceError {
             message: message.to_owned(),
             request_id: None,
             after_uncertain_attempt: false,
+            uncertain_answer: false,
         }
     }
 
@@ -181,23 +185,78 @@ impl ServiceError {
     ///
     /// Such a 412 or 409 may be the echo of our own write: the first attempt changed the
     /// entity (so its ETag moved on, or the entity now exists) and only its answer was lost.
-    /// Re-read and compare before acting on it, as
+    /// The client settles what it can prove: a retried insert or transaction whose rows are
+    /// exactly as it meant to leave them reports success. What comes back flagged was not
+    /// proven either way: re-read before acting on it, as
     /// [`update_with_retry`](crate::client::Table::update_with_retry) does. Never set for
     /// reads, for a first attempt, or after attempts the service refused without applying
     /// them (408, 429, 503).
     ///
     /// ```
-    /// use tablekit::client::ServiceError;
-    /// let err = ServiceError::new(412, Some("UpdateConditionNotSatisfied"), "stale ETag");
-    /// assert!(!err.after_uncertain_attempt());
+    /// # use std::time::Duration;
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // every transaction is carried out, then its answer is lost: a 500
+    /// let failing = Faults::seeded(1)
+    ///     .rate(Fault::AppliedThenInternalError, 1.0)
+    ///     .only(&[Operation::Batch]);
+    /// let emulator = Emulator::builder().faults(failing).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
+    ///     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Orders");
+    /// table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// let err = batch.submit().await.unwrap_err();
+    /// let service = err.service_error().expect("the service answered");
+    /// assert_eq!(service.status(), 500);
+    /// assert!(service.after_uncertain_attempt()); // the first 500 may have been applied
+    /// # Ok(()) }
     /// ```
     pub fn after_uncertain_attempt(&self) -> bool {
         self.after_uncertain_attempt
     }
 
+    /// Whether the write this answer ends may have been applied: the answer itself leaves it
+    /// open (500, 502 or 504 to a write) or it came after an attempt that did
+    /// ([`after_uncertain_attempt`](Self::after_uncertain_attempt)). Always false for a read.
+    ///
+    /// ```
+    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let failing = Faults::seeded(1).rate(Fault::AppliedThenInternalError, 1.0);
+    /// let emulator = Emulator::builder().faults(failing).start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .connection_string(&emulator.connection_string())
+    ///     .retry_policy(RetryPolicy::none())
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// let service = err.service_error().expect("the service answered");
+    /// assert!(service.may_have_been_applied() && !service.after_uncertain_attempt());
+    /// assert_eq!(emulator.table_names(), ["Gamers"]); // it was
+    /// let err = client.table_exists("Gamers").await.unwrap_err(); // a read: nothing to apply
+    /// assert!(!err.service_error().unwrap().may_have_been_applied());
+    /// # Ok(()) }
+    /// ```
+    pub fn may_have_been_applied(&self) -> bool {
+        self.uncertain_answer || self.after_uncertain_attempt
+    }
+
     /// Marks the answer as one that followed a possibly applied attempt.
     pub(crate) fn mark_after_uncertain_attempt(&mut self) {
         self.after_uncertain_attempt = true;
+    }
+
+    /// Marks the answer as one that leaves open whether the write was applied.
+    pub(crate) fn mark_uncertain_answer(&mut self) {
+        self.uncertain_answer = true;
     }
 }
 
@@ -213,7 +272,7 @@ impl fmt::Display for ServiceError {
         if let Some(id) = &self.request_id {
             write!(f, " (request id {id})")?;
         }
-        Ok(())
+        f.write_str(crate::error::applied_note(self.may_have_been_applied()))
     }
 }
 

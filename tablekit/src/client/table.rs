@@ -15,7 +15,7 @@ use reqwest::Method;
 use super::batch::Batch;
 use super::pages::EntityQuery;
 use super::service::TableServiceClient;
-use super::transport::{Call, Gone, Reply, KEY_IN_PATH};
+use super::transport::{Call, Gone, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
@@ -23,7 +23,7 @@ use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind};
 use crate::model::{check_kind, TableEntity, TableModel};
 use crate::query::Query;
-use crate::writable::{self, Effect};
+use crate::writable::{self, Unsent};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -244,7 +244,8 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Inserts a new entity (409 `EntityAlreadyExists` if the keys are taken) and records
-    /// the new ETag on it.
+    /// the new ETag on it. A retry that meets 409 because an earlier attempt's insert was
+    /// applied (its answer lost) succeeds when the stored entity is exactly what was sent.
     ///
     /// ```
     /// # use tablekit::client::Table;
@@ -269,12 +270,16 @@ impl<M: TableModel> Table<M> {
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
-        writable::check::<M>(dynamic, Effect::Keeps)?;
+        writable::check::<M>(dynamic, Unsent::Kept)?;
         let mut call =
             Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
         call.prefer_no_content = true;
-        let reply = self.client.transport().send(&call).await?;
-        record_etag(entity, &reply);
+        let etag = match self.client.transport().send(&call).await {
+            Ok(reply) => reply.header("etag").map(ETag::new),
+            // A 409 may be an earlier attempt's insert: ours if the row holds what was sent.
+            Err(e) => super::applied::earlier_insert(self, &call.body, e).await?,
+        };
+        record_written(entity, etag);
         Ok(())
     }
 
@@ -594,16 +599,16 @@ impl<M: TableModel> Table<M> {
             Condition::None => None,
             Condition::EntityETag => Some(required_etag(dynamic)?.as_str().to_owned()),
         };
-        let effect = match method {
-            Method::PUT => Effect::Replaces,
-            _ => Effect::Keeps,
+        let unsent = match method {
+            Method::PUT => Unsent::Deleted,
+            _ => Unsent::Kept,
         };
-        writable::check::<M>(dynamic, effect)?;
+        writable::check::<M>(dynamic, unsent)?;
         let path = self.entity_path(dynamic.partition_key(), dynamic.row_key())?;
         let mut call = Call::new(method, path).json(codec::encode_entity(dynamic));
         call.if_match = if_match;
         let reply = self.client.transport().send(&call).await?;
-        record_etag(entity, &reply);
+        record_written(entity, reply.header("etag").map(ETag::new));
         Ok(())
     }
 
@@ -636,12 +641,12 @@ pub(crate) fn required_etag(entity: &DynamicEntity) -> Result<ETag> {
     })
 }
 
-/// Records what a write did on the entity written: its new ETag, and that the values its
-/// setters replaced are the stored ones now.
-fn record_etag<E: TableEntity>(entity: &mut E, reply: &Reply) {
+/// Records what a write did on the entity written: its new ETag (when the answer gave one),
+/// and that the values its setters replaced are the stored ones now.
+fn record_written<E: TableEntity>(entity: &mut E, etag: Option<ETag>) {
     let dynamic = entity.as_dynamic_mut();
-    if let Some(etag) = reply.header("etag") {
-        dynamic.set_etag(Some(ETag::new(etag)));
+    if etag.is_some() {
+        dynamic.set_etag(etag);
     }
     dynamic.clear_overwrites();
 }

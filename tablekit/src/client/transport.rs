@@ -122,6 +122,9 @@ impl Call {
 pub(crate) struct Reply {
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
+    /// Whether it answers a write after an earlier attempt that may have been applied: a
+    /// transaction's failed operation may then be the echo of that attempt.
+    pub(crate) after_uncertain_attempt: bool,
 }
 
 impl Reply {
@@ -166,6 +169,7 @@ impl Transport {
     /// [`send`](Self::send), calling `on_head` with the headers of a successful answer as
     /// soon as they arrive, before its body is read (once per attempt that gets that far).
     pub(crate) async fn send_observed(&self, call: &Call, on_head: OnHead<'_>) -> Result<Reply> {
+        let write = call.method != Method::GET;
         let mut maybe_applied = false;
         let mut attempt = 1;
         loop {
@@ -186,7 +190,10 @@ impl Transport {
                 .instrument(span)
                 .await?;
             let (error, retry_after, applied) = match outcome {
-                Attempt::Done(reply) => return Ok(reply),
+                Attempt::Done(mut reply) => {
+                    reply.after_uncertain_attempt = write && maybe_applied;
+                    return Ok(reply);
+                }
                 Attempt::Failed {
                     error,
                     retry_after,
@@ -198,12 +205,14 @@ impl Transport {
                 return Ok(Reply {
                     headers: HeaderMap::new(),
                     body: Bytes::new(),
+                    after_uncertain_attempt: true,
                 });
             }
             if !error.is_transient() || attempt >= self.retry.attempts() {
                 return Err(flag_uncertain(
                     error,
-                    maybe_applied && call.method != Method::GET,
+                    write && maybe_applied,
+                    write && applied,
                 ));
             }
             maybe_applied |= applied;
@@ -244,7 +253,11 @@ impl Transport {
         };
         if (200..300).contains(&status) {
             tracing::debug!("done");
-            return Ok(Attempt::Done(Reply { headers, body }));
+            return Ok(Attempt::Done(Reply {
+                headers,
+                body,
+                after_uncertain_attempt: false,
+            }));
         }
         let error = ServiceError::from_response(
             status,
@@ -264,17 +277,25 @@ impl Transport {
     }
 
     fn transport_failure(&self, e: reqwest::Error) -> Attempt {
+        // A request is sent only once connected: a failure to connect applied nothing.
+        let maybe_applied = !e.is_connect();
         let error = if e.is_timeout() {
-            Error::Timeout(self.timeout)
+            Error::Timeout {
+                after: self.timeout,
+                after_uncertain_attempt: false,
+            }
         } else {
             // Without the URL: it may carry a SAS signature.
-            Error::Transport(Box::new(e.without_url()))
+            Error::Transport {
+                source: Box::new(e.without_url()),
+                after_uncertain_attempt: false,
+            }
         };
         tracing::debug!(error = %error, "request failed");
         Attempt::Failed {
             error,
             retry_after: None,
-            maybe_applied: true,
+            maybe_applied,
         }
     }
 
@@ -359,12 +380,29 @@ impl Transport {
     }
 }
 
-/// Tells the caller that an earlier attempt may have been applied, so a 412/409 may be the
-/// echo of this request's own first attempt (only a service answer can carry the flag; a
-/// timeout or transport failure is uncertain by itself).
-fn flag_uncertain(mut error: Error, uncertain: bool) -> Error {
-    if let (true, Error::Service(service)) = (uncertain, &mut error) {
-        service.mark_after_uncertain_attempt();
+/// Tells the caller that the write the error ends may have been applied: `before`, an
+/// earlier attempt may have been (so a 412/409 may be the echo of that attempt); `now`, the
+/// last attempt may have been (a 500/502/504, a timeout, a lost connection).
+fn flag_uncertain(mut error: Error, before: bool, now: bool) -> Error {
+    match &mut error {
+        Error::Service(service) => {
+            if before {
+                service.mark_after_uncertain_attempt();
+            }
+            if now {
+                service.mark_uncertain_answer();
+            }
+        }
+        // A transport failure or timeout of a write is itself an uncertain attempt.
+        Error::Transport {
+            after_uncertain_attempt,
+            ..
+        }
+        | Error::Timeout {
+            after_uncertain_attempt,
+            ..
+        } => *after_uncertain_attempt = before || now,
+        _ => {}
     }
     error
 }
@@ -426,6 +464,30 @@ mod tests {
             .to_str()
             .unwrap()
             .to_owned()
+    }
+
+    #[test]
+    fn flags_each_error_by_what_may_have_been_applied() {
+        let timeout = || Error::Timeout {
+            after: Duration::from_secs(1),
+            after_uncertain_attempt: false,
+        };
+        assert!(!flag_uncertain(timeout(), false, false).may_have_been_applied());
+        let lost = flag_uncertain(timeout(), false, true);
+        assert!(lost.after_uncertain_attempt() && lost.may_have_been_applied());
+        assert!(lost.is_transient());
+        assert!(lost
+            .to_string()
+            .ends_with(" (the write may have been applied)"));
+
+        let service = |status| Error::Service(Box::new(ServiceError::new(status, None, "x")));
+        let answered_500 = flag_uncertain(service(500), false, true);
+        assert!(answered_500.may_have_been_applied() && !answered_500.after_uncertain_attempt());
+        let echo = flag_uncertain(service(409), true, false);
+        assert!(echo.may_have_been_applied() && echo.after_uncertain_attempt());
+        assert!(!flag_uncertain(service(409), false, false).may_have_been_applied());
+        let other = flag_uncertain(Error::Configuration("x".into()), true, true);
+        assert!(!other.may_have_been_applied());
     }
 
     #[tokio::test]

@@ -15,10 +15,13 @@
 //! but its answer lost (dropped connection, timeout, 500), so the client's retry carries the
 //! stale ETag and is refused. The client flags such an answer
 //! ([`Error::after_uncertain_attempt`]). On a flagged 412, [`Table::update_with_retry`]
-//! re-reads at once: if the stored entity holds exactly the properties it meant to write, its
-//! write was applied and it returns the stored entity (with the new ETag) without running the
-//! change again; otherwise it applies the change to the fresh read as for any other 412. So an
-//! increment counts once when only our own retry stands between the read and the 412.
+//! re-reads at once: if the stored entity holds exactly the properties it meant to write,
+//! under an ETag other than the one it sent, its write was applied and it returns the stored
+//! entity (with the new ETag) without running the change again; otherwise it applies the
+//! change to the fresh read as for any other 412. So an increment counts once when only our
+//! own retry stands between the read and the 412. This is the rule the client itself applies
+//! to a retried insert that meets 409 and to a retried transaction (see
+//! [`Batch::submit`](crate::client::Batch::submit)).
 //!
 //! With a single writer per entity this is exact. With several writers, the re-read cannot
 //! tell every case apart, in both directions:
@@ -32,8 +35,8 @@
 //! Both need another writer's write to land in the window between our first attempt and the
 //! re-read, and an attempt whose answer was lost; so each wrong count is bounded by the
 //! number of 412s that follow an uncertain attempt (each is logged at `debug` level with
-//! `outcome = "ours"` or `outcome = "changed"`). Also, a `Double` NaN never equals itself, so
-//! a write holding one is never recognised and is applied again.
+//! `outcome = "ours"` or `outcome = "changed"`). Values compare as stored values: a `Double`
+//! NaN matches a stored NaN, and `Int32` 1 does not match `Int64` 1.
 //!
 //! For exactness with concurrent writers, opt in to a write log
 //! ([`ConflictRetry::write_log`]): each write records a random id in a binary property that
@@ -65,6 +68,7 @@ use std::time::Duration;
 
 use rand::Rng;
 
+use crate::client::applied::{self, Effect};
 use crate::client::{ServiceError, Table};
 use crate::entity::DynamicEntity;
 use crate::error::{Error, Result};
@@ -514,25 +518,17 @@ impl<M: TableModel> Table<M> {
         Ok(stored.filter(|s| log.holds(s.as_dynamic(), id)))
     }
 
-    /// Re-reads `intended`'s entity: `Some(stored)` when it holds exactly `intended`'s
-    /// properties, i.e. the write whose answer was lost was applied and nothing changed since.
+    /// Re-reads `intended`'s entity: `Some(stored)` when it is as our replace leaves it
+    /// (exactly `intended`'s properties, an ETag other than the one sent), i.e. the write
+    /// whose answer was lost was applied and nothing changed since.
     async fn written_by_us(&self, intended: &M::Entity) -> Result<Option<M::Entity>> {
         let intended = intended.as_dynamic();
         let stored = self
             .get(intended.partition_key(), intended.row_key())
             .await?;
-        Ok(stored.filter(|s| same_properties(s.as_dynamic(), intended)))
+        let ours = Effect::Exactly(intended.clone());
+        Ok(stored.filter(|s| applied::holds(&ours, intended.etag(), Some(s.as_dynamic()))))
     }
-}
-
-/// Same keys and the same set of properties with equal values (ETag and Timestamp aside:
-/// the service sets them).
-pub(crate) fn same_properties(a: &DynamicEntity, b: &DynamicEntity) -> bool {
-    a.partition_key() == b.partition_key()
-        && a.row_key() == b.row_key()
-        && a.len() == b.len()
-        && a.properties()
-            .all(|(name, value)| b.value(name) == Some(value))
 }
 
 fn missing(partition_key: &str, row_key: &str) -> Error {
@@ -628,22 +624,6 @@ mod tests {
         assert!(log.holds(&e, &id));
         e.set("Log", "not binary");
         assert!(!log.holds(&e, &id));
-    }
-
-    #[test]
-    fn same_properties_ignores_etag_and_order() {
-        let mut a = DynamicEntity::new("p", "r");
-        a.set("A", 1);
-        a.set("B", "x");
-        let mut b = DynamicEntity::new("p", "r");
-        b.set("B", "x");
-        b.set("A", 1);
-        b.set_etag(Some(crate::ETag::new("W/\"1\"")));
-        assert!(same_properties(&a, &b));
-        b.set("C", 2i64);
-        assert!(!same_properties(&a, &b));
-        a.set("C", 2i32);
-        assert!(!same_properties(&a, &b), "Int32 2 is not Int64 2");
     }
 
     #[test]

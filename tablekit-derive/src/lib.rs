@@ -16,8 +16,12 @@ mod table_value;
 /// - `GamerEntity`, a wrapper holding a `DynamicEntity` (properties `Gamer` does not declare
 ///   survive a read-modify-write): `new(key fields..)`, `try_new(..)` (validates the keys),
 ///   `wrap`, `into_dynamic`, `as_dynamic(_mut)`, `partition_key`, `row_key`, `etag`,
-///   `timestamp`, `validate_keys`; per field `field()` (its default when missing or
-///   unreadable), `try_field()` (why not) and `set_field(..)`; `from_model`, `to_model`,
+///   `timestamp`, `validate_keys`, `is_partial` (read with a select), `allow_overwrite(column)`;
+///   per field `field()` (its default when missing or unreadable), `try_field()` (why not:
+///   unreadable, or not fetched by a select), `set_field(..)` (a `String` field's takes
+///   `impl Into<String>`; replacing a value this code cannot read is noted, and writes refuse
+///   the entity until `allow_overwrite`) and, for `String` fields, `field_str()` (the stored
+///   text, borrowed); `from_model`, `to_model`,
 ///   `try_to_model`, `TryFrom<Gamer>` and `From<GamerEntity> for Gamer`.
 /// - On `Gamer`: `impl TableModel` (`type Entity = GamerEntity`, `TABLE_NAME`), typed columns
 ///   `Gamer::SCORE: Column<Gamer, i32>`, `PARTITION_KEY`, `ROW_KEY`, the key functions
@@ -32,6 +36,10 @@ mod table_value;
 ///
 /// # Container attributes: `#[tablekit(..)]` on the struct
 /// - `table = "Gamers"`: the table name (`TableModel::TABLE_NAME`), checked at compile time.
+/// - `kind = "Order"`: the model's kind, stored in the property `Kind` (or the one
+///   `kind_property = "Type"` names) by `new` and `from_model`. Models sharing a table (even a
+///   partition) then stay apart: every query filters on the kind, every read checks it
+///   (`Error::WrongKind`), every write requires it (`TableModel::DISCRIMINATOR`).
 /// - `rename_all = "PascalCase"`: how field names become stored names; one of `PascalCase`
 ///   (the default, as Azure users expect), `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`,
 ///   `verbatim`.

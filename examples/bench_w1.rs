@@ -6,8 +6,8 @@
 //! cargo run --release --example bench_w1 -- "<connection string>" # emulator, then that service
 //! ```
 //!
-//! With a connection string (or `TABLEKIT_AZURITE_CONNECTION_STRING` set, as `scripts/test.sh`
-//! and `scripts/azurite.sh start` do), the same run measures both, in `W1_ROUNDS` rounds
+//! With a connection string (or `TABLEKIT_AZURITE_CONNECTION_STRING` set, as
+//! `scripts/azurite.sh start` prints), the same run measures both, in `W1_ROUNDS` rounds
 //! (default 9) that alternate the two servers, and prints per phase each server's median
 //! ops/s and how many times faster the emulator was.
 //!

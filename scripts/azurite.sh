@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Azurite (the Table service only) as a real test server.
-#   scripts/azurite.sh install   install the pinned azurite into .azurite/ (npm, once)
+#   scripts/azurite.sh install   install the pinned azurite into the tests' cache (npm, once)
 #   scripts/azurite.sh start     start it on 127.0.0.1 and a free port; prints `export` lines
 #   scripts/azurite.sh stop      stop the server this script started (by its PID)
 set -euo pipefail
 
 AZURITE_VERSION=3.37.0
-root="$(cd "$(dirname "$0")/.." && pwd)"
-home="$root/.azurite"
+# The same install the test suites use (tablekit-testing's `azurite` module).
+cache="${TABLEKIT_CACHE_DIR:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/tablekit}}"
+home="${cache:-$HOME/.cache/tablekit}/azurite-$AZURITE_VERSION"
 main="$home/node_modules/azurite/dist/src/table/main.js"
 pidfile="$home/azurite.pid"
 

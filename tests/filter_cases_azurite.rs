@@ -1,7 +1,8 @@
 //! Parameterised filters and generated time ranges against Azurite over real HTTP.
 //!
-//! `scripts/test.sh` starts the pinned Azurite on 127.0.0.1 and sets
-//! `TABLEKIT_AZURITE_CONNECTION_STRING`; without it these tests fail (never skip silently).
+//! Azurite is `tablekit_testing`'s: started on first use (installed with npm into a cache
+//! directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running one;
+//! without Node.js these tests fail with a message saying so (they never skip silently).
 
 mod filter_cases;
 

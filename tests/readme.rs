@@ -39,7 +39,7 @@ fn set_up_is_exactly_the_two_commands() {
     let setup = section(&readme(), "Set-up on a fresh machine");
     assert_eq!(
         commands(&setup),
-        ["cargo run --example gamers", "scripts/test.sh"]
+        ["cargo run --example gamers", "cargo test"]
     );
 }
 

@@ -4,8 +4,9 @@
 //! `#[tablekit(split(max_properties = 16))]` blob, version-0 data read by version-1 code, and
 //! a shrink written with Merge. Runs on the emulator and on Azurite.
 //!
-//! `scripts/test.sh` starts Azurite and sets `TABLEKIT_AZURITE_CONNECTION_STRING`; without it
-//! the Azurite cases fail (never skip silently).
+//! Azurite is `tablekit_testing`'s: started on first use (installed with npm into a cache
+//! directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running one;
+//! without Node.js these tests fail with a message saying so (they never skip silently).
 
 // Fixtures mirror the user code of the READMEs and examples; documenting them adds nothing.
 #![allow(missing_docs)]

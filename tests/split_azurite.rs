@@ -2,9 +2,9 @@
 //! 64 KiB limit, values come back bit-exact, and after a Merge of a smaller value the stale
 //! chunks the service keeps are never read; Replace deletes them.
 //!
-//! `scripts/test.sh` starts Azurite and sets `TABLEKIT_AZURITE_URL`; without it these tests
-//! fail (never skip silently). Requests are signed by hand so the tests depend only on the
-//! data layer.
+//! The Azurite is `tablekit_testing`'s (started on first use unless
+//! `TABLEKIT_AZURITE_CONNECTION_STRING` names one; never skipped). Requests are signed by hand
+//! so the tests depend only on the data layer.
 
 use chrono::Utc;
 use rand::{Rng, SeedableRng};
@@ -18,7 +18,7 @@ const KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 const KIB: usize = 1024;
 
-/// A signed raw connection to the service at `TABLEKIT_AZURITE_URL`.
+/// A signed raw connection to Azurite.
 struct Service {
     http: reqwest::Client,
     base: String,
@@ -27,9 +27,8 @@ struct Service {
 
 impl Service {
     fn from_env() -> Service {
-        let Ok(base) = std::env::var("TABLEKIT_AZURITE_URL") else {
-            panic!("TABLEKIT_AZURITE_URL is not set: run the tests with scripts/test.sh");
-        };
+        let client = tablekit_testing::azurite_client();
+        let base = client.endpoint().base_url().to_string();
         Service {
             http: reqwest::Client::new(),
             base: base.trim_end_matches('/').to_owned(),

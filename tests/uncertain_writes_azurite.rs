@@ -2,24 +2,20 @@
 //! cue, so the client talks to it through a `FaultProxy` that forwards every request and
 //! injects the faults.
 //!
-//! `scripts/test.sh` starts the pinned Azurite on 127.0.0.1 and sets
-//! `TABLEKIT_AZURITE_CONNECTION_STRING`; without it these tests fail (never skip silently).
+//! Azurite is `tablekit_testing`'s: started on first use (installed with npm into a cache
+//! directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running one;
+//! without Node.js these tests fail with a message saying so (they never skip silently).
 
 mod uncertain_writes;
 
 use std::sync::Arc;
 
 use tablekit::client::ConnectionString;
-use tablekit_testing::{FaultProxy, Faults, AZURITE_CONNECTION_STRING_VAR};
+use tablekit_testing::{azurite_connection_string, FaultProxy, Faults};
 use uncertain_writes::Backend;
 
 async fn azurite() -> Backend {
-    let Ok(connection_string) = std::env::var(AZURITE_CONNECTION_STRING_VAR) else {
-        panic!(
-            "{AZURITE_CONNECTION_STRING_VAR} is not set: run the tests with scripts/test.sh \
-             (or `eval \"$(scripts/azurite.sh start)\"` first)"
-        );
-    };
+    let connection_string = azurite_connection_string();
     let (endpoint, credential) = ConnectionString::parse(&connection_string)
         .expect("Azurite's connection string parses")
         .into_parts();

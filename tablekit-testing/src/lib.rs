@@ -27,7 +27,9 @@ mod store;
 mod stored;
 
 pub use auth::TableSas;
-pub use azurite::{azurite_client, AZURITE_CONNECTION_STRING_VAR};
+pub use azurite::{
+    azurite_client, azurite_connection_string, AZURITE_CONNECTION_STRING_VAR, AZURITE_VERSION,
+};
 pub use counter::{Operation, RequestCounts};
 pub use error::{Error, Result};
 pub use faults::{Fault, Faults};

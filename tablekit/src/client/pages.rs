@@ -343,7 +343,7 @@ impl<M: TableModel> EntityQuery<M> {
     pub async fn first_page(self) -> Result<Page<M::Entity>> {
         let (sent, start) = self.prepare()?;
         let reply = request_page(&sent, start, &|_| {}).await?;
-        sent.decode(&reply)
+        sent.decode(&reply, sent.continuation_in(&reply.headers))
     }
 
     /// The query as it will be sent, checked (table name, `top`, the resume token) before
@@ -406,8 +406,8 @@ impl<M: TableModel> EntityQuery<M> {
                     }
                     Next::End => return Ok::<_, Error>(None),
                 };
-                let page = sent.decode(&reply)?;
-                let next = match (page.continuation().cloned(), ahead) {
+                let continuation = sent.continuation_in(&reply.headers);
+                let next = match (continuation.clone(), ahead) {
                     (None, _) => Next::End,
                     // A retried request may have answered from elsewhere: the early request
                     // stands only for the position this answer really ends at.
@@ -424,7 +424,7 @@ impl<M: TableModel> EntityQuery<M> {
                     // its request before this one settles into decoding.
                     tokio::task::yield_now().await;
                 }
-                Ok(Some((page, next)))
+                Ok(Some((sent.decode(&reply, continuation)?, next)))
             }
         })
         .boxed()
@@ -800,8 +800,12 @@ impl<M: TableModel> Sent<M> {
     }
 
     /// The entities of one answer as the model's entity type, each marked with what the
-    /// select fetched and checked to be of the model's kind.
-    fn decode(&self, reply: &Reply) -> Result<Page<M::Entity>> {
+    /// select fetched and checked to be of the model's kind, followed by `continuation`.
+    fn decode(
+        &self,
+        reply: &Reply,
+        continuation: Option<ContinuationToken>,
+    ) -> Result<Page<M::Entity>> {
         let entities = codec::decode_page(&reply.body)?
             .into_iter()
             .map(|mut entity| {
@@ -812,7 +816,7 @@ impl<M: TableModel> Sent<M> {
                 Ok(M::Entity::wrap(entity))
             })
             .collect::<Result<_>>()?;
-        Ok(Page::new(entities, self.continuation_in(&reply.headers)))
+        Ok(Page::new(entities, continuation))
     }
 }
 

@@ -24,6 +24,7 @@ const SOURCES: &[&str] = &[
 const HIDDEN: &[&str] = &[
     "tablekit/src/__private.rs",
     "tablekit/src/fuzzing.rs",
+    "tablekit-testing/src/fuzzing.rs",
     "tablekit/src/record/dispatch.rs",
 ];
 

@@ -5,6 +5,7 @@
 //! Every request draws one number from a generator seeded by [`Faults::seeded`], in arrival
 //! order; the same seed and the same request sequence give the same faults.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use rand::rngs::StdRng;
@@ -262,9 +263,52 @@ impl Faults {
     }
 }
 
+/// The plan in force on a server or proxy (none unless set), replaced while it serves.
+#[derive(Debug, Default)]
+pub(crate) struct ActiveFaults(Mutex<Option<FaultState>>);
+
+/// What the plan decided for one request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Drawn {
+    /// The fault, if the request gets one.
+    pub(crate) fault: Option<Fault>,
+    /// The wait before the request is served.
+    pub(crate) latency: Duration,
+    /// How long a [`Fault::Timeout`] holds the connection.
+    pub(crate) hold: Duration,
+}
+
+impl ActiveFaults {
+    pub(crate) fn new(plan: Option<Faults>) -> Self {
+        ActiveFaults(Mutex::new(plan.map(FaultState::new)))
+    }
+
+    /// Replaces the plan; `None` turns faults off.
+    pub(crate) fn set(&self, plan: Option<Faults>) {
+        *self.lock() = plan.map(FaultState::new);
+    }
+
+    /// The fault for the next request of kind `op`, with the plan's latency and hold.
+    pub(crate) fn draw(&self, op: Operation) -> Drawn {
+        match self.lock().as_mut() {
+            Some(plan) => Drawn {
+                fault: plan.draw(op),
+                latency: plan.plan.latency,
+                hold: plan.plan.hold,
+            },
+            None => Drawn::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<FaultState>> {
+        // A panic while drawing leaves the generator usable: recover the lock.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// A plan with its generator, as the server runs it.
 #[derive(Debug)]
-pub(crate) struct FaultState {
+struct FaultState {
     plan: Faults,
     rng: StdRng,
     /// Faults injected so far.
@@ -272,7 +316,7 @@ pub(crate) struct FaultState {
 }
 
 impl FaultState {
-    pub(crate) fn new(plan: Faults) -> Self {
+    fn new(plan: Faults) -> Self {
         let rng = StdRng::seed_from_u64(plan.seed);
         FaultState {
             plan,
@@ -281,16 +325,8 @@ impl FaultState {
         }
     }
 
-    pub(crate) fn latency(&self) -> Duration {
-        self.plan.latency
-    }
-
-    pub(crate) fn hold(&self) -> Duration {
-        self.plan.hold
-    }
-
     /// The fault for the next request of kind `op`, if any.
-    pub(crate) fn draw(&mut self, op: Operation) -> Option<Fault> {
+    fn draw(&mut self, op: Operation) -> Option<Fault> {
         if let Some(only) = &self.plan.only {
             if !only.contains(&op) {
                 return None;
@@ -362,5 +398,20 @@ mod tests {
         let drawn: Vec<_> = (0..4).map(|_| state.draw(Operation::Batch)).collect();
         let lost = Some(Fault::AppliedThenDropped);
         assert_eq!(drawn, [lost, lost, None, None]);
+    }
+
+    #[test]
+    fn the_active_plan_can_be_replaced_while_serving() {
+        let active = ActiveFaults::default();
+        assert_eq!(active.draw(Operation::Insert), Drawn::default());
+        let slow = Duration::from_millis(5);
+        active.set(Some(
+            Faults::seeded(1).rate(Fault::ServerBusy, 1.0).latency(slow),
+        ));
+        let drawn = active.draw(Operation::Insert);
+        assert_eq!(drawn.fault, Some(Fault::ServerBusy));
+        assert_eq!(drawn.latency, slow);
+        active.set(None);
+        assert_eq!(active.draw(Operation::Insert).fault, None);
     }
 }

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use tablekit::{limits, DynamicEntity};
 
 use crate::error::Result;
-use crate::server::{Emulator, State};
+use crate::server::Emulator;
+use crate::state::State;
 use crate::store::Change;
 use crate::stored::Stored;
 
@@ -243,7 +244,7 @@ impl Drop for TestTable {
     }
 }
 
-fn seed(
+pub(crate) fn seed(
     state: &State,
     account: &str,
     table: &str,

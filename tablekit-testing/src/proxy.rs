@@ -11,7 +11,7 @@
 
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http::request::Parts;
@@ -28,11 +28,11 @@ use tokio::task::JoinHandle;
 
 use crate::counter::{Operation, RequestCounter, RequestCounts};
 use crate::error::{Error, Result};
-use crate::faults::{Fault, FaultState, Faults};
+use crate::faults::{ActiveFaults, Fault, Faults};
 use crate::headers as names;
+use crate::reply::Dropped;
 use crate::response;
 use crate::route;
-use crate::router::{self, Dropped};
 use crate::service_error::ServiceError;
 
 /// A body streamed from the upstream, or one the proxy made.
@@ -73,7 +73,7 @@ pub struct FaultProxy {
 struct ProxyState {
     /// `host:port` of the upstream.
     upstream: String,
-    faults: Mutex<Option<FaultState>>,
+    faults: ActiveFaults,
     counter: RequestCounter,
 }
 
@@ -112,7 +112,7 @@ impl FaultProxy {
         let addr = listener.local_addr().map_err(Error::Bind)?;
         let state = Arc::new(ProxyState {
             upstream: authority,
-            faults: Mutex::new(Some(FaultState::new(faults))),
+            faults: ActiveFaults::new(Some(faults)),
             counter: RequestCounter::default(),
         });
         let (tx, rx) = watch::channel(false);
@@ -181,8 +181,7 @@ impl FaultProxy {
     /// # Ok(()) }
     /// ```
     pub fn set_faults(&self, faults: Option<Faults>) {
-        let mut slot = self.state.faults.lock().unwrap_or_else(|e| e.into_inner());
-        *slot = faults.map(FaultState::new);
+        self.state.faults.set(faults);
     }
 
     /// How many requests of each kind reached the proxy, faulted or not.
@@ -301,15 +300,15 @@ async fn handle(
     let (parts, body) = req.into_parts();
     let op = classify(&parts);
     state.counter.record(op);
-    let (fault, latency, hold) = state.draw(op);
-    if !latency.is_zero() {
-        tokio::time::sleep(latency).await;
+    let drawn = state.faults.draw(op);
+    if !drawn.latency.is_zero() {
+        tokio::time::sleep(drawn.latency).await;
     }
-    match fault {
+    match drawn.fault {
         Some(Fault::InternalError) => Ok(injected(StatusCode::INTERNAL_SERVER_ERROR)),
         Some(Fault::ServerBusy) => Ok(injected(StatusCode::SERVICE_UNAVAILABLE)),
         Some(Fault::Timeout) => {
-            tokio::time::sleep(hold).await;
+            tokio::time::sleep(drawn.hold).await;
             Err(Dropped)
         }
         Some(Fault::DropConnection) => Err(Dropped),
@@ -331,21 +330,12 @@ async fn handle(
 /// The kind of request, by the emulator's own classification.
 fn classify(parts: &Parts) -> Operation {
     match route::parse(parts.uri.path()) {
-        Ok((_, route)) => router::operation(&parts.method, &route, parts),
+        Ok((_, route)) => route.operation(&parts.method, &parts.headers),
         Err(_) => Operation::Other,
     }
 }
 
 impl ProxyState {
-    /// The fault for the next request of kind `op`, with the plan's latency and hold.
-    fn draw(&self, op: Operation) -> (Option<Fault>, std::time::Duration, std::time::Duration) {
-        let mut faults = self.faults.lock().unwrap_or_else(|e| e.into_inner());
-        match faults.as_mut() {
-            Some(plan) => (plan.draw(op), plan.latency(), plan.hold()),
-            None => Default::default(),
-        }
-    }
-
     /// Sends the request upstream on a connection of its own and returns the answer, its
     /// body still streaming.
     async fn forward(

@@ -1,8 +1,10 @@
 //! Parses a request path into the resource it names: the table collection, one table,
 //! `$batch`, a table's entities, or one entity by its keys.
 
+use http::{HeaderMap, Method};
 use percent_encoding::percent_decode_str;
 
+use crate::counter::Operation;
 use crate::service_error::ServiceError;
 
 /// The resource a path names, below the account.
@@ -24,6 +26,29 @@ pub(crate) enum Route {
         partition_key: String,
         row_key: String,
     },
+}
+
+impl Route {
+    /// The kind of request `method` makes on this resource, for the counter and for fault
+    /// scoping: a write with `If-Match` is a replace or merge, without one an upsert.
+    pub(crate) fn operation(&self, method: &Method, headers: &HeaderMap) -> Operation {
+        let conditional = headers.contains_key(http::header::IF_MATCH);
+        match (method.as_str(), self) {
+            ("POST", Route::Tables) => Operation::CreateTable,
+            ("GET", Route::Tables | Route::Table(_)) => Operation::QueryTables,
+            ("DELETE", Route::Table(_)) => Operation::DeleteTable,
+            ("POST", Route::Batch) => Operation::Batch,
+            ("POST", Route::Entities(_)) => Operation::Insert,
+            ("GET", Route::Entities(_)) => Operation::Query,
+            ("GET", Route::Entity { .. }) => Operation::Get,
+            ("PUT", Route::Entity { .. }) if conditional => Operation::Replace,
+            ("PUT", Route::Entity { .. }) => Operation::InsertOrReplace,
+            ("MERGE" | "PATCH", Route::Entity { .. }) if conditional => Operation::Merge,
+            ("MERGE" | "PATCH", Route::Entity { .. }) => Operation::InsertOrMerge,
+            ("DELETE", Route::Entity { .. }) => Operation::Delete,
+            _ => Operation::Other,
+        }
+    }
 }
 
 /// Splits `/account/resource` (still percent-encoded) into the account and the route.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -15,10 +15,14 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::app::{app, App};
 use crate::auth::TableSas;
-use crate::counter::{RequestCounter, RequestCounts};
+use crate::call::Call;
+use crate::counter::RequestCounts;
 use crate::error::{Error, Result};
-use crate::faults::{FaultState, Faults};
+use crate::faults::Faults;
+use crate::service::Service;
+use crate::state::State;
 use crate::store::Store;
 
 /// The development account's name: the primary account unless the builder names another.
@@ -51,15 +55,6 @@ pub const DEV_ACCOUNT: &str = "devstoreaccount1";
 /// ```
 pub const DEV_KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-
-/// What every connection's tasks share.
-#[derive(Debug)]
-pub(crate) struct State {
-    pub(crate) store: Store,
-    pub(crate) accounts: HashMap<String, AccountKey>,
-    pub(crate) counter: RequestCounter,
-    pub(crate) faults: Mutex<Option<FaultState>>,
-}
 
 /// An in-process Table service on `127.0.0.1`, behaving like Azure Table Storage.
 ///
@@ -318,8 +313,7 @@ impl Emulator {
     /// # Ok(()) }
     /// ```
     pub fn set_faults(&self, faults: Option<Faults>) {
-        let mut slot = self.state.faults.lock().unwrap_or_else(|e| e.into_inner());
-        *slot = faults.map(FaultState::new);
+        self.state.faults.set(faults);
     }
 
     /// Stops accepting connections, closes the open ones and waits for the server task.
@@ -541,14 +535,9 @@ impl EmulatorBuilder {
             .await
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
-        let state = Arc::new(State {
-            store,
-            accounts,
-            counter: RequestCounter::default(),
-            faults: Mutex::new(self.faults.map(FaultState::new)),
-        });
+        let state = Arc::new(State::new(store, accounts, self.faults));
         let (tx, rx) = watch::channel(false);
-        let task = tokio::spawn(serve(listener, state.clone(), rx));
+        let task = tokio::spawn(serve(listener, Arc::new(app(&state)), rx));
         Ok(Emulator {
             addr,
             primary,
@@ -559,14 +548,14 @@ impl EmulatorBuilder {
     }
 }
 
-async fn serve(listener: TcpListener, state: Arc<State>, mut shutdown: watch::Receiver<bool>) {
+async fn serve(listener: TcpListener, app: Arc<App>, mut shutdown: watch::Receiver<bool>) {
     loop {
         tokio::select! {
             _ = shutdown.changed() => return,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let _ = stream.set_nodelay(true);
-                tokio::spawn(connection(stream, state.clone(), shutdown.clone()));
+                tokio::spawn(connection(stream, app.clone(), shutdown.clone()));
             }
         }
     }
@@ -574,10 +563,13 @@ async fn serve(listener: TcpListener, state: Arc<State>, mut shutdown: watch::Re
 
 async fn connection(
     stream: tokio::net::TcpStream,
-    state: Arc<State>,
+    app: Arc<App>,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let service = service_fn(move |req| crate::router::handle(state.clone(), req));
+    let service = service_fn(move |request| {
+        let app = app.clone();
+        async move { app.call(Call::new(request)).await }
+    });
     let conn = http1::Builder::new()
         .keep_alive(true)
         // hyper otherwise reads ahead for a closed connection while each request is being

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use tablekit::DynamicEntity;
 
-use crate::response;
+use crate::entity_json::{self, EntityText};
 
 /// An entity as the store holds it; reads it like a [`DynamicEntity`].
 #[derive(Debug)]
@@ -35,16 +35,17 @@ impl Stored {
     pub(crate) fn prepare(&self) {
         self.minimal_members();
     }
+}
 
-    /// The length of the entity's minimal-metadata members when they are written already.
-    pub(crate) fn stored_text_len(&self) -> Option<usize> {
-        self.minimal.get().map(|text| text.len())
+impl EntityText for Stored {
+    /// Written the first time it is asked for, then kept.
+    fn minimal_members(&self) -> &[u8] {
+        self.minimal
+            .get_or_init(|| entity_json::minimal_members(&self.entity).into_boxed_slice())
     }
 
-    /// The members of the entity's minimal-metadata JSON object, written the first time.
-    pub(crate) fn minimal_members(&self) -> &[u8] {
-        self.minimal
-            .get_or_init(|| response::minimal_members(&self.entity).into_boxed_slice())
+    fn written_len(&self) -> Option<usize> {
+        self.minimal.get().map(|text| text.len())
     }
 }
 

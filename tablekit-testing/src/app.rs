@@ -1,0 +1,30 @@
+//! The emulator's request pipeline: the layers every request passes through, outermost
+//! first, and the [`Router`] at the end.
+//!
+//! A request's way through the server: [`server`](crate::server) accepts the connection and
+//! reads the request line into a [`Call`](crate::call::Call); the [`layers`](crate::layers)
+//! count it, inject faults and read its body; the router authenticates it and calls the
+//! handler for its method and resource ([`handlers`](crate::handlers)), which works on the
+//! [`Store`](crate::store::Store) and answers through a [`Ctx`](crate::context::Ctx) with
+//! the JSON of [`entity_json`](crate::entity_json) and [`response`](crate::response).
+
+use std::sync::Arc;
+
+use crate::layers::{BusyTime, Count, InjectFaults, LoseAnswers, ReadBody};
+use crate::router::Router;
+use crate::state::State;
+
+/// The whole pipeline: counted, then faults drawn (and latency added), then the body read
+/// within its limit, then (for an `Applied*` fault) the answer lost after the work, the
+/// work timed, and the request routed to its handler.
+pub(crate) type App = Count<InjectFaults<ReadBody<LoseAnswers<BusyTime<Router>>>>>;
+
+/// The pipeline of an emulator with this state.
+pub(crate) fn app(state: &Arc<State>) -> App {
+    let router = Router::new(state.clone());
+    let timed = BusyTime::new(state.clone(), router);
+    let lossy = LoseAnswers::new(timed);
+    let limited = ReadBody::new(lossy);
+    let faulty = InjectFaults::new(state.clone(), limited);
+    Count::new(state.clone(), faulty)
+}

@@ -1,0 +1,159 @@
+//! [`Call`]: a request on its way through the layers, with what its request line and
+//! headers say read once up front: the account and resource it names, the kind of
+//! operation, its query parameters and the metadata level it asks for.
+
+use std::collections::HashMap;
+
+use http::request::Parts;
+use http::Request;
+use percent_encoding::percent_decode_str;
+
+use crate::counter::Operation;
+use crate::faults::Fault;
+use crate::metadata::Metadata;
+use crate::reply::Responder;
+use crate::route::{self, Route};
+use crate::service_error::ServiceError;
+
+/// A request with a body of type `B`: the body streams in at first and is read whole by the
+/// [`ReadBody`](crate::layers::ReadBody) layer.
+#[derive(Debug)]
+pub(crate) struct Call<B> {
+    pub(crate) parts: Parts,
+    pub(crate) body: B,
+    /// Query parameters, percent-decoded.
+    pub(crate) params: HashMap<String, String>,
+    /// The account the path names (empty when the path is not valid).
+    pub(crate) account: String,
+    /// The resource below the account, or why the path names none.
+    pub(crate) route: Result<Route, ServiceError>,
+    pub(crate) operation: Operation,
+    /// The fault drawn for this request, once the fault layer has drawn it.
+    pub(crate) fault: Option<Fault>,
+    level: Option<Metadata>,
+    /// A v4 UUID, hyphenated: kept as bytes, since formatting a `String` for every request
+    /// cost an allocation.
+    request_id: [u8; uuid::fmt::Hyphenated::LENGTH],
+}
+
+impl<B> Call<B> {
+    /// Reads the request's line and headers; the body is left as it is.
+    pub(crate) fn new(request: Request<B>) -> Self {
+        let (parts, body) = request.into_parts();
+        let mut request_id = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        uuid::Uuid::new_v4()
+            .hyphenated()
+            .encode_lower(&mut request_id);
+        let params = query_params(parts.uri.query());
+        let (account, route) = match route::parse(parts.uri.path()) {
+            Ok((account, route)) => (account, Ok(route)),
+            Err(err) => (String::new(), Err(err)),
+        };
+        let operation = route.as_ref().map_or(Operation::Other, |route| {
+            route.operation(&parts.method, &parts.headers)
+        });
+        let level = Metadata::from_accept(header(&parts, "accept"));
+        Call {
+            parts,
+            body,
+            params,
+            account,
+            route,
+            operation,
+            fault: None,
+            level,
+            request_id,
+        }
+    }
+
+    /// The same request with its body replaced, and the body it had.
+    pub(crate) fn replace_body<C>(self, body: C) -> (Call<C>, B) {
+        let Call {
+            parts,
+            body: old,
+            params,
+            account,
+            route,
+            operation,
+            fault,
+            level,
+            request_id,
+        } = self;
+        let call = Call {
+            parts,
+            body,
+            params,
+            account,
+            route,
+            operation,
+            fault,
+            level,
+            request_id,
+        };
+        (call, old)
+    }
+
+    /// The id the server gave this request.
+    pub(crate) fn request_id(&self) -> &str {
+        // Only ASCII was written.
+        std::str::from_utf8(&self.request_id).unwrap_or_default()
+    }
+
+    /// Writes the answers to this request.
+    pub(crate) fn responder(&self) -> Responder<'_> {
+        Responder::new(self.request_id(), &self.parts.headers, self.level)
+    }
+}
+
+/// Query parameters, percent-decoded (`+` stays a plus, as the service reads it).
+pub(crate) fn query_params(query: Option<&str>) -> HashMap<String, String> {
+    query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
+            (decode(name), decode(value))
+        })
+        .collect()
+}
+
+/// A header's value, when it is text.
+pub(crate) fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+    parts.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_parameters_decode_but_keep_plus() {
+        let params = query_params(Some("$filter=PartitionKey%20eq%20%27a+b%27&$top=2&flag"));
+        assert_eq!(params["$filter"], "PartitionKey eq 'a+b'");
+        assert_eq!(params["$top"], "2");
+        assert_eq!(params["flag"], "");
+    }
+
+    #[test]
+    fn the_request_line_is_read_once() {
+        let request = Request::builder()
+            .method("PUT")
+            .uri("/acct/T(PartitionKey='p',RowKey='r')?timeout=5")
+            .header("If-Match", "*")
+            .header("Accept", "application/json;odata=nometadata")
+            .body(())
+            .unwrap();
+        let call = Call::new(request);
+        assert_eq!(call.account, "acct");
+        assert!(matches!(call.route, Ok(Route::Entity { .. })));
+        assert_eq!(call.operation, Operation::Replace);
+        assert_eq!(call.params["timeout"], "5");
+        assert_eq!(call.responder().level(), Some(Metadata::None));
+        assert!(uuid::Uuid::parse_str(call.request_id()).is_ok());
+        let bad = Call::new(Request::builder().uri("/acct/t/x").body(()).unwrap());
+        assert!(bad.route.is_err());
+        assert_eq!(bad.operation, Operation::Other);
+    }
+}

@@ -1,0 +1,76 @@
+//! [`Ctx`]: what a handler reads while it answers one request, and how it answers.
+
+use std::collections::HashMap;
+
+use http::request::Parts;
+use http::StatusCode;
+
+use crate::call::{header, Call};
+use crate::metadata::Metadata;
+use crate::reply::{Reply, Responder};
+use crate::service_error::ServiceError;
+use crate::state::State;
+
+/// One request being answered: the emulator's state, the request, and its [`Responder`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ctx<'a> {
+    pub(crate) state: &'a State,
+    pub(crate) parts: &'a Parts,
+    /// Query parameters, percent-decoded.
+    pub(crate) params: &'a HashMap<String, String>,
+    /// The account the path names.
+    pub(crate) account: &'a str,
+    pub(crate) respond: Responder<'a>,
+}
+
+impl<'a> Ctx<'a> {
+    /// What a handler answering `call` reads.
+    pub(crate) fn new<B>(call: &'a Call<B>, state: &'a State) -> Self {
+        Ctx {
+            state,
+            parts: &call.parts,
+            params: &call.params,
+            account: &call.account,
+            respond: call.responder(),
+        }
+    }
+
+    /// `http://host/account`, as the client addressed the server.
+    pub(crate) fn base(&self) -> String {
+        let host = self.header("host").unwrap_or("127.0.0.1");
+        ["http://", host, "/", self.account].concat()
+    }
+
+    /// The metadata level for a JSON answer; 415 when the client asked for none.
+    pub(crate) fn json_level(&self) -> Result<Metadata, ServiceError> {
+        self.respond
+            .level()
+            .ok_or_else(ServiceError::atom_not_supported)
+    }
+
+    /// A request header's value, when it is text.
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        header(self.parts, name)
+    }
+
+    /// Whether the client asked for no body (`Prefer: return-no-content`).
+    pub(crate) fn wants_no_content(&self) -> bool {
+        self.header("prefer")
+            .is_some_and(|p| p.contains("return-no-content"))
+    }
+
+    /// A response with the headers every answer carries.
+    pub(crate) fn reply(
+        &self,
+        status: StatusCode,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Reply {
+        self.respond.reply(status, content_type, body)
+    }
+
+    /// An error answer.
+    pub(crate) fn error(&self, err: &ServiceError) -> Reply {
+        self.respond.error(err)
+    }
+}

@@ -1,0 +1,8 @@
+//! The handlers: one function per operation of the Table service, each answering an
+//! authenticated request from its [`Ctx`](crate::context::Ctx). The
+//! [`Router`](crate::router::Router) picks one by method and resource.
+
+pub(crate) mod batch;
+pub(crate) mod entities;
+pub(crate) mod query_options;
+pub(crate) mod tables;

@@ -1,0 +1,44 @@
+//! The layers (middleware) around the [`Router`](crate::router::Router): each does one thing
+//! to every request and hands it on. [`app`](crate::app) orders them.
+
+mod busy_time;
+mod count;
+mod faults;
+mod read_body;
+
+pub(crate) use busy_time::BusyTime;
+pub(crate) use count::Count;
+pub(crate) use faults::{InjectFaults, LoseAnswers};
+pub(crate) use read_body::ReadBody;
+
+/// A stand-in for the router, for the layers' own tests.
+#[cfg(test)]
+mod echo {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use bytes::Bytes;
+    use http::StatusCode;
+
+    use crate::call::Call;
+    use crate::reply::{Dropped, Reply};
+    use crate::service::Service;
+
+    /// Answers 200 with the body it was given, counting the requests that reached it.
+    #[derive(Debug, Default)]
+    pub(super) struct Echo(AtomicUsize);
+
+    impl Echo {
+        pub(super) fn seen(&self) -> usize {
+            self.0.load(Ordering::Relaxed)
+        }
+    }
+
+    impl Service<Bytes> for Echo {
+        async fn call(&self, call: Call<Bytes>) -> Result<Reply, Dropped> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(call
+                .responder()
+                .reply(StatusCode::OK, None, call.body.to_vec()))
+        }
+    }
+}

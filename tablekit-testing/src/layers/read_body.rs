@@ -1,0 +1,123 @@
+//! [`ReadBody`]: reads a request's body whole before the handlers see it, refusing one
+//! larger than the service accepts (413 RequestBodyTooLarge) without reading it all.
+
+use bytes::Bytes;
+use http::request::Parts;
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Body;
+use tablekit::limits;
+
+use crate::call::{header, Call};
+use crate::reply::{Dropped, Reply};
+use crate::route::Route;
+use crate::service::Service;
+use crate::service_error::ServiceError;
+
+/// The largest body accepted outside `$batch` (an entity is at most 1 MiB by the service's
+/// formula; its JSON can be larger).
+const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// Reads bodies, then hands the request with its body to `inner`.
+#[derive(Debug)]
+pub(crate) struct ReadBody<S> {
+    inner: S,
+}
+
+impl<S> ReadBody<S> {
+    pub(crate) fn new(inner: S) -> Self {
+        ReadBody { inner }
+    }
+}
+
+impl<B, S> Service<B> for ReadBody<S>
+where
+    B: Body + Send,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S: Service<Bytes> + Sync,
+{
+    async fn call(&self, call: Call<B>) -> Result<Reply, Dropped> {
+        let limit = match call.route {
+            Ok(Route::Batch) => limits::MAX_BATCH_BYTES,
+            _ => MAX_BODY,
+        };
+        let (call, body) = call.replace_body(());
+        match read(&call.parts, body, limit).await {
+            Ok(bytes) => self.inner.call(call.replace_body(bytes).0).await,
+            Err(err) => Ok(call.responder().error(&err)),
+        }
+    }
+}
+
+async fn read<B>(parts: &Parts, body: B, limit: usize) -> Result<Bytes, ServiceError>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let declared = header(parts, "content-length").and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ServiceError::body_too_large());
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(err) if err.is::<http_body_util::LengthLimitError>() => {
+            Err(ServiceError::body_too_large())
+        }
+        Err(_) => Err(ServiceError::invalid_input(
+            "The request body could not be read.",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{Request, StatusCode};
+    use http_body_util::Full;
+
+    use super::*;
+    use crate::layers::echo::Echo;
+
+    fn post(path: &str, body: Vec<u8>) -> Call<Full<Bytes>> {
+        let request = Request::post(path).body(Full::new(Bytes::from(body)));
+        Call::new(request.unwrap())
+    }
+
+    #[tokio::test]
+    async fn the_handler_gets_the_whole_body() {
+        let layer = ReadBody::new(Echo::default());
+        let reply = layer
+            .call(post("/acct/T", b"{\"a\":1}".to_vec()))
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), StatusCode::OK);
+        let body = reply.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, &b"{\"a\":1}"[..]);
+    }
+
+    #[tokio::test]
+    async fn a_body_over_its_limit_is_refused_before_the_handler() {
+        let layer = ReadBody::new(Echo::default());
+        let over = vec![b' '; MAX_BODY + 1];
+        let reply = layer.call(post("/acct/T", over)).await.unwrap();
+        assert_eq!(reply.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        // A `$batch` has the service's smaller limit.
+        let over = vec![b' '; limits::MAX_BATCH_BYTES + 1];
+        let reply = layer.call(post("/acct/$batch", over)).await.unwrap();
+        assert_eq!(reply.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(layer.inner.seen(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_declared_length_over_the_limit_is_refused_unread() {
+        let layer = ReadBody::new(Echo::default());
+        let mut call = post("/acct/T", Vec::new());
+        let declared = (MAX_BODY + 1).to_string();
+        call.parts
+            .headers
+            .insert(http::header::CONTENT_LENGTH, declared.parse().unwrap());
+        let reply = layer.call(call).await.unwrap();
+        assert_eq!(reply.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(reply.headers()["x-ms-error-code"], "RequestBodyTooLarge");
+        assert_eq!(layer.inner.seen(), 0);
+    }
+}

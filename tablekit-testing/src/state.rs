@@ -1,0 +1,35 @@
+//! [`State`]: what every connection and every layer of one emulator shares.
+
+use std::collections::HashMap;
+
+use tablekit::auth::AccountKey;
+
+use crate::counter::RequestCounter;
+use crate::faults::{ActiveFaults, Faults};
+use crate::store::Store;
+
+/// One emulator's data, accounts, request counts and fault plan.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) store: Store,
+    /// Each account's key, by account name: requests must be signed with it.
+    pub(crate) accounts: HashMap<String, AccountKey>,
+    pub(crate) counter: RequestCounter,
+    pub(crate) faults: ActiveFaults,
+}
+
+impl State {
+    /// A state with nothing counted yet, injecting faults by `faults`.
+    pub(crate) fn new(
+        store: Store,
+        accounts: HashMap<String, AccountKey>,
+        faults: Option<Faults>,
+    ) -> Self {
+        State {
+            store,
+            accounts,
+            counter: RequestCounter::default(),
+            faults: ActiveFaults::new(faults),
+        }
+    }
+}

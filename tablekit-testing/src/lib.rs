@@ -34,6 +34,7 @@ mod scan;
 mod server;
 mod service;
 mod service_error;
+mod serving;
 mod state;
 mod store;
 mod stored;

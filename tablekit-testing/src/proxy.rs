@@ -24,7 +24,6 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 use crate::counter::{Operation, RequestCounter, RequestCounts};
 use crate::error::{Error, Result};
@@ -34,6 +33,7 @@ use crate::reply::Dropped;
 use crate::response;
 use crate::route;
 use crate::service_error::ServiceError;
+use crate::serving::Serving;
 
 /// A body streamed from the upstream, or one the proxy made.
 type ProxyBody = BoxBody<Bytes, hyper::Error>;
@@ -65,8 +65,7 @@ pub struct FaultProxy {
     addr: SocketAddr,
     endpoint: String,
     state: Arc<ProxyState>,
-    shutdown: Option<watch::Sender<bool>>,
-    task: Option<JoinHandle<()>>,
+    serving: Serving,
 }
 
 /// What every connection's tasks share.
@@ -115,14 +114,12 @@ impl FaultProxy {
             faults: ActiveFaults::new(Some(faults)),
             counter: RequestCounter::default(),
         });
-        let (tx, rx) = watch::channel(false);
-        let task = tokio::spawn(serve(listener, state.clone(), rx));
+        let serving = Serving::spawn(|stop| serve(listener, state.clone(), stop));
         Ok(FaultProxy {
             addr,
             endpoint: format!("http://{addr}{path}"),
             state,
-            shutdown: Some(tx),
-            task: Some(task),
+            serving,
         })
     }
 
@@ -223,24 +220,7 @@ impl FaultProxy {
     /// # Ok(()) }
     /// ```
     pub async fn shutdown(mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(true);
-        }
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
-        }
-    }
-}
-
-impl Drop for FaultProxy {
-    fn drop(&mut self) {
-        // Connections watch the same channel: they stop with the listener.
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(true);
-        }
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
+        self.serving.stop().await;
     }
 }
 

@@ -13,7 +13,6 @@ use hyper_util::rt::TokioIo;
 use tablekit::auth::AccountKey;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 use crate::app::{app, App};
 use crate::auth::TableSas;
@@ -22,6 +21,7 @@ use crate::counter::RequestCounts;
 use crate::error::{Error, Result};
 use crate::faults::Faults;
 use crate::service::Service;
+use crate::serving::Serving;
 use crate::state::State;
 use crate::store::Store;
 
@@ -73,8 +73,7 @@ pub struct Emulator {
     addr: SocketAddr,
     primary: (String, String),
     pub(crate) state: Arc<State>,
-    shutdown: Option<watch::Sender<bool>>,
-    task: Option<JoinHandle<()>>,
+    serving: Serving,
 }
 
 impl fmt::Debug for Emulator {
@@ -328,24 +327,7 @@ impl Emulator {
     /// # Ok(()) }
     /// ```
     pub async fn shutdown(mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(true);
-        }
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
-        }
-    }
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        // Dropping the sender wakes every task waiting on it; they stop serving.
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(true);
-        }
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
+        self.serving.stop().await;
     }
 }
 
@@ -536,14 +518,13 @@ impl EmulatorBuilder {
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
         let state = Arc::new(State::new(store, accounts, self.faults));
-        let (tx, rx) = watch::channel(false);
-        let task = tokio::spawn(serve(listener, Arc::new(app(&state)), rx));
+        let app = Arc::new(app(&state));
+        let serving = Serving::spawn(|stop| serve(listener, app, stop));
         Ok(Emulator {
             addr,
             primary,
             state,
-            shutdown: Some(tx),
-            task: Some(task),
+            serving,
         })
     }
 }

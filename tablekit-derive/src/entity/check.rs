@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 
 use proc_macro2::Span;
-use tablekit_rules::{check_property_name, check_table_name, find_forbidden_key_char, PartInput};
+use tablekit_rules::{
+    check_key, check_property_name, check_table_name, find_forbidden_key_char, KeyError, PartInput,
+    MAX_KEY_UNITS,
+};
 
 use super::ast::{Container, Field, Key, KeyPart, PartSource, Storage};
 use super::attr::StorageAttr;
@@ -325,15 +328,20 @@ fn part_format(cx: &Ctxt, c: &Container<'_>, p: &KeyPart) {
     cx.error_at(p.format_span, message);
 }
 
-/// A constant part holds no character keys forbid.
+/// A constant part is a valid key on its own: no character keys forbid, not too long.
 fn constant_part(cx: &Ctxt, p: &KeyPart) {
     let PartSource::Constant(text) = &p.source else {
         return;
     };
-    if let Some((_, ch)) = find_forbidden_key_char(text) {
-        cx.error_at(
+    match check_key(text) {
+        Ok(()) => {}
+        Err(KeyError::Character { character, .. }) => cx.error_at(
             p.span,
-            format!("constant key part contains {ch:?}, which keys cannot hold"),
-        );
+            format!("constant key part contains {character:?}, which keys cannot hold"),
+        ),
+        Err(KeyError::TooLong { units }) => cx.error_at(
+            p.span,
+            format!("constant key part is {units} UTF-16 units long, but a key holds at most {MAX_KEY_UNITS}"),
+        ),
     }
 }

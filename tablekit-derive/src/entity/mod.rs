@@ -13,6 +13,8 @@ mod attr;
 mod check;
 mod expand;
 mod role;
+#[cfg(test)]
+mod rules_agree;
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();

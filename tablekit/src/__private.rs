@@ -29,13 +29,14 @@ pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};
-pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
+pub use crate::record::{RecordError, RecordField, RecordReader, RecordWriter};
 pub use crate::value::Value;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::limits::{self, InvalidInput};
+use crate::record::Record;
 use crate::split;
 
 /// A field stored in one property.

@@ -66,7 +66,7 @@ mod tests {
             level: Level::Castle,
             stars: 3,
         };
-        gamer.set_levels(&[completed.clone()]).unwrap();
+        gamer.set_levels(std::slice::from_ref(&completed)).unwrap();
         gamer.set_friends(&vec!["wyvern".to_owned()]).unwrap();
         assert_eq!(
             (gamer.partition_key(), gamer.row_key()),

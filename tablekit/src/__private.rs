@@ -29,14 +29,14 @@ pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};
-pub use crate::record::{RecordError, RecordField, RecordReader, RecordWriter};
+pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
+pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
 pub use crate::value::Value;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::limits::{self, InvalidInput};
-use crate::record::Record;
 use crate::split;
 
 /// A field stored in one property.
@@ -285,12 +285,4 @@ pub fn key_time_range<M>(
         Some((lower, None)) => column.ge(lower),
         None => column.lt(""),
     }
-}
-
-/// What `#[derive(Record)]` expands to.
-pub mod record {
-    pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
-    pub use crate::record::{Record, RecordError, RecordReader, RecordWriter};
-    pub use core::default::Default;
-    pub use core::result::Result::{self, Ok};
 }

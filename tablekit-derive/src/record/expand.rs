@@ -34,7 +34,7 @@ pub(crate) fn expand(record: &Record<'_>, mode: Mode) -> TokenStream {
     quote! {
         #allow
         const _: () = {
-            use #p::record as _r;
+            use #p as _r;
             use _r::{ViaRecordField as _, ViaValue as _};
 
             #[automatically_derived]

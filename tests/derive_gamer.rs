@@ -63,7 +63,7 @@ fn new_computes_keys_and_stores_key_fields_and_defaults() {
         !g.as_dynamic().contains("Cache"),
         "skipped fields are not stored"
     );
-    assert_eq!(<Gamer as TableModel>::TABLE_NAME, Some("Gamers"));
+    assert_eq!(<Gamer as tablekit::NamedTable>::TABLE_NAME, "Gamers");
 }
 
 #[test]

@@ -17,6 +17,7 @@ const SOURCES: &[&str] = &[
     "tablekit/src",
     "tablekit-testing/src",
     "tablekit-derive/src",
+    "tablekit-rules/src",
 ];
 
 /// Files whose `pub` items are reachable only through `#[doc(hidden)]` modules: support for

@@ -6,6 +6,7 @@ use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
 mod entity;
+mod internals;
 mod record;
 mod table_value;
 
@@ -23,7 +24,8 @@ mod table_value;
 ///   the entity until `allow_overwrite`) and, for `String` fields, `field_str()` (the stored
 ///   text, borrowed); `from_model`, `to_model`,
 ///   `try_to_model`, `TryFrom<Gamer>` and `From<GamerEntity> for Gamer`.
-/// - On `Gamer`: `impl TableModel` (`type Entity = GamerEntity`, `TABLE_NAME`), typed columns
+/// - On `Gamer`: `impl TableModel` (`type Entity = GamerEntity`), `impl NamedTable` (its
+///   `TABLE_NAME`, for `client.table::<Gamer>()`) when the struct names its table, typed columns
 ///   `Gamer::SCORE: Column<Gamer, i32>`, `PARTITION_KEY`, `ROW_KEY`, the key functions
 ///   `partition_key_of(..)` / `row_key_of(..)` and, for composite keys, prefix filters
 ///   `row_key_prefix(..)` (first part), `row_key_prefix_2(..)` (first two parts), ...
@@ -35,7 +37,8 @@ mod table_value;
 ///   (month, day, ...) for the others; other formats get none.
 ///
 /// # Container attributes: `#[tablekit(..)]` on the struct
-/// - `table = "Gamers"`: the table name (`TableModel::TABLE_NAME`), checked at compile time.
+/// - `table = "Gamers"`: the table name (`NamedTable::TABLE_NAME`), checked at compile time.
+///   Without it the model has no table of its own: `client.table_named::<Gamer>("..")`.
 /// - `kind = "Order"`: the model's kind, stored in the property `Kind` (or the one
 ///   `kind_property = "Type"` names) by `new` and `from_model`. Models sharing a table (even a
 ///   partition) then stay apart: every query filters on the kind, every read checks it
@@ -46,6 +49,10 @@ mod table_value;
 /// - `key_separator = "_"`: joins the parts of a composite key (default `_`).
 /// - `partition_key(constant = "text", order = n)` / `row_key(constant = "text", order = n)`:
 ///   a constant key part.
+/// - `crate = "::my_crate::tablekit"`: the path generated code reaches tablekit by, for a crate
+///   that uses it as a renamed dependency or through another crate's re-export (`::tablekit`
+///   by default). `#[derive(TableValue)]` takes it too, and `#[derive(Record)]` as
+///   `#[record(crate = "..")]`.
 ///
 /// # Field attributes: `#[tablekit(..)]` on a field
 /// - `rename = "GamerTag"`: the stored property name (a string: it is a wire name).
@@ -104,9 +111,7 @@ mod table_value;
 #[proc_macro_derive(TableEntity, attributes(tablekit))]
 pub fn derive_table_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    entity::derive(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    entity::derive(&input).into()
 }
 
 /// Stores a fieldless enum in one property: as its discriminant (`Int32`, the default) or, with
@@ -132,9 +137,7 @@ pub fn derive_table_entity(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(TableValue, attributes(tablekit))]
 pub fn derive_table_value(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    table_value::derive(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    table_value::derive(&input).into()
 }
 
 /// Implements tablekit's versioned binary `Record`; see `tablekit`'s documentation.
@@ -170,7 +173,5 @@ pub fn derive_table_value(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Record, attributes(record))]
 pub fn derive_record(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    record::derive(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    record::derive(&input).into()
 }

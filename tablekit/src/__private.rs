@@ -1,17 +1,23 @@
-//! Items the derive macros' generated code refers to. Not a public API: generated code names
-//! everything through this module so a user's own `Option` or `Result` cannot shadow it.
+//! Items the derive macros' generated code refers to, and nothing else. Not a public API:
+//! generated code names everything through this module (or the path a
+//! `#[tablekit(crate = "..")]` gives), so a user's own `Option` or `Result` cannot shadow it.
+//!
+//! Each stored field of a `#[derive(TableEntity)]` model gets a hidden marker type
+//! implementing one of the `*Field` traits below, whose associated type is the field's type.
+//! The trait's bounds are checked once, where the derive writes that impl (spanned on the
+//! field), and every generated accessor goes through the trait: a field type without the value
+//! traits is one error per missing trait at the field, not one per generated use.
 
 pub use core::convert::{From, Into, TryFrom};
 pub use core::default::Default;
-pub use core::marker::{PhantomData, Send, Sync};
+pub use core::ops::RangeBounds;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
-pub use std::string::{String, ToString};
-pub use std::vec::Vec;
+pub use core::unreachable;
+pub use std::format;
+pub use std::string::String;
 
 pub use chrono::{DateTime, Utc};
-pub use serde;
-pub use serde_json;
 pub use smol_str::SmolStr;
 
 pub use crate::column::{Column, Storage};
@@ -21,27 +27,67 @@ pub use crate::error::Error;
 pub use crate::etag::ETag;
 pub use crate::filter::Filter;
 pub use crate::keys;
-pub use crate::limits::{self, InvalidInput, KeyKind};
-pub use crate::model::{Discriminator, TableEntity, TableModel};
-pub use crate::record::{
-    decode_records, encode_records, Record, RecordError, RecordField, RecordReader, RecordWriter,
-};
-pub use crate::split;
+pub use crate::limits::KeyKind;
+pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};
+pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
+pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
 pub use crate::value::Value;
 
-/// Asserts at compile time that a field type has a default (spanned on the field).
-pub const fn assert_default<T: Default>() {}
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
-/// Asserts at compile time that a field type can be stored and read (spanned on the field).
-pub const fn assert_value<T: IntoValue + FromValue>() {}
+use crate::limits::{self, InvalidInput};
+use crate::split;
 
-/// A starts-with filter on a key column: the generated `*_key_prefix` functions use it.
-pub fn key_prefix<M>(column: Column<M, String>, prefix: &str) -> Filter<M> {
-    column.starts_with(prefix)
+/// A field stored in one property.
+pub trait PropertyField {
+    /// The field's type.
+    type Value: IntoValue + FromValue;
+    /// The stored name.
+    const NAME: &'static str;
+    /// The `rename_from` names, read when the stored name is absent.
+    const OLD_NAMES: &'static [&'static str];
+    /// What the field reads as when its property is absent or unreadable.
+    fn default() -> Self::Value;
 }
 
-/// Reads a property, trying the old name when the new one is absent (`rename_from`).
-pub fn get_renamed<T: FromValue>(
+/// A `#[tablekit(json)]` field.
+pub trait JsonField {
+    /// The field's type.
+    type Value: Serialize + DeserializeOwned;
+    /// The stored name.
+    const NAME: &'static str;
+    /// What the field reads as when its property is absent or unreadable.
+    fn default() -> Self::Value;
+}
+
+/// A `#[tablekit(records(max_properties = n))]` field: a `Vec<Self::Record>`.
+pub trait RecordsField {
+    /// The element type.
+    type Record: Record;
+    /// The stored name.
+    const NAME: &'static str;
+    /// How many properties the records may span.
+    const MAX_PROPERTIES: usize;
+}
+
+/// A `#[tablekit(split(max_properties = n))]` field: a `Vec<u8>`.
+pub trait SplitField {
+    /// The stored name.
+    const NAME: &'static str;
+    /// How many properties the bytes may span.
+    const MAX_PROPERTIES: usize;
+}
+
+/// How many properties a `#[tablekit(json)]` field may span when its text outgrows one string
+/// property (16 x 64 KiB covers the whole 1 MiB entity).
+const JSON_MAX_PROPERTIES: usize = 16;
+
+/// The storage of a JSON field's column.
+pub const JSON_STORAGE: Storage = Storage::Split(JSON_MAX_PROPERTIES);
+
+/// Reads a property, trying the old names when the stored one is absent (`rename_from`).
+fn get_renamed<T: FromValue>(
     entity: &DynamicEntity,
     name: &str,
     old: &[&str],
@@ -57,40 +103,119 @@ pub fn get_renamed<T: FromValue>(
     entity.try_get(name)
 }
 
-/// A `String` field's stored text, borrowed: the new name's, else the first old name's.
-pub fn get_str<'e>(entity: &'e DynamicEntity, name: &str, old: &[&str]) -> Option<&'e str> {
+/// A property field, or why its stored value cannot be read; absent reads as the default.
+pub fn try_get_property<F: PropertyField>(entity: &DynamicEntity) -> Result<F::Value, Error> {
+    Ok(get_renamed(entity, F::NAME, F::OLD_NAMES)?.unwrap_or_else(F::default))
+}
+
+/// A property field; its default when absent or unreadable.
+pub fn get_property<F: PropertyField>(entity: &DynamicEntity) -> F::Value {
+    try_get_property::<F>(entity).unwrap_or_else(|_| F::default())
+}
+
+/// A `String` property field's stored text, borrowed: the stored name's, else the first old
+/// name's.
+pub fn property_str<F: PropertyField>(entity: &DynamicEntity) -> Option<&str> {
     let value = entity
-        .value(name)
-        .or_else(|| old.iter().find_map(|o| entity.value(o)))?;
+        .value(F::NAME)
+        .or_else(|| F::OLD_NAMES.iter().find_map(|o| entity.value(o)))?;
     match value {
         Value::String(text) => Some(text),
         _ => None,
     }
 }
 
-/// Before a setter replaces `name`: a stored value this code cannot read as `T` is noted, so
-/// a write refuses to destroy it unless allowed.
-pub fn guard_value<T: FromValue>(entity: &mut DynamicEntity, name: &str, old: &[&str]) {
-    let read = get_renamed::<T>(entity, name, old).map(drop);
-    note_unreadable(entity, name, read);
+/// A setter: a stored value this code cannot read is noted (writes then refuse to destroy it
+/// unless allowed), the old names go, the new value is set.
+pub fn set_property<F: PropertyField>(entity: &mut DynamicEntity, value: F::Value) {
+    let read = get_renamed::<F::Value>(entity, F::NAME, F::OLD_NAMES).map(drop);
+    note_unreadable(entity, F::NAME, read);
+    for old in F::OLD_NAMES {
+        entity.remove(old);
+    }
+    entity.set(F::NAME, value);
 }
 
-/// [`guard_value`] for a records field.
-pub fn guard_records<R: Record>(entity: &mut DynamicEntity, name: &str) {
-    let read = get_records::<R>(entity, name).map(drop);
-    note_unreadable(entity, name, read);
+/// Sets a property field of an entity being built (`new`, `from_model`): nothing to guard.
+pub fn init_property<F: PropertyField>(entity: &mut DynamicEntity, value: F::Value) {
+    entity.set(F::NAME, value);
 }
 
-/// [`guard_value`] for a split field.
-pub fn guard_split(entity: &mut DynamicEntity, name: &str) {
-    let read = split::read_split(entity, name).map(drop);
-    note_unreadable(entity, name, read);
+/// Sets a property field of an entity being built to its default.
+pub fn init_property_default<F: PropertyField>(entity: &mut DynamicEntity) {
+    entity.set(F::NAME, F::default());
 }
 
-/// [`guard_value`] for a JSON field.
-pub fn guard_json<T: serde::de::DeserializeOwned>(entity: &mut DynamicEntity, name: &str) {
-    let read = get_json::<T>(entity, name).map(drop);
-    note_unreadable(entity, name, read);
+/// A JSON field, or why it cannot be read; absent reads as the default.
+pub fn try_get_json<F: JsonField>(entity: &DynamicEntity) -> Result<F::Value, Error> {
+    Ok(split::read_json(entity, F::NAME)?.unwrap_or_else(F::default))
+}
+
+/// A JSON field; its default when absent or unreadable.
+pub fn get_json<F: JsonField>(entity: &DynamicEntity) -> F::Value {
+    try_get_json::<F>(entity).unwrap_or_else(|_| F::default())
+}
+
+/// A JSON field's setter; too large a value is an error, never cut.
+pub fn set_json<F: JsonField>(entity: &mut DynamicEntity, value: &F::Value) -> Result<(), Error> {
+    let read = split::read_json::<F::Value>(entity, F::NAME).map(drop);
+    note_unreadable(entity, F::NAME, read);
+    init_json::<F>(entity, value)
+}
+
+/// Sets a JSON field of an entity being built.
+pub fn init_json<F: JsonField>(entity: &mut DynamicEntity, value: &F::Value) -> Result<(), Error> {
+    split::write_json(entity, F::NAME, value, JSON_MAX_PROPERTIES)
+}
+
+/// A records field, or why it cannot be read; absent reads as no records.
+pub fn try_get_records<F: RecordsField>(entity: &DynamicEntity) -> Result<Vec<F::Record>, Error> {
+    split::read_records(entity, F::NAME)
+}
+
+/// A records field; none when absent or unreadable.
+pub fn get_records<F: RecordsField>(entity: &DynamicEntity) -> Vec<F::Record> {
+    try_get_records::<F>(entity).unwrap_or_default()
+}
+
+/// A records field's setter; too many records is an error, never a cut.
+pub fn set_records<F: RecordsField>(
+    entity: &mut DynamicEntity,
+    records: &[F::Record],
+) -> Result<(), Error> {
+    let read = try_get_records::<F>(entity).map(drop);
+    note_unreadable(entity, F::NAME, read);
+    init_records::<F>(entity, records)
+}
+
+/// Sets a records field of an entity being built.
+pub fn init_records<F: RecordsField>(
+    entity: &mut DynamicEntity,
+    records: &[F::Record],
+) -> Result<(), Error> {
+    split::write_records(entity, F::NAME, records, F::MAX_PROPERTIES)
+}
+
+/// A split field, or why it cannot be read; absent reads as no bytes.
+pub fn try_get_split<F: SplitField>(entity: &DynamicEntity) -> Result<Vec<u8>, Error> {
+    Ok(split::read_split(entity, F::NAME)?.unwrap_or_default())
+}
+
+/// A split field; no bytes when absent or unreadable.
+pub fn get_split<F: SplitField>(entity: &DynamicEntity) -> Vec<u8> {
+    try_get_split::<F>(entity).unwrap_or_default()
+}
+
+/// A split field's setter; too many bytes is an error, never a cut.
+pub fn set_split<F: SplitField>(entity: &mut DynamicEntity, bytes: &[u8]) -> Result<(), Error> {
+    let read = split::read_split(entity, F::NAME).map(drop);
+    note_unreadable(entity, F::NAME, read);
+    init_split::<F>(entity, bytes)
+}
+
+/// Sets a split field of an entity being built.
+pub fn init_split<F: SplitField>(entity: &mut DynamicEntity, bytes: &[u8]) -> Result<(), Error> {
+    split::write_split(entity, F::NAME, bytes, F::MAX_PROPERTIES)
 }
 
 /// Notes `name` as replaced unread when `read` failed on its stored value. A property a select
@@ -106,48 +231,6 @@ fn note_unreadable(entity: &mut DynamicEntity, name: &str, read: Result<(), Erro
     }
 }
 
-/// How many properties a `#[tablekit(json)]` field may span when its text outgrows one string
-/// property (16 x 64 KiB covers the whole 1 MiB entity).
-pub const JSON_MAX_PROPERTIES: usize = 16;
-
-/// Reads a JSON field: one string property, or its text split across properties.
-pub fn get_json<T: serde::de::DeserializeOwned>(
-    entity: &DynamicEntity,
-    name: &str,
-) -> Result<Option<T>, Error> {
-    split::read_json(entity, name)
-}
-
-/// Writes a JSON field, split across properties when the text outgrows one; too large is a
-/// typed error, never a cut.
-pub fn set_json<T: serde::Serialize>(
-    entity: &mut DynamicEntity,
-    name: &str,
-    value: &T,
-) -> Result<(), Error> {
-    split::write_json(entity, name, value, JSON_MAX_PROPERTIES)
-}
-
-/// Reads records stored (split) under `name`.
-pub fn get_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, Error> {
-    split::read_records(entity, name)
-}
-
-/// Writes records split across at most `max_properties` properties.
-pub fn set_records<R: Record>(
-    entity: &mut DynamicEntity,
-    name: &str,
-    records: &[R],
-    max_properties: usize,
-) -> Result<(), Error> {
-    split::write_records(entity, name, records, max_properties)
-}
-
-/// Reads bytes stored split under `name`.
-pub fn get_split(entity: &DynamicEntity, name: &str) -> Result<Vec<u8>, Error> {
-    Ok(split::read_split(entity, name)?.unwrap_or_default())
-}
-
 /// The error for a `key_only` field whose key does not decode.
 pub fn key_part_error(kind: KeyKind, field: &str, key: &str) -> Error {
     Error::InvalidInput(InvalidInput::Other(format!(
@@ -157,17 +240,9 @@ pub fn key_part_error(kind: KeyKind, field: &str, key: &str) -> Error {
 
 /// Validates both composed keys.
 pub fn validate_keys(entity: &DynamicEntity) -> Result<(), Error> {
-    keys::validate(KeyKind::PartitionKey, entity.partition_key())?;
-    keys::validate(KeyKind::RowKey, entity.row_key())?;
+    limits::validate_key(KeyKind::PartitionKey, entity.partition_key())?;
+    limits::validate_key(KeyKind::RowKey, entity.row_key())?;
     Ok(())
-}
-
-/// What `#[derive(Record)]` expands to.
-pub mod record {
-    pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
-    pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
-    pub use core::default::Default;
-    pub use core::result::Result::{self, Ok};
 }
 
 /// Refuses a part of a composite key that holds the separator: the key could not be split
@@ -186,7 +261,10 @@ pub fn check_key_part(
     Ok(())
 }
 
-pub use core::ops::RangeBounds;
+/// A starts-with filter on a key column: the generated `*_key_prefix` functions use it.
+pub fn key_prefix<M>(column: Column<M, String>, prefix: &str) -> Filter<M> {
+    column.starts_with(prefix)
+}
 
 /// A date pattern the derive has checked sorts by time (the generated `*_key_between`).
 pub const fn date_time_format(pattern: &'static str) -> keys::TimeFormat<'static> {

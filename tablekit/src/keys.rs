@@ -17,6 +17,7 @@
 use std::ops::{Bound, RangeBounds, RangeInclusive};
 
 use chrono::{DateTime, Datelike, Utc};
+use tablekit_rules::{DateField, DatePattern, DatePiece};
 use uuid::Uuid;
 
 use crate::limits::{validate_key, InvalidInput, KeyKind};
@@ -194,15 +195,18 @@ pub fn inverted_year_month(time: &DateTime<Utc>) -> String {
     format!("{:04}_{:02}", 9999 - time.year(), 13 - time.month())
 }
 
-/// The date patterns `format = "..."` accepts: `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss` and any
-/// character that is not a letter, e.g. `"yyyyMMdd"` or `"yyyy-MM-dd HH"`.
+/// The date patterns `format = "..."` accepts: `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss` (at least
+/// one) between separators, which are any characters but letters, `%` and those keys forbid,
+/// e.g. `"yyyyMMdd"` or `"yyyy-MM-dd HH"` (the rule of [`tablekit_rules::DatePattern`]).
 ///
 /// ```
 /// assert!(tablekit::keys::is_valid_date_format("yyyyMMdd"));
 /// assert!(!tablekit::keys::is_valid_date_format("YYYY"));
+/// assert!(!tablekit::keys::is_valid_date_format("yyyy/MM")); // keys cannot hold `/`
+/// assert!(!tablekit::keys::is_valid_date_format("--")); // no field
 /// ```
 pub fn is_valid_date_format(pattern: &str) -> bool {
-    date_tokens(pattern).is_some()
+    DatePattern::parse(pattern).is_ok()
 }
 
 /// Formats a time with a pattern checked by [`is_valid_date_format`] (an invalid one gives
@@ -215,62 +219,33 @@ pub fn is_valid_date_format(pattern: &str) -> bool {
 /// assert_eq!(tablekit::keys::date_format(&t, "yyyy-MM HH"), "2008-10 07");
 /// ```
 pub fn date_format(time: &DateTime<Utc>, pattern: &str) -> String {
-    match date_tokens(pattern) {
-        Some(tokens) => time.format(&tokens).to_string(),
-        None => String::new(),
+    match DatePattern::parse(pattern) {
+        Ok(pattern) => time.format(&chrono_format(pattern)).to_string(),
+        Err(_) => String::new(),
     }
 }
 
-/// The fields of a date pattern, most significant first, with their chrono specifiers.
-const DATE_FIELDS: [(&str, &str); 6] = [
-    ("yyyy", "%Y"),
-    ("MM", "%m"),
-    ("dd", "%d"),
-    ("HH", "%H"),
-    ("mm", "%M"),
-    ("ss", "%S"),
-];
-
-/// One piece of a date pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DatePiece {
-    /// A field, by its index in [`DATE_FIELDS`].
-    Field(usize),
-    /// A character written as it is.
-    Literal(char),
-}
-
-/// The pattern's pieces, or `None` for an unknown letter.
-fn date_pieces(pattern: &str) -> Option<Vec<DatePiece>> {
-    let mut out = Vec::new();
-    let mut rest = pattern;
-    'outer: while let Some(c) = rest.chars().next() {
-        for (index, (token, _)) in DATE_FIELDS.iter().enumerate() {
-            if let Some(after) = rest.strip_prefix(token) {
-                out.push(DatePiece::Field(index));
-                rest = after;
-                continue 'outer;
-            }
-        }
-        if c.is_alphabetic() || c == '%' {
-            return None;
-        }
-        out.push(DatePiece::Literal(c));
-        rest = &rest[c.len_utf8()..];
-    }
-    Some(out)
-}
-
-/// The pattern as a chrono format string, or `None` for an unknown letter.
-fn date_tokens(pattern: &str) -> Option<String> {
+/// A checked pattern as a chrono format string (its separators hold no `%`).
+fn chrono_format(pattern: DatePattern<'_>) -> String {
     let mut out = String::new();
-    for piece in date_pieces(pattern)? {
+    for piece in pattern.pieces() {
         match piece {
-            DatePiece::Field(index) => out.push_str(DATE_FIELDS[index].1),
+            DatePiece::Field(field) => out.push_str(chrono_specifier(field)),
             DatePiece::Literal(c) => out.push(c),
         }
     }
-    Some(out)
+    out
+}
+
+fn chrono_specifier(field: DateField) -> &'static str {
+    match field {
+        DateField::Year => "%Y",
+        DateField::Month => "%m",
+        DateField::Day => "%d",
+        DateField::Hour => "%H",
+        DateField::Minute => "%M",
+        DateField::Second => "%S",
+    }
 }
 
 /// Whether keys written with a date pattern sort as their times do: its fields are `yyyy`
@@ -311,17 +286,7 @@ fn date_tokens(pattern: &str) -> Option<String> {
 /// let _ = Diary::partition_key_between(..); // no such function: days do not sort by time
 /// ```
 pub fn date_format_sorts_by_time(pattern: &str) -> bool {
-    let Some(pieces) = date_pieces(pattern) else {
-        return false;
-    };
-    let fields: Vec<usize> = pieces
-        .into_iter()
-        .filter_map(|piece| match piece {
-            DatePiece::Field(index) => Some(index),
-            DatePiece::Literal(_) => None,
-        })
-        .collect();
-    !fields.is_empty() && fields.iter().enumerate().all(|(i, index)| i == *index)
+    DatePattern::parse(pattern).is_ok_and(|pattern| pattern.sorts_by_time())
 }
 
 /// Joins key parts with `separator`.

@@ -29,7 +29,7 @@ pub use error::{Error, Result};
 pub use etag::ETag;
 pub use filter::Filter;
 pub use limits::{InvalidInput, KeyKind};
-pub use model::{Discriminator, TableEntity, TableModel};
+pub use model::{Discriminator, NamedTable, TableEntity, TableModel};
 pub use query::Query;
 pub use record::{Record, RecordError};
 pub use select::Select;

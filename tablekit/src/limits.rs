@@ -31,7 +31,7 @@ use crate::value::{max_datetime, min_datetime, utf16_len, Value};
 /// use tablekit::KeyKind;
 /// assert!(validate_key(KeyKind::RowKey, &"k".repeat(MAX_KEY_UNITS)).is_ok());
 /// ```
-pub const MAX_KEY_UNITS: usize = 512;
+pub const MAX_KEY_UNITS: usize = tablekit_rules::MAX_KEY_UNITS;
 /// Longest string value, in UTF-16 units.
 ///
 /// ```
@@ -55,7 +55,7 @@ pub const MAX_PROPERTIES: usize = 252;
 /// ```
 /// assert_eq!(tablekit::limits::MAX_PROPERTY_NAME_CHARS, 255);
 /// ```
-pub const MAX_PROPERTY_NAME_CHARS: usize = 255;
+pub const MAX_PROPERTY_NAME_CHARS: usize = tablekit_rules::MAX_PROPERTY_NAME_CHARS;
 /// Largest entity by [`entity_size`].
 ///
 /// ```
@@ -271,25 +271,10 @@ pub enum InvalidInput {
 /// assert!(validate_table_name("tables").is_err());
 /// ```
 pub fn validate_table_name(name: &str) -> Result<(), InvalidInput> {
-    let fail = |reason| {
-        Err(InvalidInput::TableName {
-            name: name.to_owned(),
-            reason,
-        })
-    };
-    if !(3..=63).contains(&name.len()) {
-        return fail("a table name is 3 to 63 characters long");
-    }
-    if !name.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return fail("a table name holds only ASCII letters and digits");
-    }
-    if !name.as_bytes()[0].is_ascii_alphabetic() {
-        return fail("a table name starts with a letter");
-    }
-    if name.eq_ignore_ascii_case("tables") {
-        return fail("`tables` is reserved");
-    }
-    Ok(())
+    tablekit_rules::check_table_name(name).map_err(|rule| InvalidInput::TableName {
+        name: name.to_owned(),
+        reason: rule.reason(),
+    })
 }
 
 /// Checks a user property name: letters, digits and `_`, starting with a letter or `_`, at
@@ -302,45 +287,10 @@ pub fn validate_table_name(name: &str) -> Result<(), InvalidInput> {
 /// assert!(validate_property_name("RowKey").is_err());
 /// ```
 pub fn validate_property_name(name: &str) -> Result<(), InvalidInput> {
-    let fail = |reason| {
-        Err(InvalidInput::PropertyName {
-            name: name.to_owned(),
-            reason,
-        })
-    };
-    // Nearly every name is ASCII: its checks need no character decoding.
-    let (count, starts_well, all_allowed) = match name.is_ascii() {
-        true => (
-            name.len(),
-            name.bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_'),
-            name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
-        ),
-        false => (
-            name.chars().count(),
-            name.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_'),
-            name.chars().all(|c| c.is_alphanumeric() || c == '_'),
-        ),
-    };
-    if count == 0 {
-        return fail("a property name cannot be empty");
-    }
-    if count > MAX_PROPERTY_NAME_CHARS {
-        return fail("a property name is at most 255 characters");
-    }
-    if !starts_well {
-        return fail("a property name starts with a letter or `_`");
-    }
-    if !all_allowed {
-        return fail("a property name holds only letters, digits and `_`");
-    }
-    if matches!(name, "PartitionKey" | "RowKey" | "Timestamp") {
-        return fail("this is a system property name");
-    }
-    Ok(())
+    tablekit_rules::check_property_name(name).map_err(|rule| InvalidInput::PropertyName {
+        name: name.to_owned(),
+        reason: rule.reason(),
+    })
 }
 
 /// Whether the service forbids `c` in a key.
@@ -351,7 +301,7 @@ pub fn validate_property_name(name: &str) -> Result<(), InvalidInput> {
 /// assert!(!is_forbidden_key_char('%'));
 /// ```
 pub fn is_forbidden_key_char(c: char) -> bool {
-    matches!(c, '/' | '\\' | '#' | '?' | '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+    tablekit_rules::is_forbidden_key_char(c)
 }
 
 /// Checks a PartitionKey or RowKey: at most 512 UTF-16 units, no forbidden character.
@@ -363,27 +313,21 @@ pub fn is_forbidden_key_char(c: char) -> bool {
 /// assert!(validate_key(KeyKind::RowKey, &"k".repeat(513)).is_err());
 /// ```
 pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
-    // Every forbidden character is below U+00A0: a key without such bytes needs no decoding.
-    let suspect = |b: &u8| *b < 0x20 || matches!(b, b'/' | b'\\' | b'#' | b'?' | 0x7f | 0xc2);
-    let forbidden = match value.as_bytes().iter().any(suspect) {
-        true => value
-            .char_indices()
-            .find(|(_, c)| is_forbidden_key_char(*c)),
-        false => None,
-    };
-    if let Some((position, character)) = forbidden {
-        return Err(InvalidInput::KeyCharacter {
+    match tablekit_rules::check_key(value) {
+        Ok(()) => Ok(()),
+        Err(tablekit_rules::KeyError::Character {
+            position,
+            character,
+        }) => Err(InvalidInput::KeyCharacter {
             key,
             value: value.to_owned(),
             character,
             position,
-        });
+        }),
+        Err(tablekit_rules::KeyError::TooLong { units }) => {
+            Err(InvalidInput::KeyTooLong { key, units })
+        }
     }
-    let units = utf16_len(value);
-    if units > MAX_KEY_UNITS {
-        return Err(InvalidInput::KeyTooLong { key, units });
-    }
-    Ok(())
 }
 
 /// Checks one property value against the per-value limits.

@@ -161,7 +161,10 @@ impl TableEntity for DynamicEntity {
 ///
 /// ```
 /// use tablekit::{DynamicEntity, TableModel};
-/// assert_eq!(<DynamicEntity as TableModel>::TABLE_NAME, None);
+/// fn entity_type<M: TableModel>() -> &'static str {
+///     std::any::type_name::<M::Entity>()
+/// }
+/// assert_eq!(entity_type::<DynamicEntity>(), "tablekit::entity::DynamicEntity");
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a table entity model",
@@ -170,8 +173,6 @@ impl TableEntity for DynamicEntity {
 pub trait TableModel: Send + Sync + 'static {
     /// The entity type operations take and return.
     type Entity: TableEntity;
-    /// The table named in `#[tablekit(table = "...")]`, if any.
-    const TABLE_NAME: Option<&'static str>;
     /// The stored property that tells this model's rows from other rows of the same table,
     /// declared with `#[tablekit(kind = "...")]`: every read checks it, every query filters
     /// on it, every write carries it.
@@ -193,6 +194,48 @@ pub trait TableModel: Send + Sync + 'static {
     /// assert_eq!(<DynamicEntity as TableModel>::DISCRIMINATOR, None);
     /// ```
     const DISCRIMINATOR: Option<Discriminator> = None;
+}
+
+/// A model whose table is named in `#[tablekit(table = "...")]`: what
+/// [`client.table::<M>()`](crate::client::TableServiceClient::table) needs. A model without
+/// one (or [`DynamicEntity`]) names its table at each use with
+/// [`client.table_named::<M>("Name")`](crate::client::TableServiceClient::table_named), so a
+/// handle without a table name cannot be built.
+///
+/// ```
+/// use tablekit::prelude::*;
+/// use tablekit::NamedTable;
+/// #[derive(TableEntity)]
+/// #[tablekit(table = "Gamers")]
+/// pub struct Gamer {
+///     #[tablekit(partition_key)]
+///     pub tag: String,
+/// }
+/// assert_eq!(Gamer::TABLE_NAME, "Gamers");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` names no table",
+    label = "`{Self}` has no `#[tablekit(table = \"...\")]`",
+    note = "add `#[tablekit(table = \"...\")]` to the struct, or name the table where it is used: `client.table_named::<{Self}>(\"Name\")`"
+)]
+pub trait NamedTable: TableModel {
+    /// The table's name, checked at compile time by `#[derive(TableEntity)]`.
+    ///
+    /// ```
+    /// use tablekit::{NamedTable, TableModel};
+    /// # use tablekit::prelude::*;
+    /// # #[derive(TableEntity)]
+    /// # #[tablekit(table = "Gamers")]
+    /// # pub struct Gamer {
+    /// #     #[tablekit(partition_key)]
+    /// #     pub tag: String,
+    /// # }
+    /// fn table_of<M: NamedTable>() -> &'static str {
+    ///     M::TABLE_NAME
+    /// }
+    /// assert_eq!(table_of::<Gamer>(), "Gamers");
+    /// ```
+    const TABLE_NAME: &'static str;
 }
 
 /// A model's kind: the stored property that tells which model a row is (`Kind` unless
@@ -271,5 +314,4 @@ pub(crate) fn check_kind<M: TableModel>(entity: &DynamicEntity) -> Result<(), Er
 
 impl TableModel for DynamicEntity {
     type Entity = DynamicEntity;
-    const TABLE_NAME: Option<&'static str> = None;
 }

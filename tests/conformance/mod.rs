@@ -160,9 +160,12 @@ pub async fn invalid_input_is_refused_before_sending(client: &TableServiceClient
     let err = "not-a-token".parse::<ContinuationToken>().unwrap_err();
     assert!(err.is_invalid_input(), "{err}");
 
-    let unnamed = client.table::<DynamicEntity>();
+    let unnamed = client.table_named::<DynamicEntity>("");
     let err = unnamed.exists().await.unwrap_err();
-    assert!(matches!(err, Error::Configuration(_)), "{err}");
+    assert!(
+        matches!(err, Error::InvalidInput(InvalidInput::TableName { .. })),
+        "{err}"
+    );
     assert!(!table.exists().await.unwrap(), "nothing was created");
 }
 
@@ -447,7 +450,6 @@ pub struct Player;
 
 impl TableModel for Player {
     type Entity = PlayerEntity;
-    const TABLE_NAME: Option<&'static str> = None;
 }
 
 pub async fn typed_tables_read_and_write_their_entity_type(client: &TableServiceClient) {

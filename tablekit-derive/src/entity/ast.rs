@@ -1,55 +1,69 @@
-//! The derive's view of the struct: fields with their parsed attributes, stored names, value
-//! kinds and key parts, borrowing the syntax tree so errors keep their spans.
+//! The derive's normalised view of the struct: every field with its stored name, storage and
+//! type kind, both keys with their parts in order, and the container's table, kind and
+//! separator. Built once from the parsed attributes; `check` reads it to find mistakes and
+//! `expand` to generate code, and neither reads attributes. Borrows the syntax tree, so errors
+//! keep their spans.
 
 use proc_macro2::Span;
-use syn::spanned::Spanned as _;
-use syn::{Ident, Type};
+use syn::{Expr, Ident, Type};
 
-use super::attr::{self, ContainerAttrs, FieldAttrs, FieldStorage, KeyFormat, RenameAll};
-use super::ctxt::Ctxt;
+use super::attr::{self, ContainerAttrs, FieldAttrs, Format, RenameAll, StorageAttr};
+use super::role::KeyRole;
+use crate::internals::ctxt::Ctxt;
+use crate::internals::hygiene::Private;
+use crate::internals::ty::{self, TypeKind};
 
-/// What the derive knows about a field's type.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum TypeKind {
-    /// One of the value layer's types, by name (`i32`, `String`, `DateTime`, `Uuid`, ...).
-    Known(&'static str),
-    /// `Vec<u8>`.
-    Bytes,
-    /// `Vec<T>` with `T` not `u8`.
-    List,
-    /// A user path type (an enum with `TableValue`, or a type implementing the value traits).
-    User,
-    /// A type that cannot be a property (references, tuples, arrays, `u8`, `f32`, maps...).
-    Unsupported,
+/// How a field is kept in the entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Storage {
+    /// One property holding the value.
+    Property,
+    /// `records(max_properties = n)`: versioned binary records, split across properties.
+    Records { max_properties: usize },
+    /// `split(max_properties = n)`: bytes split across properties.
+    Split { max_properties: usize },
+    /// `json`: JSON text, split across properties when it outgrows one.
+    Json,
+    /// `key_only`: only in the key, read back from it.
+    KeyOnly,
+    /// `skip`: not stored.
+    Skipped,
+}
+
+impl Storage {
+    /// Whether the field is one or more properties (and so has a column).
+    pub(crate) fn is_stored(self) -> bool {
+        !matches!(self, Storage::KeyOnly | Storage::Skipped)
+    }
 }
 
 /// One named field.
 pub(crate) struct Field<'a> {
     pub(crate) ident: &'a Ident,
+    /// The type as written.
     pub(crate) ty: &'a Type,
-    /// The type without `Option<..>`.
+    /// The type without `Option<..>` and invisible groups.
     pub(crate) value_ty: &'a Type,
     pub(crate) optional: bool,
+    /// The kind of `value_ty`.
     pub(crate) kind: TypeKind,
-    pub(crate) stored_name: String,
-    pub(crate) stored_span: Span,
+    /// The stored property name.
+    pub(crate) name: String,
+    /// Where the stored name comes from: the `rename`, or the field's name.
+    pub(crate) name_span: Span,
+    /// `rename_from` names, read when the stored name is absent.
+    pub(crate) old_names: Vec<String>,
+    pub(crate) storage: Storage,
+    /// `default = expr`; `None` for `Default::default()`.
+    pub(crate) default: Option<Expr>,
+    /// The attributes as declared, for `check`'s rules between them.
     pub(crate) attrs: FieldAttrs,
 }
 
 impl Field<'_> {
-    pub(crate) fn storage(&self) -> FieldStorage {
-        self.attrs
-            .storage
-            .as_ref()
-            .map_or(FieldStorage::Value, |s| s.value.clone())
-    }
-
-    pub(crate) fn is_skipped(&self) -> bool {
-        self.attrs.skip.is_some()
-    }
-
-    pub(crate) fn is_key_only(&self) -> bool {
-        self.attrs.key_only.is_some()
+    /// A `String` field (its key functions take `&str`, its setter `impl Into<String>`).
+    pub(crate) fn is_string(&self) -> bool {
+        self.kind == TypeKind::String && !self.optional
     }
 }
 
@@ -62,53 +76,145 @@ pub(crate) enum PartSource {
     Constant(String),
 }
 
-/// One part of a composite key.
+/// One part of a key.
 #[derive(Clone, Debug)]
 pub(crate) struct KeyPart {
     pub(crate) source: PartSource,
-    pub(crate) format: KeyFormat,
+    pub(crate) format: Format,
+    /// The attribute that chose the format (the role's when it is plain).
     pub(crate) format_span: Span,
     pub(crate) order: Option<u32>,
     pub(crate) span: Span,
+}
+
+impl KeyPart {
+    pub(crate) fn field(&self) -> Option<usize> {
+        match self.source {
+            PartSource::Field(i) => Some(i),
+            PartSource::Constant(_) => None,
+        }
+    }
+}
+
+/// One of the two keys, its parts sorted by `order` (parts without one keep declaration
+/// order, after the ordered ones).
+pub(crate) struct Key {
+    pub(crate) role: KeyRole,
+    pub(crate) parts: Vec<KeyPart>,
+}
+
+impl Key {
+    /// Whether field `i` is a part.
+    pub(crate) fn contains(&self, i: usize) -> bool {
+        self.parts.iter().any(|p| p.field() == Some(i))
+    }
 }
 
 /// The struct.
 pub(crate) struct Container<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) vis: &'a syn::Visibility,
-    pub(crate) attrs: ContainerAttrs,
-    pub(crate) fields: Vec<Field<'a>>,
-    pub(crate) partition_key: Vec<KeyPart>,
-    pub(crate) row_key: Vec<KeyPart>,
-}
-
-impl Container<'_> {
+    /// The path generated code names everything by.
+    pub(crate) private: Private,
+    /// Whether the input is a struct with named fields and no generics, the only shape the
+    /// derive supports; otherwise `fields` is empty and nothing is checked.
+    pub(crate) supported: bool,
+    pub(crate) table: Option<String>,
     /// The discriminating property and this model's value of it, when `kind` is declared.
-    pub(crate) fn kind(&self) -> Option<(String, String)> {
-        let value = self.attrs.kind.as_ref()?.value();
-        let property = self
-            .attrs
-            .kind_property
-            .as_ref()
-            .map_or_else(|| "Kind".to_owned(), syn::LitStr::value);
-        Some((property, value))
+    pub(crate) kind: Option<(String, String)>,
+    pub(crate) separator: String,
+    pub(crate) fields: Vec<Field<'a>>,
+    pub(crate) keys: [Key; 2],
+    /// The attributes as declared, for `check`.
+    pub(crate) attrs: ContainerAttrs,
+}
+
+impl<'a> Container<'a> {
+    /// Builds the IR, recording parse errors; always returns one so the fallback can declare
+    /// the generated API even for input the derive refuses.
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Self {
+        let attrs = attr::container(cx, input);
+        let named = supported_fields(cx, input);
+        let supported = named.is_some();
+        let rename_all = attrs.rename_all.unwrap_or(RenameAll::Pascal);
+        let fields: Vec<Field<'a>> = named
+            .into_iter()
+            .flatten()
+            .filter_map(|f| field(cx, f, rename_all))
+            .collect();
+        let keys = KeyRole::ALL.map(|role| key(role, &attrs, &fields));
+        let kind = attrs.kind.as_ref().map(|value| {
+            let property = attrs
+                .kind_property
+                .as_ref()
+                .map_or_else(|| "Kind".to_owned(), syn::LitStr::value);
+            (property, value.value())
+        });
+        Container {
+            ident: &input.ident,
+            vis: &input.vis,
+            private: Private::new(attrs.krate.as_ref()),
+            supported,
+            table: attrs.table.as_ref().map(syn::LitStr::value),
+            kind,
+            separator: attrs
+                .key_separator
+                .as_ref()
+                .map_or_else(|| "_".to_owned(), syn::LitStr::value),
+            fields,
+            keys,
+            attrs,
+        }
     }
 
-    pub(crate) fn separator(&self) -> String {
-        self.attrs
-            .key_separator
-            .as_ref()
-            .map_or_else(|| "_".to_owned(), syn::LitStr::value)
+    pub(crate) fn key(&self, role: KeyRole) -> &Key {
+        match role {
+            KeyRole::Partition => &self.keys[0],
+            KeyRole::Row => &self.keys[1],
+        }
+    }
+
+    /// The distinct fields `parts` are built from, in part order.
+    pub(crate) fn key_fields(&self, parts: &[KeyPart]) -> Vec<(usize, &Field<'a>)> {
+        let mut out: Vec<(usize, &Field<'a>)> = Vec::new();
+        for i in parts.iter().filter_map(KeyPart::field) {
+            if let Some(f) = self.fields.get(i) {
+                if !out.iter().any(|(j, _)| *j == i) {
+                    out.push((i, f));
+                }
+            }
+        }
+        out
+    }
+
+    /// The distinct key fields of both keys: the parameters of `new`.
+    pub(crate) fn all_key_fields(&self) -> Vec<(usize, &Field<'a>)> {
+        let mut out = self.key_fields(&self.key(KeyRole::Partition).parts);
+        for (i, f) in self.key_fields(&self.key(KeyRole::Row).parts) {
+            if !out.iter().any(|(j, _)| *j == i) {
+                out.push((i, f));
+            }
+        }
+        out
+    }
+
+    /// Whether field `i` is part of a key.
+    pub(crate) fn is_key_field(&self, i: usize) -> bool {
+        self.keys.iter().any(|k| k.contains(i))
     }
 }
 
-/// Builds the IR; `None` (with an error recorded) when the input is not a named struct.
-pub(crate) fn container<'a>(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
+/// The fields of a struct with named fields and no generics; `None`, with the error recorded,
+/// for any other input.
+fn supported_fields<'a>(
+    cx: &Ctxt,
+    input: &'a syn::DeriveInput,
+) -> Option<&'a syn::punctuated::Punctuated<syn::Field, syn::Token![,]>> {
     let named = match &input.data {
         syn::Data::Struct(syn::DataStruct {
             fields: syn::Fields::Named(named),
             ..
-        }) => named,
+        }) => &named.named,
         syn::Data::Struct(_) => {
             cx.error_spanned_by(
                 &input.ident,
@@ -131,35 +237,17 @@ pub(crate) fn container<'a>(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Co
         );
         return None;
     }
-    let attrs = attr::container_attrs(cx, input);
-    let rename_all = attrs
-        .rename_all
-        .as_ref()
-        .map_or(RenameAll::Pascal, |r| r.value);
-    let fields: Vec<Field<'_>> = named
-        .named
-        .iter()
-        .filter_map(|f| field(cx, f, rename_all))
-        .collect();
-    let (partition_key, row_key) = key_parts(&attrs, &fields);
-    Some(Container {
-        ident: &input.ident,
-        vis: &input.vis,
-        attrs,
-        fields,
-        partition_key,
-        row_key,
-    })
+    Some(named)
 }
 
 fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: RenameAll) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
-    let attrs = attr::field_attrs(cx, f);
-    let (value_ty, optional) = match option_inner(&f.ty) {
-        Some(inner) => (inner, true),
-        None => (&f.ty, false),
+    let attrs = attr::field(cx, f);
+    let (value_ty, optional) = match ty::option_inner(&f.ty) {
+        Some(inner) => (ty::ungroup(inner), true),
+        None => (ty::ungroup(&f.ty), false),
     };
-    let (stored_name, stored_span) = match &attrs.rename {
+    let (name, name_span) = match &attrs.rename {
         Some(r) => (r.value.clone(), r.span),
         None => (rename_all.apply(&ident.to_string()), ident.span()),
     };
@@ -168,114 +256,61 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: RenameAll) -> Option<Fiel
         ty: &f.ty,
         value_ty,
         optional,
-        kind: type_kind(value_ty),
-        stored_name,
-        stored_span,
+        kind: ty::kind(value_ty),
+        name,
+        name_span,
+        old_names: attrs.rename_from.iter().map(|r| r.value.clone()).collect(),
+        storage: storage(&attrs),
+        default: attrs.default.as_ref().and_then(|d| d.value.clone()),
         attrs,
     })
 }
 
-/// `T` of `Option<T>`.
-fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
+/// The field's storage. Conflicting attributes are `check`'s errors; the fallback still
+/// needs one answer: `skip` wins, then `key_only` on a key field, then the declared one.
+fn storage(attrs: &FieldAttrs) -> Storage {
+    if attrs.skip.is_some() {
+        return Storage::Skipped;
     }
-    single_generic(last)
-}
-
-fn single_generic(segment: &syn::PathSegment) -> Option<&Type> {
-    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
-        return None;
-    };
-    match args.args.first() {
-        Some(syn::GenericArgument::Type(t)) if args.args.len() == 1 => Some(t),
-        _ => None,
+    if attrs.key_only.is_some() && !attrs.roles.is_empty() {
+        return Storage::KeyOnly;
+    }
+    match attrs.storage.as_ref().map(|s| s.value) {
+        None => Storage::Property,
+        Some(StorageAttr::Records { max_properties }) => Storage::Records { max_properties },
+        Some(StorageAttr::Split { max_properties }) => Storage::Split { max_properties },
+        Some(StorageAttr::Json) => Storage::Json,
     }
 }
 
-/// Classifies a type by its last path segment (the derive cannot resolve names; the trait
-/// bounds in the generated code are the final word).
-pub(crate) fn type_kind(ty: &Type) -> TypeKind {
-    let Type::Path(p) = ty else {
-        return TypeKind::Unsupported;
-    };
-    if p.qself.is_some() {
-        return TypeKind::User;
-    }
-    let Some(last) = p.path.segments.last() else {
-        return TypeKind::Unsupported;
-    };
-    let name = last.ident.to_string();
-    match name.as_str() {
-        "bool" => TypeKind::Known("bool"),
-        "i32" => TypeKind::Known("i32"),
-        "i64" => TypeKind::Known("i64"),
-        "u32" => TypeKind::Known("u32"),
-        "u64" => TypeKind::Known("u64"),
-        "f64" => TypeKind::Known("f64"),
-        "String" => TypeKind::Known("String"),
-        "DateTime" => TypeKind::Known("DateTime"),
-        "Uuid" => TypeKind::Known("Uuid"),
-        "Vec" => match single_generic(last) {
-            Some(Type::Path(inner)) if inner.path.is_ident("u8") => TypeKind::Bytes,
-            _ => TypeKind::List,
-        },
-        "u8" | "u16" | "i8" | "i16" | "i128" | "u128" | "usize" | "isize" | "f32" | "char"
-        | "str" | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" | "VecDeque" | "Box" | "Rc"
-        | "Arc" | "Option" => TypeKind::Unsupported,
-        _ => TypeKind::User,
-    }
-}
-
-/// The key parts declared by fields and by the container, in declaration order (ordering and
-/// checks happen in `check`).
-fn key_parts(attrs: &ContainerAttrs, fields: &[Field<'_>]) -> (Vec<KeyPart>, Vec<KeyPart>) {
-    let mut pk = Vec::new();
-    let mut rk = Vec::new();
+/// The key `role`: the parts fields and the container declare, sorted by order.
+fn key(role: KeyRole, attrs: &ContainerAttrs, fields: &[Field<'_>]) -> Key {
+    let mut parts = Vec::new();
     for (index, f) in fields.iter().enumerate() {
-        for (role, out) in [
-            (&f.attrs.partition_key, &mut pk),
-            (&f.attrs.row_key, &mut rk),
-        ] {
-            let Some(role) = role else { continue };
-            let (format, format_span) = match (&role.format, &f.attrs.format) {
-                (Some(own), _) | (None, Some(own)) => (own.value.clone(), own.span),
-                (None, None) => (KeyFormat::Plain, role.span),
-            };
-            out.push(KeyPart {
-                source: PartSource::Field(index),
-                format,
-                format_span,
-                order: role.order.as_ref().map(|o| o.value),
-                span: role.span,
-            });
-        }
+        let Some(declared) = f.attrs.roles.iter().find(|r| r.role == role) else {
+            continue;
+        };
+        let (format, format_span) = match (&declared.format, &f.attrs.format) {
+            (Some(own), _) | (None, Some(own)) => (own.value.clone(), own.span),
+            (None, None) => (Format::Plain, declared.span),
+        };
+        parts.push(KeyPart {
+            source: PartSource::Field(index),
+            format,
+            format_span,
+            order: declared.order.as_ref().map(|o| o.value),
+            span: declared.span,
+        });
     }
-    for c in &attrs.constants {
-        let part = KeyPart {
+    for c in attrs.constants.iter().filter(|c| c.role == role) {
+        parts.push(KeyPart {
             source: PartSource::Constant(c.value.value()),
-            format: KeyFormat::Plain,
+            format: Format::Plain,
             format_span: c.value.span(),
             order: c.order.as_ref().map(|o| o.value),
             span: c.value.span(),
-        };
-        if c.row_key {
-            rk.push(part);
-        } else {
-            pk.push(part);
-        }
+        });
     }
-    (pk, rk)
-}
-
-/// Sorts parts by `order` (parts without one keep declaration order after ordered ones).
-pub(crate) fn sort_parts(parts: &mut [KeyPart]) {
     parts.sort_by_key(|p| p.order.unwrap_or(u32::MAX));
-}
-
-/// The span of a type, for `quote_spanned!`.
-pub(crate) fn type_span(ty: &Type) -> Span {
-    ty.span()
+    Key { role, parts }
 }

@@ -1,120 +1,56 @@
-//! Parsing of `#[tablekit(..)]` attributes into plain data. Parsing never emits code.
+//! Parsing of `#[tablekit(..)]` on the struct and its fields into spanned values. Parsing
+//! checks only what a value must look like (a string, an integer, a known date pattern);
+//! rules between attributes are `check`'s.
 
-use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
-use syn::{Expr, Lit, LitStr};
+use syn::{Expr, LitStr};
+use tablekit_rules::KeyFormat;
 
-use super::ctxt::Ctxt;
+use super::role::KeyRole;
+use crate::internals::attr::{self, Attr, Spanned};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::symbol::{self, Symbol, *};
 
-const FIELD_KEYS: &str = "`rename`, `rename_from`, `skip`, `default`, `partition_key`, `row_key`, `key_only`, `transform`, `inverted_ticks`, `ticks`, `inverted`, `pad`, `format`, `records`, `split`, `json`";
-const CONTAINER_KEYS: &str =
-    "`table`, `kind`, `kind_property`, `rename_all`, `key_separator`, `partition_key`, `row_key`";
-const ROLE_KEYS: &str =
-    "`order`, `inverted_ticks`, `ticks`, `inverted`, `pad`, `transform`, `format`";
-const CONSTANT_KEYS: &str = "`constant`, `order`";
+const CONTAINER_KEYS: &[Symbol] = &[
+    TABLE,
+    KIND,
+    KIND_PROPERTY,
+    RENAME_ALL,
+    KEY_SEPARATOR,
+    PARTITION_KEY,
+    ROW_KEY,
+    CRATE,
+];
+const FIELD_KEYS: &[Symbol] = &[
+    RENAME,
+    RENAME_FROM,
+    SKIP,
+    DEFAULT,
+    PARTITION_KEY,
+    ROW_KEY,
+    KEY_ONLY,
+];
+const STORAGE_KEYS: &[Symbol] = &[RECORDS, SPLIT, JSON];
+const CONSTANT_KEYS: &[Symbol] = &[CONSTANT, ORDER];
 
-/// How one key part is written.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum KeyFormat {
-    /// The value's own text (`KeyPart`).
-    Plain,
-    /// `transform = lowercase`.
-    Lowercase,
-    /// `ticks`.
-    Ticks,
-    /// `inverted_ticks`.
-    InvertedTicks,
-    /// `pad = n`.
-    Pad(usize),
-    /// `inverted`.
-    Inverted,
-    /// `format = "yyyyMMdd"`.
-    Date(String),
-    /// `format = "inverted_year_month"`.
-    InvertedYearMonth,
-}
+/// A key format, as parsed: `KeyFormat<String>` owns its date pattern.
+pub(crate) type Format = KeyFormat<String>;
 
-impl KeyFormat {
-    /// Whether the value can be read back from the part (for `key_only`).
-    pub(crate) fn is_reversible(&self) -> bool {
-        matches!(
-            self,
-            KeyFormat::Plain
-                | KeyFormat::Ticks
-                | KeyFormat::InvertedTicks
-                | KeyFormat::Pad(_)
-                | KeyFormat::Inverted
-        )
-    }
-
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            KeyFormat::Plain => "plain".into(),
-            KeyFormat::Lowercase => "transform = lowercase".into(),
-            KeyFormat::Ticks => "ticks".into(),
-            KeyFormat::InvertedTicks => "inverted_ticks".into(),
-            KeyFormat::Pad(n) => format!("pad = {n}"),
-            KeyFormat::Inverted => "inverted".into(),
-            KeyFormat::Date(p) => format!("format = \"{p}\""),
-            KeyFormat::InvertedYearMonth => "format = \"inverted_year_month\"".into(),
-        }
-    }
-}
-
-/// A value with the span of the attribute that set it.
+/// `partition_key` / `row_key` on a field, with its options.
 #[derive(Clone, Debug)]
-pub(crate) struct Spanned<T> {
-    pub(crate) value: T,
-    pub(crate) span: Span,
-}
-
-/// One attribute value that may be given at most once.
-struct Once<T> {
-    name: &'static str,
-    value: Option<Spanned<T>>,
-}
-
-impl<T> Once<T> {
-    fn new(name: &'static str) -> Self {
-        Once { name, value: None }
-    }
-
-    /// Sets the value; a second occurrence is an error at that occurrence.
-    fn set(&mut self, cx: &Ctxt, span: Span, value: T) {
-        if self.value.is_some() {
-            cx.error_at(
-                span,
-                format!("duplicate tablekit attribute `{}`", self.name),
-            );
-        } else {
-            self.value = Some(Spanned { value, span });
-        }
-    }
-
-    fn get(self) -> Option<Spanned<T>> {
-        self.value
-    }
-}
-
-/// Where a key role (`partition_key` / `row_key`) puts the field.
-#[derive(Clone, Debug)]
-pub(crate) struct KeyRole {
-    pub(crate) span: Span,
+pub(crate) struct RoleAttr {
+    pub(crate) role: KeyRole,
+    pub(crate) span: proc_macro2::Span,
     pub(crate) order: Option<Spanned<u32>>,
-    pub(crate) format: Option<Spanned<KeyFormat>>,
+    pub(crate) format: Option<Spanned<Format>>,
 }
 
-/// How a field is stored.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum FieldStorage {
-    /// One property holding the value.
-    Value,
-    /// `records(max_properties = n)`.
-    Records(usize),
-    /// `split(max_properties = n)`.
-    Split(usize),
-    /// `json`.
+/// `records(..)`, `split(..)` or `json` on a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StorageAttr {
+    Records { max_properties: usize },
+    Split { max_properties: usize },
     Json,
 }
 
@@ -126,17 +62,17 @@ pub(crate) struct FieldAttrs {
     /// `default` (None inside) or `default = expr`.
     pub(crate) default: Option<Spanned<Option<Expr>>>,
     pub(crate) key_only: Option<Spanned<()>>,
-    pub(crate) partition_key: Option<KeyRole>,
-    pub(crate) row_key: Option<KeyRole>,
-    /// A format given outside the role parentheses: applies to every role of the field.
-    pub(crate) format: Option<Spanned<KeyFormat>>,
-    pub(crate) storage: Option<Spanned<FieldStorage>>,
+    /// At most one per role, in the order written.
+    pub(crate) roles: Vec<RoleAttr>,
+    /// A format beside the roles: it applies to every role of the field.
+    pub(crate) format: Option<Spanned<Format>>,
+    pub(crate) storage: Option<Spanned<StorageAttr>>,
 }
 
-/// A constant key part declared on the container.
+/// A constant key part declared on the struct.
 #[derive(Clone, Debug)]
-pub(crate) struct ConstantPart {
-    pub(crate) row_key: bool,
+pub(crate) struct ConstantAttr {
+    pub(crate) role: KeyRole,
     pub(crate) value: LitStr,
     pub(crate) order: Option<Spanned<u32>>,
 }
@@ -148,13 +84,15 @@ pub(crate) struct ContainerAttrs {
     pub(crate) kind: Option<LitStr>,
     /// `kind_property = "Type"`: the discriminating property (`Kind` without it).
     pub(crate) kind_property: Option<LitStr>,
-    pub(crate) rename_all: Option<Spanned<RenameAll>>,
+    pub(crate) rename_all: Option<RenameAll>,
     pub(crate) key_separator: Option<LitStr>,
-    pub(crate) constants: Vec<ConstantPart>,
+    pub(crate) constants: Vec<ConstantAttr>,
+    /// `crate = "path"`: where generated code finds tablekit.
+    pub(crate) krate: Option<syn::Path>,
 }
 
-/// `rename_all = "..."`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// `rename_all = "..."`: how field names become stored names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RenameAll {
     Pascal,
     Camel,
@@ -175,132 +113,59 @@ impl RenameAll {
             RenameAll::Verbatim => field.to_owned(),
         }
     }
-}
 
-fn is_tablekit(attr: &syn::Attribute) -> bool {
-    attr.path().is_ident("tablekit")
-}
-
-/// A string literal value, or an error saying the attribute takes one.
-fn lit_str(cx: &Ctxt, meta: &ParseNestedMeta<'_>, name: &str, example: &str) -> Option<LitStr> {
-    let expr: Expr = match meta.value().and_then(|v| v.parse()) {
-        Ok(e) => e,
-        Err(e) => {
-            cx.syn_error(e);
-            return None;
-        }
-    };
-    match &expr {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Some(s.clone()),
-        other => {
-            cx.error_spanned_by(
-                other,
-                format!("`{name}` takes a string literal, e.g. `{name} = \"{example}\"`"),
-            );
-            None
-        }
-    }
-}
-
-/// An integer literal value, or an error saying the attribute takes one.
-fn lit_int<N: std::str::FromStr>(cx: &Ctxt, meta: &ParseNestedMeta<'_>, name: &str) -> Option<N>
-where
-    N::Err: std::fmt::Display,
-{
-    let expr: Expr = match meta.value().and_then(|v| v.parse()) {
-        Ok(e) => e,
-        Err(e) => {
-            cx.syn_error(e);
-            return None;
-        }
-    };
-    match &expr {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) => match i.base10_parse::<N>() {
-            Ok(n) => Some(n),
-            Err(e) => {
-                cx.syn_error(e);
-                None
+    fn parse(cx: &Ctxt, s: &LitStr) -> Option<Self> {
+        Some(match s.value().as_str() {
+            "PascalCase" => RenameAll::Pascal,
+            "camelCase" => RenameAll::Camel,
+            "snake_case" => RenameAll::Snake,
+            "SCREAMING_SNAKE_CASE" => RenameAll::ScreamingSnake,
+            "verbatim" => RenameAll::Verbatim,
+            other => {
+                cx.error_spanned_by(
+                    s,
+                    format!("unknown `rename_all` case `{other}`, expected one of `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `verbatim`"),
+                );
+                return None;
             }
-        },
-        other => {
-            cx.error_spanned_by(
-                other,
-                format!("`{name}` takes an integer literal, e.g. `{name} = 4`"),
-            );
-            None
-        }
+        })
     }
 }
 
-/// Skips whatever follows an attribute key we already reported, so parsing goes on.
-fn skip_rest(meta: &ParseNestedMeta<'_>) {
-    if meta.input.peek(syn::Token![=]) {
-        let _ = meta.value().and_then(|v| v.parse::<Expr>());
-    } else if meta.input.peek(syn::token::Paren) {
-        let _ = meta.parse_nested_meta(|m| {
-            skip_rest(&m);
-            Ok(())
-        });
-    }
+fn unknown(cx: &Ctxt, meta: &ParseNestedMeta<'_>, valid: &[&[Symbol]]) {
+    attr::unknown(cx, meta, TABLEKIT, &symbol::list(valid));
 }
 
-fn unknown(cx: &Ctxt, meta: &ParseNestedMeta<'_>, valid: &str) {
-    let name = meta
-        .path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_else(|| {
-            let path = &meta.path;
-            quote::quote!(#path).to_string().replace(' ', "")
-        });
-    cx.error_spanned_by(
-        &meta.path,
-        format!("unknown tablekit attribute `{name}`, expected one of {valid}"),
-    );
-    skip_rest(meta);
-}
-
-/// Parses a key format key (`inverted_ticks`, `pad = 10`, ...); `None` when `meta` is not one.
-fn key_format(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Option<KeyFormat>> {
+/// Parses a key format (`inverted_ticks`, `pad = 10`, ...); `None` when `meta` is not one,
+/// `Some(None)` when it is one with a bad value (already reported).
+fn key_format(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Option<Format>> {
     let path = &meta.path;
-    if path.is_ident("inverted_ticks") {
-        // #[tablekit(row_key(inverted_ticks))]
-        Some(Some(KeyFormat::InvertedTicks))
-    } else if path.is_ident("ticks") {
-        // #[tablekit(row_key(ticks))]
-        Some(Some(KeyFormat::Ticks))
-    } else if path.is_ident("inverted") {
-        // #[tablekit(row_key(inverted))]
-        Some(Some(KeyFormat::Inverted))
-    } else if path.is_ident("pad") {
-        // #[tablekit(row_key(pad = 10))]
-        Some(lit_int::<usize>(cx, meta, "pad").map(KeyFormat::Pad))
-    } else if path.is_ident("transform") {
-        // #[tablekit(transform = lowercase)]
-        Some(transform(cx, meta))
-    } else if path.is_ident("format") {
-        // #[tablekit(format = "yyyyMMdd")] / format = "inverted_year_month"
-        let s = lit_str(cx, meta, "format", "yyyyMMdd")?;
-        Some(date_format(cx, &s))
+    Some(if path == INVERTED_TICKS {
+        // row_key(inverted_ticks)
+        Some(KeyFormat::InvertedTicks)
+    } else if path == TICKS {
+        // row_key(ticks)
+        Some(KeyFormat::Ticks)
+    } else if path == INVERTED {
+        // row_key(inverted)
+        Some(KeyFormat::Inverted)
+    } else if path == PAD {
+        // row_key(pad = 10)
+        attr::lit_int::<usize>(cx, meta, PAD, "10").map(KeyFormat::Pad)
+    } else if path == TRANSFORM {
+        // transform = lowercase
+        transform(cx, meta)
+    } else if path == FORMAT {
+        // format = "yyyyMMdd" / format = "inverted_year_month"
+        attr::lit_str(cx, meta, FORMAT, "yyyyMMdd").and_then(|s| date_format(cx, &s))
     } else {
-        None
-    }
+        return None;
+    })
 }
 
-fn transform(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<KeyFormat> {
-    let expr: Expr = match meta.value().and_then(|v| v.parse()) {
-        Ok(e) => e,
-        Err(e) => {
-            cx.syn_error(e);
-            return None;
-        }
-    };
-    match &expr {
-        Expr::Path(p) if p.path.is_ident("lowercase") => Some(KeyFormat::Lowercase),
+fn transform(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Format> {
+    match attr::expr(cx, meta)? {
+        Expr::Path(p) if p.path == LOWERCASE => Some(KeyFormat::Lowercase),
         other => {
             cx.error_spanned_by(
                 other,
@@ -311,74 +176,45 @@ fn transform(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<KeyFormat> {
     }
 }
 
-fn date_format(cx: &Ctxt, s: &LitStr) -> Option<KeyFormat> {
-    let text = s.value();
-    match text.as_str() {
-        "inverted_year_month" => Some(KeyFormat::InvertedYearMonth),
-        "ticks" => Some(KeyFormat::Ticks),
-        "inverted_ticks" => Some(KeyFormat::InvertedTicks),
-        _ if is_date_pattern(&text) => Some(KeyFormat::Date(text)),
-        _ => {
+fn date_format(cx: &Ctxt, s: &LitStr) -> Option<Format> {
+    match KeyFormat::from_format(s.value()) {
+        Ok(format) => Some(format),
+        Err(reason) => {
             cx.error_spanned_by(
                 s,
-                format!("invalid key format `{text}`, expected `inverted_year_month`, `ticks`, `inverted_ticks` or a date pattern of `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss`"),
+                format!(
+                    "invalid key format `{}`: {reason}; expected `inverted_year_month`, `ticks`, `inverted_ticks` or a date pattern such as `yyyyMMdd`",
+                    s.value()
+                ),
             );
             None
         }
     }
 }
 
-/// The same grammar as `tablekit::keys::is_valid_date_format`, checked at compile time.
-fn is_date_pattern(pattern: &str) -> bool {
-    let mut rest = pattern;
-    let mut any = false;
-    'outer: while let Some(c) = rest.chars().next() {
-        for token in ["yyyy", "MM", "dd", "HH", "mm", "ss"] {
-            if let Some(after) = rest.strip_prefix(token) {
-                rest = after;
-                any = true;
-                continue 'outer;
-            }
-        }
-        if c.is_alphabetic() || c == '%' || tablekit_forbidden(c) {
-            return false;
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    any
-}
-
-/// The characters the service forbids in keys (as `tablekit::limits::is_forbidden_key_char`).
-pub(crate) fn tablekit_forbidden(c: char) -> bool {
-    matches!(c, '/' | '\\' | '#' | '?' | '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
-}
-
 /// `partition_key` alone or `partition_key(order = n, <format>)` on a field.
-fn key_role(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> KeyRole {
-    let mut order = Once::new("order");
-    let mut format = Once::new("key format");
+fn role(cx: &Ctxt, meta: &ParseNestedMeta<'_>, role: KeyRole) -> RoleAttr {
+    let mut order = Attr::none(cx, TABLEKIT, ORDER.as_str());
+    let mut format = Attr::none(cx, TABLEKIT, "key format");
     if meta.input.peek(syn::token::Paren) {
-        let result = meta.parse_nested_meta(|m| {
+        attr::each_nested(cx, meta, |m| {
             let span = m.path.span();
-            if m.path.is_ident("order") {
+            if m.path == ORDER {
                 // partition_key(order = 1)
-                if let Some(n) = lit_int::<u32>(cx, &m, "order") {
-                    order.set(cx, span, n);
+                if let Some(n) = attr::lit_int::<u32>(cx, m, ORDER, "0") {
+                    order.set(span, n);
                 }
-            } else if let Some(f) = key_format(cx, &m) {
+            } else if let Some(f) = key_format(cx, m) {
                 if let Some(f) = f {
-                    format.set(cx, span, f);
+                    format.set(span, f);
                 }
             } else {
-                unknown(cx, &m, ROLE_KEYS);
+                unknown(cx, m, &[&[ORDER], FORMATS]);
             }
-            Ok(())
         });
-        if let Err(e) = result {
-            cx.syn_error(e);
-        }
     }
-    KeyRole {
+    RoleAttr {
+        role,
         span: meta.path.span(),
         order: order.get(),
         format: format.get(),
@@ -386,24 +222,20 @@ fn key_role(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> KeyRole {
 }
 
 /// `records(max_properties = n)` / `split(max_properties = n)`.
-fn max_properties(cx: &Ctxt, meta: &ParseNestedMeta<'_>, name: &str) -> Option<usize> {
+fn max_properties(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> Option<usize> {
     let mut max = None;
-    let result = meta.parse_nested_meta(|m| {
-        if m.path.is_ident("max_properties") {
-            max = lit_int::<usize>(cx, &m, "max_properties");
+    attr::each_nested(cx, meta, |m| {
+        if m.path == MAX_PROPERTIES {
+            max = attr::lit_int::<usize>(cx, m, MAX_PROPERTIES, "4");
         } else {
-            unknown(cx, &m, "`max_properties`");
+            unknown(cx, m, &[&[MAX_PROPERTIES]]);
         }
-        Ok(())
     });
-    if let Err(e) = result {
-        cx.syn_error(e);
-    }
     match max {
         Some(0) => {
             cx.error_spanned_by(
                 &meta.path,
-                format!("`{name}` needs `max_properties` of at least 1"),
+                format!("`{key}` needs `max_properties` of at least 1"),
             );
             None
         }
@@ -411,7 +243,7 @@ fn max_properties(cx: &Ctxt, meta: &ParseNestedMeta<'_>, name: &str) -> Option<u
         None => {
             cx.error_spanned_by(
                 &meta.path,
-                format!("`{name}` needs a bound: `{name}(max_properties = 4)`"),
+                format!("`{key}` needs a bound: `{key}(max_properties = 4)`"),
             );
             None
         }
@@ -419,216 +251,185 @@ fn max_properties(cx: &Ctxt, meta: &ParseNestedMeta<'_>, name: &str) -> Option<u
 }
 
 /// Parses every `#[tablekit(..)]` on a field.
-pub(crate) fn field_attrs(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
-    let mut rename = Once::new("rename");
+pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
+    let mut rename = Attr::none(cx, TABLEKIT, RENAME.as_str());
     let mut rename_from = Vec::new();
-    let mut skip = Once::new("skip");
-    let mut default = Once::new("default");
-    let mut key_only = Once::new("key_only");
-    let mut partition_key: Option<KeyRole> = None;
-    let mut row_key: Option<KeyRole> = None;
-    let mut format = Once::new("key format");
-    let mut storage = Once::new("storage (`records`, `split`, `json`)");
-    for attr in field.attrs.iter().filter(|a| is_tablekit(a)) {
-        let result = attr.parse_nested_meta(|meta| {
-            let span = meta.path.span();
-            let path = &meta.path;
-            if path.is_ident("rename") {
-                // #[tablekit(rename = "GamerTag")]
-                if let Some(s) = lit_str(cx, &meta, "rename", "GamerTag") {
-                    rename.set(cx, s.span(), s.value());
-                }
-            } else if path.is_ident("rename_from") {
-                // #[tablekit(rename_from = "OldName")]
-                if let Some(s) = lit_str(cx, &meta, "rename_from", "OldName") {
-                    rename_from.push(Spanned {
-                        value: s.value(),
-                        span: s.span(),
-                    });
-                }
-            } else if path.is_ident("skip") {
-                // #[tablekit(skip)]
-                skip.set(cx, span, ());
-            } else if path.is_ident("default") {
-                // #[tablekit(default)] or #[tablekit(default = expr)]
-                if meta.input.peek(syn::Token![=]) {
-                    match meta.value().and_then(|v| v.parse::<Expr>()) {
-                        Ok(e) => default.set(cx, span, Some(e)),
-                        Err(e) => cx.syn_error(e),
-                    }
-                } else {
-                    default.set(cx, span, None);
-                }
-            } else if path.is_ident("key_only") {
-                // #[tablekit(key_only)]
-                key_only.set(cx, span, ());
-            } else if path.is_ident("partition_key") {
-                // #[tablekit(partition_key)] or partition_key(order = n, <format>)
-                let role = key_role(cx, &meta);
-                if partition_key.is_some() {
-                    cx.error_at(span, "duplicate tablekit attribute `partition_key`");
-                } else {
-                    partition_key = Some(role);
-                }
-            } else if path.is_ident("row_key") {
-                // #[tablekit(row_key)] or row_key(order = n, <format>)
-                let role = key_role(cx, &meta);
-                if row_key.is_some() {
-                    cx.error_at(span, "duplicate tablekit attribute `row_key`");
-                } else {
-                    row_key = Some(role);
-                }
-            } else if path.is_ident("records") {
-                // #[tablekit(records(max_properties = 4))]
-                if let Some(n) = max_properties(cx, &meta, "records") {
-                    storage.set(cx, span, FieldStorage::Records(n));
-                }
-            } else if path.is_ident("split") {
-                // #[tablekit(split(max_properties = 4))]
-                if let Some(n) = max_properties(cx, &meta, "split") {
-                    storage.set(cx, span, FieldStorage::Split(n));
-                }
-            } else if path.is_ident("json") {
-                // #[tablekit(json)]
-                storage.set(cx, span, FieldStorage::Json);
-            } else if let Some(f) = key_format(cx, &meta) {
-                // #[tablekit(transform = lowercase)] and the other formats, for every key role
-                if let Some(f) = f {
-                    format.set(cx, span, f);
+    let mut skip = Attr::none(cx, TABLEKIT, SKIP.as_str());
+    let mut default = Attr::none(cx, TABLEKIT, DEFAULT.as_str());
+    let mut key_only = Attr::none(cx, TABLEKIT, KEY_ONLY.as_str());
+    let mut roles: Vec<RoleAttr> = Vec::new();
+    let mut format = Attr::none(cx, TABLEKIT, "key format");
+    let mut storage = Attr::none(cx, TABLEKIT, "storage (`records`, `split`, `json`)");
+    attr::each_meta(cx, &field.attrs, TABLEKIT, |meta| {
+        let span = meta.path.span();
+        let path = &meta.path;
+        if path == RENAME {
+            // #[tablekit(rename = "GamerTag")]
+            if let Some(s) = attr::lit_str(cx, meta, RENAME, "GamerTag") {
+                rename.set(s.span(), s.value());
+            }
+        } else if path == RENAME_FROM {
+            // #[tablekit(rename_from = "OldName")]
+            if let Some(s) = attr::lit_str(cx, meta, RENAME_FROM, "OldName") {
+                rename_from.push(Spanned {
+                    value: s.value(),
+                    span: s.span(),
+                });
+            }
+        } else if path == SKIP {
+            // #[tablekit(skip)]
+            skip.set(span, ());
+        } else if path == DEFAULT {
+            // #[tablekit(default)] or #[tablekit(default = expr)]
+            if meta.input.peek(syn::Token![=]) {
+                if let Some(e) = attr::expr(cx, meta) {
+                    default.set(span, Some(e));
                 }
             } else {
-                unknown(cx, &meta, FIELD_KEYS);
+                default.set(span, None);
             }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.syn_error(e);
+        } else if path == KEY_ONLY {
+            // #[tablekit(key_only)]
+            key_only.set(span, ());
+        } else if let Some(r) = KeyRole::ALL.into_iter().find(|r| path == r.symbol()) {
+            // #[tablekit(partition_key)] or partition_key(order = n, <format>)
+            let parsed = role(cx, meta, r);
+            if roles.iter().any(|other| other.role == r) {
+                cx.error_at(
+                    span,
+                    format!("duplicate tablekit attribute `{}`", r.symbol()),
+                );
+            } else {
+                roles.push(parsed);
+            }
+        } else if path == RECORDS {
+            // #[tablekit(records(max_properties = 4))]
+            if let Some(n) = max_properties(cx, meta, RECORDS) {
+                storage.set(span, StorageAttr::Records { max_properties: n });
+            }
+        } else if path == SPLIT {
+            // #[tablekit(split(max_properties = 4))]
+            if let Some(n) = max_properties(cx, meta, SPLIT) {
+                storage.set(span, StorageAttr::Split { max_properties: n });
+            }
+        } else if path == JSON {
+            // #[tablekit(json)]
+            storage.set(span, StorageAttr::Json);
+        } else if let Some(f) = key_format(cx, meta) {
+            // #[tablekit(transform = lowercase)] and the other formats, for every key role
+            if let Some(f) = f {
+                format.set(span, f);
+            }
+        } else {
+            unknown(cx, meta, &[FIELD_KEYS, FORMATS, STORAGE_KEYS]);
         }
-    }
+    });
     FieldAttrs {
         rename: rename.get(),
         rename_from,
         skip: skip.get(),
         default: default.get(),
         key_only: key_only.get(),
-        partition_key,
-        row_key,
+        roles,
         format: format.get(),
         storage: storage.get(),
     }
 }
 
 /// Parses every `#[tablekit(..)]` on the struct.
-pub(crate) fn container_attrs(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
-    let mut table = Once::new("table");
-    let mut kind = Once::new("kind");
-    let mut kind_property = Once::new("kind_property");
-    let mut rename_all = Once::new("rename_all");
-    let mut key_separator = Once::new("key_separator");
+pub(crate) fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
+    let mut table = Attr::none(cx, TABLEKIT, TABLE.as_str());
+    let mut kind = Attr::none(cx, TABLEKIT, KIND.as_str());
+    let mut kind_property = Attr::none(cx, TABLEKIT, KIND_PROPERTY.as_str());
+    let mut rename_all = Attr::none(cx, TABLEKIT, RENAME_ALL.as_str());
+    let mut key_separator = Attr::none(cx, TABLEKIT, KEY_SEPARATOR.as_str());
+    let mut krate = Attr::none(cx, TABLEKIT, CRATE.as_str());
     let mut constants = Vec::new();
-    for attr in input.attrs.iter().filter(|a| is_tablekit(a)) {
-        let result = attr.parse_nested_meta(|meta| {
-            let span = meta.path.span();
-            if meta.path.is_ident("table") {
-                // #[tablekit(table = "Gamers")]
-                if let Some(s) = lit_str(cx, &meta, "table", "Gamers") {
-                    table.set(cx, span, s);
-                }
-            } else if meta.path.is_ident("kind") {
-                // #[tablekit(kind = "Order")]
-                if let Some(s) = lit_str(cx, &meta, "kind", "Order") {
-                    kind.set(cx, span, s);
-                }
-            } else if meta.path.is_ident("kind_property") {
-                // #[tablekit(kind_property = "Kind")]
-                if let Some(s) = lit_str(cx, &meta, "kind_property", "Kind") {
-                    kind_property.set(cx, span, s);
-                }
-            } else if meta.path.is_ident("rename_all") {
-                // #[tablekit(rename_all = "PascalCase")]
-                if let Some(s) = lit_str(cx, &meta, "rename_all", "PascalCase") {
-                    if let Some(r) = rename_all_value(cx, &s) {
-                        rename_all.set(cx, span, r);
-                    }
-                }
-            } else if meta.path.is_ident("key_separator") {
-                // #[tablekit(key_separator = "_")]
-                if let Some(s) = lit_str(cx, &meta, "key_separator", "_") {
-                    key_separator.set(cx, span, s);
-                }
-            } else if meta.path.is_ident("partition_key") || meta.path.is_ident("row_key") {
-                // #[tablekit(row_key(constant = "profile", order = 0))]
-                let row_key = meta.path.is_ident("row_key");
-                if let Some(c) = constant_part(cx, &meta, row_key) {
-                    constants.push(c);
-                }
-            } else {
-                unknown(cx, &meta, CONTAINER_KEYS);
+    attr::each_meta(cx, &input.attrs, TABLEKIT, |meta| {
+        let span = meta.path.span();
+        let path = &meta.path;
+        if path == TABLE {
+            // #[tablekit(table = "Gamers")]
+            if let Some(s) = attr::lit_str(cx, meta, TABLE, "Gamers") {
+                table.set(span, s);
             }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.syn_error(e);
+        } else if path == KIND {
+            // #[tablekit(kind = "Order")]
+            if let Some(s) = attr::lit_str(cx, meta, KIND, "Order") {
+                kind.set(span, s);
+            }
+        } else if path == KIND_PROPERTY {
+            // #[tablekit(kind_property = "Kind")]
+            if let Some(s) = attr::lit_str(cx, meta, KIND_PROPERTY, "Kind") {
+                kind_property.set(span, s);
+            }
+        } else if path == RENAME_ALL {
+            // #[tablekit(rename_all = "PascalCase")]
+            if let Some(s) = attr::lit_str(cx, meta, RENAME_ALL, "PascalCase") {
+                if let Some(r) = RenameAll::parse(cx, &s) {
+                    rename_all.set(span, r);
+                }
+            }
+        } else if path == KEY_SEPARATOR {
+            // #[tablekit(key_separator = "_")]
+            if let Some(s) = attr::lit_str(cx, meta, KEY_SEPARATOR, "_") {
+                key_separator.set(span, s);
+            }
+        } else if path == CRATE {
+            // #[tablekit(crate = "::my_crate::tablekit")]
+            if let Some(p) = attr::crate_path(cx, meta, CRATE) {
+                krate.set(span, p);
+            }
+        } else if let Some(role) = KeyRole::ALL.into_iter().find(|r| path == r.symbol()) {
+            // #[tablekit(row_key(constant = "profile", order = 0))]
+            if let Some(c) = constant(cx, meta, role) {
+                constants.push(c);
+            }
+        } else {
+            unknown(cx, meta, &[CONTAINER_KEYS]);
         }
-    }
+    });
     ContainerAttrs {
         table: table.get().map(|s| s.value),
         kind: kind.get().map(|s| s.value),
         kind_property: kind_property.get().map(|s| s.value),
-        rename_all: rename_all.get(),
+        rename_all: rename_all.get().map(|s| s.value),
         key_separator: key_separator.get().map(|s| s.value),
         constants,
+        krate: krate.get().map(|s| s.value),
     }
 }
 
-fn rename_all_value(cx: &Ctxt, s: &LitStr) -> Option<RenameAll> {
-    Some(match s.value().as_str() {
-        "PascalCase" => RenameAll::Pascal,
-        "camelCase" => RenameAll::Camel,
-        "snake_case" => RenameAll::Snake,
-        "SCREAMING_SNAKE_CASE" => RenameAll::ScreamingSnake,
-        "verbatim" => RenameAll::Verbatim,
-        other => {
-            cx.error_spanned_by(
-                s,
-                format!("unknown `rename_all` case `{other}`, expected one of `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `verbatim`"),
-            );
-            return None;
-        }
-    })
-}
-
-fn constant_part(cx: &Ctxt, meta: &ParseNestedMeta<'_>, row_key: bool) -> Option<ConstantPart> {
-    let mut value = Once::new("constant");
-    let mut order = Once::new("order");
-    let result = meta.parse_nested_meta(|m| {
+fn constant(cx: &Ctxt, meta: &ParseNestedMeta<'_>, role: KeyRole) -> Option<ConstantAttr> {
+    let mut value = Attr::none(cx, TABLEKIT, CONSTANT.as_str());
+    let mut order = Attr::none(cx, TABLEKIT, ORDER.as_str());
+    attr::each_nested(cx, meta, |m| {
         let span = m.path.span();
-        if m.path.is_ident("constant") {
-            if let Some(s) = lit_str(cx, &m, "constant", "profile") {
-                value.set(cx, span, s);
+        if m.path == CONSTANT {
+            if let Some(s) = attr::lit_str(cx, m, CONSTANT, "profile") {
+                value.set(span, s);
             }
-        } else if m.path.is_ident("order") {
-            if let Some(n) = lit_int::<u32>(cx, &m, "order") {
-                order.set(cx, span, n);
+        } else if m.path == ORDER {
+            if let Some(n) = attr::lit_int::<u32>(cx, m, ORDER, "0") {
+                order.set(span, n);
             }
         } else {
-            unknown(cx, &m, CONSTANT_KEYS);
+            unknown(cx, m, &[CONSTANT_KEYS]);
         }
-        Ok(())
     });
-    if let Err(e) = result {
-        cx.syn_error(e);
-    }
     match value.get() {
-        Some(v) => Some(ConstantPart {
-            row_key,
+        Some(v) => Some(ConstantAttr {
+            role,
             value: v.value,
             order: order.get(),
         }),
         None => {
             cx.error_spanned_by(
                 &meta.path,
-                "a key on the struct is a constant part: `row_key(constant = \"profile\")`",
+                format!(
+                    "a key on the struct is a constant part: `{}(constant = \"profile\")`",
+                    role.symbol()
+                ),
             );
             None
         }

@@ -1,25 +1,24 @@
-//! `#[derive(TableEntity)]`: attributes are parsed (`attr`) into a borrowed IR (`ast`),
-//! checked across fields (`check`), then expanded (`expand`). Errors are collected in a
-//! `Ctxt` and reported together, with a stub impl so they do not cascade.
+//! `#[derive(TableEntity)]`: attributes are parsed (`attr`) into a normalised IR (`ast`),
+//! checked (`check`), then expanded (`expand`); after a designed error, the fallback expansion
+//! keeps the rest of the user's code free of cascading errors.
 
 use proc_macro2::TokenStream;
 use syn::DeriveInput;
 
+use crate::internals::ctxt::Ctxt;
+use crate::internals::fallback;
+
 mod ast;
 mod attr;
 mod check;
-pub(crate) mod ctxt;
 mod expand;
+mod role;
+#[cfg(test)]
+mod rules_agree;
 
-pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let cx = ctxt::Ctxt::new();
-    let container = ast::container(&cx, input);
-    let tokens = container.map(|mut c| {
-        check::check(&cx, &mut c);
-        expand::expand(&c)
-    });
-    match cx.check() {
-        Ok(()) => Ok(tokens.unwrap_or_default()),
-        Err(e) => Ok(ctxt::with_stub(e, expand::stub(input))),
-    }
+pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let container = ast::Container::from_ast(&cx, input);
+    check::check(&cx, &container);
+    fallback::expand(cx.check(), |mode| expand::expand(&container, mode))
 }

@@ -1,12 +1,14 @@
-//! Generates the `Record` impl from a checked [`RecordInput`]; parses nothing.
+//! The `Record` impl, generated from the IR.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::attr::{RecordFieldInput, RecordInput};
+use super::ast::{Field, Record};
+use crate::internals::fallback::Mode;
 
-pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
+pub(crate) fn expand(record: &Record<'_>, mode: Mode) -> TokenStream {
+    let p = &record.private;
     let ident = &record.input.ident;
     let version = record.version;
     let generics = bounded_generics(record);
@@ -19,12 +21,20 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
         .map(|(i, f)| read_field(i, f));
     let names = (0..record.fields.len()).map(local);
     let members = record.fields.iter().map(|f| &f.member);
+    let write_body = mode.body(p, quote!(#(#writes)*));
+    let read_body = mode.body(
+        p,
+        quote! {
+            let _ = __version;
+            #(#reads)*
+            _r::Ok(Self { #(#members: #names,)* })
+        },
+    );
+    let allow = mode.allow();
     quote! {
-        // An absolute path, not serde's `extern crate .. as` alias: such an alias would become
-        // the path compiler messages show for every tablekit type in the user's crate
-        // (`_::_tablekit::Filter<Order>`).
+        #allow
         const _: () = {
-            use ::tablekit::__private::record as _r;
+            use #p as _r;
             use _r::{ViaRecordField as _, ViaValue as _};
 
             #[automatically_derived]
@@ -33,7 +43,7 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
 
                 #[inline]
                 fn write(&self, __writer: &mut _r::RecordWriter) {
-                    #(#writes)*
+                    #write_body
                 }
 
                 #[inline]
@@ -41,9 +51,7 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
                     __reader: &mut _r::RecordReader<'_>,
                     __version: u16,
                 ) -> _r::Result<Self, _r::RecordError> {
-                    let _ = __version;
-                    #(#reads)*
-                    _r::Ok(Self { #(#members: #names,)* })
+                    #read_body
                 }
             }
         };
@@ -51,7 +59,8 @@ pub(super) fn expand(record: &RecordInput<'_>) -> TokenStream {
 }
 
 /// The struct's generics plus `FieldType: RecordField` for each field of a generic struct.
-fn bounded_generics(record: &RecordInput<'_>) -> syn::Generics {
+fn bounded_generics(record: &Record<'_>) -> syn::Generics {
+    let p = &record.private;
     let mut generics = record.input.generics.clone();
     if generics.params.is_empty() {
         return generics;
@@ -61,7 +70,7 @@ fn bounded_generics(record: &RecordInput<'_>) -> syn::Generics {
         let ty = &field.field.ty;
         where_clause
             .predicates
-            .push(syn::parse_quote!(#ty: ::tablekit::__private::record::RecordField));
+            .push(syn::parse_quote!(#ty: #p::RecordField));
     }
     generics
 }
@@ -71,7 +80,7 @@ fn local(index: usize) -> syn::Ident {
 }
 
 /// Writes the field unless it was removed (`until`).
-fn write_field(field: &RecordFieldInput<'_>) -> Option<TokenStream> {
+fn write_field(field: &Field<'_>) -> Option<TokenStream> {
     if field.until.is_some() {
         return None;
     }
@@ -83,7 +92,7 @@ fn write_field(field: &RecordFieldInput<'_>) -> Option<TokenStream> {
 }
 
 /// Reads the field when the data's version has it, else takes its default.
-fn read_field(index: usize, field: &RecordFieldInput<'_>) -> TokenStream {
+fn read_field(index: usize, field: &Field<'_>) -> TokenStream {
     let name = local(index);
     let ty = &field.field.ty;
     let read = quote_spanned! {ty.span()=>
@@ -93,8 +102,7 @@ fn read_field(index: usize, field: &RecordFieldInput<'_>) -> TokenStream {
         Some(expr) => quote_spanned!(expr.span()=> #expr),
         None => quote_spanned!(ty.span()=> <#ty as _r::Default>::default()),
     };
-    let since = field.since;
-    let present = match (since, field.until) {
+    let present = match (field.since, field.until) {
         (0, None) => return quote!(let #name: #ty = #read;),
         (0, Some(until)) => quote!(__version < #until),
         (since, None) => quote!(__version >= #since),

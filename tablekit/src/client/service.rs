@@ -21,7 +21,7 @@ use super::transport::{Call, Gone, Transport};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::limits::{self, InvalidInput};
-use crate::model::TableModel;
+use crate::model::{NamedTable, TableModel};
 
 /// The default per-request timeout.
 ///
@@ -128,20 +128,34 @@ impl TableServiceClient {
         &self.transport
     }
 
-    /// The typed handle of `M`'s table (`#[tablekit(table = "...")]`). For a model without a
-    /// table name every operation fails with [`Error::Configuration`]: use
+    /// The typed handle of `M`'s table, named in `#[tablekit(table = "...")]`. A model without
+    /// a table name does not compile here: name its table with
     /// [`table_named`](Self::table_named).
     ///
     /// ```
     /// # use tablekit::client::TableServiceClient;
-    /// # use tablekit::DynamicEntity;
+    /// use tablekit::prelude::*;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Gamers")]
+    /// pub struct Gamer {
+    ///     #[tablekit(partition_key)]
+    ///     pub tag: String,
+    /// }
     /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let table = client.table::<DynamicEntity>(); // DynamicEntity names no table
-    /// assert_eq!(table.name(), "");
+    /// let gamers = client.table::<Gamer>();
+    /// assert_eq!(gamers.name(), "Gamers");
     /// # Ok::<(), tablekit::Error>(())
     /// ```
-    pub fn table<M: TableModel>(&self) -> Table<M> {
-        Table::new(self.clone(), M::TABLE_NAME.unwrap_or(""))
+    ///
+    /// ```compile_fail,E0277
+    /// # use tablekit::client::TableServiceClient;
+    /// # use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table::<DynamicEntity>(); // `DynamicEntity` names no table
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn table<M: NamedTable>(&self) -> Table<M> {
+        Table::new(self.clone(), M::TABLE_NAME)
     }
 
     /// A handle on table `name` for model `M`; with `M = DynamicEntity` (e.g.

@@ -126,14 +126,8 @@ impl<M: TableModel> Table<M> {
         &self.client
     }
 
-    /// The name, checked: a model without `#[tablekit(table = ...)]` has none.
+    /// The name, checked against the service's rule before anything is sent.
     pub(crate) fn checked_name(&self) -> Result<&str> {
-        if self.name.is_empty() {
-            return Err(Error::Configuration(format!(
-                "`{}` has no #[tablekit(table = \"...\")]: use `client.table_named::<M>(\"Name\")`",
-                std::any::type_name::<M>()
-            )));
-        }
         limits::validate_table_name(&self.name)?;
         Ok(&self.name)
     }

@@ -11,7 +11,14 @@ struct Gamer {
     name: String,
 }
 
-// The stub impl keeps this line free of a second, cascading error.
-const _: Option<&str> = <Gamer as TableModel>::TABLE_NAME;
-
-fn main() {}
+// Three mistakes, three errors, and none from the code that uses the generated API (not
+// even where the misspelled `table` would have named the table).
+fn main() {
+    let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true").unwrap();
+    let _: Table<Gamer> = client.table::<Gamer>();
+    let mut gamer = GamerEntity::new("dragon");
+    gamer.set_name("Puff");
+    gamer.set_score(gamer.score() + 1);
+    let _: Gamer = gamer.to_model();
+    let _ = Query::<Gamer>::new().filter(Gamer::NAME.eq("Puff"));
+}

@@ -6,4 +6,9 @@ struct Gamer {
     tag: String,
 }
 
-fn main() {}
+// The generated API is there all the same: only `key_only` is reported.
+fn main() {
+    let mut gamer = GamerEntity::new("Dragon");
+    gamer.set_tag(gamer.tag() + "2");
+    let _: String = Gamer::partition_key_of("Dragon");
+}

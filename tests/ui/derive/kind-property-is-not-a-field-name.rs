@@ -8,4 +8,9 @@ pub struct Order {
     pub kind: String,
 }
 
-fn main() {}
+// The generated API is there all the same: only the clash is reported.
+fn main() {
+    let mut order = OrderEntity::new("alice");
+    order.set_kind("express");
+    let _ = Query::<Order>::new().filter(Order::KIND.eq("express"));
+}

@@ -7,4 +7,8 @@ pub struct Order {
     pub customer: String,
 }
 
-fn main() {}
+// The generated API is there all the same: only the missing kind is reported.
+fn main() {
+    let order = OrderEntity::new("alice");
+    let _: String = order.customer();
+}

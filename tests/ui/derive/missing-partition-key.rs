@@ -6,4 +6,11 @@ struct Gamer {
     score: i32,
 }
 
-fn main() {}
+// The generated API is there all the same (with no key fields): only the missing key is
+// reported.
+fn main() {
+    let mut gamer = GamerEntity::new();
+    gamer.set_tag("dragon");
+    gamer.set_score(gamer.score() + 1);
+    let _: String = Gamer::partition_key_of();
+}

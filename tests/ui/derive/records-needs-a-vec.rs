@@ -8,4 +8,9 @@ struct Gamer {
     levels: String,
 }
 
-fn main() {}
+// The generated API is there all the same: only the field type is reported.
+fn main() {
+    let gamer = GamerEntity::new("dragon");
+    let _: String = gamer.levels();
+    let _ = (gamer.try_levels(), Gamer::LEVELS);
+}

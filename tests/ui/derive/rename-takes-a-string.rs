@@ -6,4 +6,9 @@ struct Gamer {
     tag: String,
 }
 
-fn main() {}
+// The generated API is there all the same: only the rename is reported.
+fn main() {
+    let gamer = GamerEntity::new("dragon");
+    let _: String = gamer.tag();
+    let _ = Query::<Gamer>::new().filter(Gamer::TAG.eq("dragon"));
+}

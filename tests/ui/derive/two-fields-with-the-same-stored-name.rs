@@ -9,4 +9,9 @@ struct Gamer {
     points: i32,
 }
 
-fn main() {}
+// The generated API is there all the same: only the clash is reported.
+fn main() {
+    let mut gamer = GamerEntity::new("dragon");
+    gamer.set_points(gamer.score());
+    let _ = Query::<Gamer>::new().filter(Gamer::POINTS.gt(1));
+}

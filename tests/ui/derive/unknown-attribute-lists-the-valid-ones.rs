@@ -8,4 +8,9 @@ struct Gamer {
     score: i32,
 }
 
-fn main() {}
+// The generated API is there all the same: only the unknown attribute is reported.
+fn main() {
+    let mut gamer = GamerEntity::new("dragon");
+    gamer.set_score(gamer.score() + 10);
+    let _ = Query::<Gamer>::new().filter(Gamer::SCORE.ge(20));
+}

@@ -7,4 +7,11 @@ struct Gamer {
     friends: Vec<String>,
 }
 
-fn main() {}
+// The generated API is there all the same: only the field type is reported.
+fn main() {
+    let mut gamer = GamerEntity::new("dragon");
+    let mut friends: Vec<String> = gamer.friends();
+    friends.push("wyvern".into());
+    gamer.set_friends(friends);
+    let _ = Gamer::FRIENDS;
+}

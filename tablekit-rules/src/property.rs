@@ -1,0 +1,123 @@
+//! Property names.
+
+use core::fmt;
+
+/// Longest property name, in characters.
+///
+/// ```
+/// use tablekit_rules::{check_property_name, MAX_PROPERTY_NAME_CHARS};
+/// assert!(check_property_name(&"é".repeat(MAX_PROPERTY_NAME_CHARS)).is_ok());
+/// assert!(check_property_name(&"a".repeat(MAX_PROPERTY_NAME_CHARS + 1)).is_err());
+/// ```
+pub const MAX_PROPERTY_NAME_CHARS: usize = 255;
+
+/// The properties the service keeps on every entity: no user property has their names
+/// (which are case-sensitive: `timestamp` is a user property).
+///
+/// ```
+/// use tablekit_rules::{check_property_name, SYSTEM_PROPERTY_NAMES};
+/// for name in SYSTEM_PROPERTY_NAMES {
+///     assert!(check_property_name(name).is_err());
+/// }
+/// assert!(check_property_name("timestamp").is_ok());
+/// ```
+pub const SYSTEM_PROPERTY_NAMES: [&str; 3] = ["PartitionKey", "RowKey", "Timestamp"];
+
+/// Which property name rule a name breaks.
+///
+/// ```
+/// use tablekit_rules::{check_property_name, PropertyNameError};
+/// assert_eq!(check_property_name("High Score"), Err(PropertyNameError::Character));
+/// assert_eq!(
+///     PropertyNameError::Character.to_string(),
+///     "a property name holds only letters, digits and `_`"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PropertyNameError {
+    /// The empty name.
+    Empty,
+    /// More than 255 characters.
+    TooLong,
+    /// A first character other than a letter or `_` (a digit, `½`, ...).
+    FirstCharacter,
+    /// A character other than a letter, a digit or `_`.
+    Character,
+    /// One of [`SYSTEM_PROPERTY_NAMES`].
+    Reserved,
+}
+
+impl PropertyNameError {
+    /// The rule, in words.
+    ///
+    /// ```
+    /// use tablekit_rules::PropertyNameError;
+    /// assert_eq!(PropertyNameError::Reserved.reason(), "this is a system property name");
+    /// ```
+    pub const fn reason(self) -> &'static str {
+        match self {
+            PropertyNameError::Empty => "a property name cannot be empty",
+            PropertyNameError::TooLong => "a property name is at most 255 characters",
+            PropertyNameError::FirstCharacter => "a property name starts with a letter or `_`",
+            PropertyNameError::Character => "a property name holds only letters, digits and `_`",
+            PropertyNameError::Reserved => "this is a system property name",
+        }
+    }
+}
+
+impl fmt::Display for PropertyNameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason())
+    }
+}
+
+impl core::error::Error for PropertyNameError {}
+
+/// Checks a user property name: letters, digits and `_` (Unicode letters and digits, as the
+/// service's names are C# identifiers), starting with a letter or `_`, at most 255
+/// characters, and none of the [`SYSTEM_PROPERTY_NAMES`]. The first rule broken, in this
+/// order: empty, length, first character, characters, reserved.
+///
+/// ```
+/// use tablekit_rules::{check_property_name, PropertyNameError};
+/// assert!(check_property_name("_Score2").is_ok());
+/// assert!(check_property_name("Größe").is_ok());
+/// assert_eq!(check_property_name("2Score"), Err(PropertyNameError::FirstCharacter));
+/// assert_eq!(check_property_name("RowKey"), Err(PropertyNameError::Reserved));
+/// ```
+pub fn check_property_name(name: &str) -> Result<(), PropertyNameError> {
+    // Nearly every name is ASCII: its checks need no character decoding.
+    let (count, starts_well, all_allowed) = if name.is_ascii() {
+        (
+            name.len(),
+            name.bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_'),
+            name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+        )
+    } else {
+        (
+            name.chars().count(),
+            name.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_'),
+            name.chars().all(|c| c.is_alphanumeric() || c == '_'),
+        )
+    };
+    if count == 0 {
+        return Err(PropertyNameError::Empty);
+    }
+    if count > MAX_PROPERTY_NAME_CHARS {
+        return Err(PropertyNameError::TooLong);
+    }
+    if !starts_well {
+        return Err(PropertyNameError::FirstCharacter);
+    }
+    if !all_allowed {
+        return Err(PropertyNameError::Character);
+    }
+    if SYSTEM_PROPERTY_NAMES.contains(&name) {
+        return Err(PropertyNameError::Reserved);
+    }
+    Ok(())
+}

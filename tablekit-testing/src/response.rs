@@ -7,7 +7,8 @@
 //! the Timestamp's annotation.
 
 use chrono::{DateTime, Utc};
-use tablekit::codec::{self, DateTimeText, Fraction};
+use tablekit::codec;
+use tablekit::wire::{self, DateTimeText, Fraction};
 use tablekit::{DynamicEntity, Value};
 
 use crate::datetime;
@@ -193,10 +194,10 @@ impl EntityWriter<'_> {
     /// `"odata.metadata":"{base}/$metadata#{table}{suffix}"`.
     fn metadata_url(&self, out: &mut Vec<u8>, suffix: &str) {
         out.extend_from_slice(b"\"odata.metadata\":\"");
-        codec::write_json_str_body(out, self.base);
+        wire::write_json_str_body(out, self.base);
         out.extend_from_slice(b"/$metadata#");
-        codec::write_json_str_body(out, self.table);
-        codec::write_json_str_body(out, suffix);
+        wire::write_json_str_body(out, self.table);
+        wire::write_json_str_body(out, suffix);
         out.push(b'"');
     }
 
@@ -262,7 +263,7 @@ impl EntityWriter<'_> {
                         _ => match entity.value(name) {
                             Some(value) => self.property(out, name, value),
                             None => {
-                                codec::write_json_str(out, name);
+                                wire::write_json_str(out, name);
                                 out.extend_from_slice(b":null");
                             }
                         },
@@ -290,15 +291,15 @@ impl EntityWriter<'_> {
             if let Some(edm) = annotation(value) {
                 // `"Name@odata.type":"Edm.X",`
                 out.push(b'"');
-                codec::write_json_str_body(out, name);
+                wire::write_json_str_body(out, name);
                 out.extend_from_slice(b"@odata.type\":\"");
                 out.extend_from_slice(edm.as_bytes());
                 out.extend_from_slice(b"\",");
             }
         }
-        codec::write_json_str(out, name);
+        wire::write_json_str(out, name);
         out.push(b':');
-        codec::write_value(out, value, Fraction::Trimmed);
+        wire::write_value(out, value, Fraction::Trimmed);
     }
 }
 
@@ -429,9 +430,9 @@ pub(crate) fn error_body(
     }
     let mut out = Vec::with_capacity(160 + message.len());
     out.extend_from_slice(b"{\"odata.error\":{\"code\":");
-    codec::write_json_str(&mut out, err.code);
+    wire::write_json_str(&mut out, err.code);
     out.extend_from_slice(b",\"message\":{\"lang\":\"en-US\",\"value\":");
-    codec::write_json_str(&mut out, &message);
+    wire::write_json_str(&mut out, &message);
     out.extend_from_slice(b"}}}");
     let content_type = level.unwrap_or(Metadata::Minimal).content_type();
     (content_type, out)
@@ -451,9 +452,9 @@ fn member(out: &mut Vec<u8>, name: &str, value: &str) {
 
 /// `"name":"value"`.
 fn string_member(out: &mut Vec<u8>, name: &str, value: &str) {
-    codec::write_json_str(out, name);
+    wire::write_json_str(out, name);
     out.push(b':');
-    codec::write_json_str(out, value);
+    wire::write_json_str(out, value);
 }
 
 #[cfg(test)]

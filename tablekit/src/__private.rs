@@ -14,10 +14,10 @@ pub use serde;
 pub use serde_json;
 pub use smol_str::SmolStr;
 
+pub use crate::client::error::Error;
 pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
-pub use crate::entity::DynamicEntity;
-pub use crate::error::Error;
+pub use crate::entity::{DynamicEntity, PropertyError};
 pub use crate::etag::ETag;
 pub use crate::filter::Filter;
 pub use crate::keys;
@@ -26,7 +26,26 @@ pub use crate::model::{Discriminator, TableEntity, TableModel};
 pub use crate::record::{
     decode_records, encode_records, Record, RecordError, RecordField, RecordReader, RecordWriter,
 };
-pub use crate::split;
+
+/// The split writer generated setters return, answering the crate's [`Error`].
+pub mod split {
+    use super::{DynamicEntity, Error};
+
+    /// [`write_split`](crate::split::write_split), its error converted.
+    pub fn write_split(
+        entity: &mut DynamicEntity,
+        name: &str,
+        bytes: &[u8],
+        max_properties: usize,
+    ) -> Result<(), Error> {
+        Ok(crate::split::write_split(
+            entity,
+            name,
+            bytes,
+            max_properties,
+        )?)
+    }
+}
 pub use crate::value::Value;
 
 /// Asserts at compile time that a field type has a default (spanned on the field).
@@ -47,14 +66,14 @@ pub fn get_renamed<T: FromValue>(
     old: &[&str],
 ) -> Result<Option<T>, Error> {
     if entity.contains(name) {
-        return entity.try_get(name);
+        return Ok(entity.try_get(name)?);
     }
     for o in old {
         if entity.contains(o) {
-            return entity.try_get(o);
+            return Ok(entity.try_get(o)?);
         }
     }
-    entity.try_get(name)
+    Ok(entity.try_get(name)?)
 }
 
 /// A `String` field's stored text, borrowed: the new name's, else the first old name's.
@@ -83,7 +102,9 @@ pub fn guard_records<R: Record>(entity: &mut DynamicEntity, name: &str) {
 
 /// [`guard_value`] for a split field.
 pub fn guard_split(entity: &mut DynamicEntity, name: &str) {
-    let read = split::read_split(entity, name).map(drop);
+    let read = crate::split::read_split(entity, name)
+        .map(drop)
+        .map_err(Error::from);
     note_unreadable(entity, name, read);
 }
 
@@ -98,10 +119,10 @@ pub fn guard_json<T: serde::de::DeserializeOwned>(entity: &mut DynamicEntity, na
 fn note_unreadable(entity: &mut DynamicEntity, name: &str, read: Result<(), Error>) {
     match read {
         Ok(()) => {}
-        Err(Error::Property {
+        Err(Error::Property(PropertyError {
             source: ValueError::NotSelected,
             ..
-        }) => {}
+        })) => {}
         Err(e) => entity.mark_unreadable_replaced(name, e),
     }
 }
@@ -115,7 +136,7 @@ pub fn get_json<T: serde::de::DeserializeOwned>(
     entity: &DynamicEntity,
     name: &str,
 ) -> Result<Option<T>, Error> {
-    split::read_json(entity, name)
+    Ok(crate::split::read_json(entity, name)?)
 }
 
 /// Writes a JSON field, split across properties when the text outgrows one; too large is a
@@ -125,12 +146,17 @@ pub fn set_json<T: serde::Serialize>(
     name: &str,
     value: &T,
 ) -> Result<(), Error> {
-    split::write_json(entity, name, value, JSON_MAX_PROPERTIES)
+    Ok(crate::split::write_json(
+        entity,
+        name,
+        value,
+        JSON_MAX_PROPERTIES,
+    )?)
 }
 
 /// Reads records stored (split) under `name`.
 pub fn get_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, Error> {
-    split::read_records(entity, name)
+    Ok(crate::split::read_records(entity, name)?)
 }
 
 /// Writes records split across at most `max_properties` properties.
@@ -140,12 +166,17 @@ pub fn set_records<R: Record>(
     records: &[R],
     max_properties: usize,
 ) -> Result<(), Error> {
-    split::write_records(entity, name, records, max_properties)
+    Ok(crate::split::write_records(
+        entity,
+        name,
+        records,
+        max_properties,
+    )?)
 }
 
 /// Reads bytes stored split under `name`.
 pub fn get_split(entity: &DynamicEntity, name: &str) -> Result<Vec<u8>, Error> {
-    Ok(split::read_split(entity, name)?.unwrap_or_default())
+    Ok(crate::split::read_split(entity, name)?.unwrap_or_default())
 }
 
 /// The error for a `key_only` field whose key does not decode.
@@ -157,8 +188,8 @@ pub fn key_part_error(kind: KeyKind, field: &str, key: &str) -> Error {
 
 /// Validates both composed keys.
 pub fn validate_keys(entity: &DynamicEntity) -> Result<(), Error> {
-    keys::validate(KeyKind::PartitionKey, entity.partition_key())?;
-    keys::validate(KeyKind::RowKey, entity.row_key())?;
+    limits::validate_key(KeyKind::PartitionKey, entity.partition_key())?;
+    limits::validate_key(KeyKind::RowKey, entity.row_key())?;
     Ok(())
 }
 

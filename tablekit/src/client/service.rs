@@ -1,7 +1,7 @@
 //! [`TableServiceClient`]: one account's Table service, and its tables.
 //!
-//! The client owns one `reqwest` connection pool (rustls) shared by every [`Table`] handle
-//! and clone, so handles are cheap and connections are reused. Building it refuses set-ups
+//! The client owns one `reqwest` connection pool (rustls) shared by every
+//! [`Table`](super::Table) handle and clone, so handles are cheap and connections are reused. Building it refuses set-ups
 //! that would leak a secret: a credential sent over plain http to a host other than loopback
 //! needs an explicit [`ClientBuilder::allow_insecure_http`].
 
@@ -15,13 +15,11 @@ use reqwest::Method;
 use super::connection_string::ConnectionString;
 use super::credential::Credential;
 use super::endpoint::Endpoint;
+use super::error::{Error, Result};
 use super::retry::RetryPolicy;
-use super::table::Table;
 use super::transport::{Call, Gone, Transport};
 use crate::codec;
-use crate::error::{Error, Result};
 use crate::limits::{self, InvalidInput};
-use crate::model::TableModel;
 
 /// The default per-request timeout.
 ///
@@ -126,37 +124,6 @@ impl TableServiceClient {
 
     pub(crate) fn transport(&self) -> &Transport {
         &self.transport
-    }
-
-    /// The typed handle of `M`'s table (`#[tablekit(table = "...")]`). For a model without a
-    /// table name every operation fails with [`Error::Configuration`]: use
-    /// [`table_named`](Self::table_named).
-    ///
-    /// ```
-    /// # use tablekit::client::TableServiceClient;
-    /// # use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let table = client.table::<DynamicEntity>(); // DynamicEntity names no table
-    /// assert_eq!(table.name(), "");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn table<M: TableModel>(&self) -> Table<M> {
-        Table::new(self.clone(), M::TABLE_NAME.unwrap_or(""))
-    }
-
-    /// A handle on table `name` for model `M`; with `M = DynamicEntity` (e.g.
-    /// `let t: Table = client.table_named("T")`) it is the untyped handle. The name is
-    /// validated by each operation, before sending.
-    ///
-    /// ```
-    /// # use tablekit::client::{Table, TableServiceClient};
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let logs: Table = client.table_named("Logs");
-    /// assert_eq!(logs.name(), "Logs");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn table_named<M: TableModel>(&self, name: &str) -> Table<M> {
-        Table::new(self.clone(), name)
     }
 
     /// Creates a table; a 409 `TableAlreadyExists` error if it exists.

@@ -19,16 +19,17 @@
 //! # Ok::<(), tablekit::Error>(())
 //! ```
 
-mod datetime;
+// The writing primitives of `datetime`, `encode` and `escape` are public only through the
+// hidden `wire` module, for the emulator that answers with the same bytes.
+pub(crate) mod datetime;
 mod decode;
-mod encode;
-mod escape;
+pub(crate) mod encode;
+pub(crate) mod escape;
 mod json;
 mod property;
 mod tables;
 
-pub use datetime::{format_datetime, parse_datetime, write_datetime, DateTimeText, Fraction};
-pub use decode::{decode_entity, decode_page};
-pub use encode::{encode_entity, encode_entity_into, write_value};
-pub use escape::{write_json_str, write_json_str_body};
+pub use datetime::{format_datetime, parse_datetime};
+pub use decode::{decode_entity, decode_page, DecodeError};
+pub use encode::{encode_entity, encode_entity_into};
 pub use tables::{decode_table_name, decode_table_names};

@@ -3,7 +3,10 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use super::decode::DecodeError;
+
+/// A `Result` of the codec.
+type Result<T, E = DecodeError> = std::result::Result<T, E>;
 
 /// `{"value":[{"TableName":"x"}, ...]}`; other members are ignored.
 #[derive(Deserialize)]
@@ -44,7 +47,7 @@ pub fn decode_table_name(bytes: &[u8]) -> Result<String> {
 
 /// One JSON value of type `T`, naming `what` in the error.
 fn read<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T> {
-    serde_json::from_slice(bytes).map_err(|e| Error::decode(what, e.to_string()))
+    serde_json::from_slice(bytes).map_err(|e| DecodeError::new(what, e.to_string()))
 }
 
 #[cfg(test)]

@@ -39,9 +39,9 @@ use std::sync::Arc;
 
 use futures::TryStreamExt;
 
+use crate::client::error::{Error, Result};
 use crate::client::{ContinuationToken, Table};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::limits::{validate_entity, validate_property_name, InvalidInput};
 use crate::model::TableModel;
 use crate::patterns::conflict_retry::ConflictRetry;
@@ -944,7 +944,7 @@ impl Migration {
         query: Query<M>,
         options: MigrateOptions,
     ) -> Result<MigrationOutcome> {
-        self.validate().map_err(migrate_error)?;
+        self.validate()?;
         if query.select_list().is_some() {
             return Err(InvalidInput::Other(
                 "a migration query cannot select properties: the Replace would drop the others"
@@ -958,7 +958,10 @@ impl Migration {
             dynamic_query = dynamic_query.filter_raw(filter);
         }
         if let Some(top) = query.top_value() {
-            dynamic_query = dynamic_query.top(top);
+            dynamic_query = dynamic_query.top(top)?;
+        }
+        if let Some(take) = query.take_value() {
+            dynamic_query = dynamic_query.take(take);
         }
         let mut walk = table.query(dynamic_query);
         if let Some(token) = options.resume_from.clone() {
@@ -1051,10 +1054,14 @@ fn write_failure(partition_key: &str, row_key: &str, error: &Error) -> MigrateEr
     }
 }
 
-fn migrate_error(e: MigrateError) -> Error {
-    match e {
-        MigrateError::Invalid(invalid) => Error::InvalidInput(invalid),
-        other => Error::InvalidInput(InvalidInput::Other(other.to_string())),
+/// An invalid migration is invalid input, as anywhere else; the other failures are the
+/// migration's own, in [`Error::Pattern`].
+impl From<MigrateError> for Error {
+    fn from(error: MigrateError) -> Self {
+        match error {
+            MigrateError::Invalid(invalid) => Error::InvalidInput(invalid),
+            other => Error::Pattern(Box::new(other)),
+        }
     }
 }
 

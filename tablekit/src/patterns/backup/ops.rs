@@ -6,9 +6,9 @@ use futures::{StreamExt, TryStreamExt};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 
 use super::format::{BackupHeader, BackupReader, BackupSummary, BackupWriter};
+use crate::client::error::{Error, Result};
 use crate::client::{OperationKind, Table};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::model::{TableEntity, TableModel};
 use crate::patterns::bulk::{BulkReport, BulkWriter, WriteOp};
 use crate::patterns::progress::{ProgressCounter, ProgressSink};

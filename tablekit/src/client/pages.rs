@@ -79,7 +79,7 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let page = table.query(Query::new().top(2)?).first_page().await?;
     /// let keys: Vec<&str> = page.entities().iter().map(|e| e.row_key()).collect();
     /// assert_eq!(keys, ["player-1", "player-2"]);
     /// # Ok(()) }
@@ -103,7 +103,7 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let page = table.query(Query::new().top(2)?).first_page().await?;
     /// let mut players = page.into_entities(); // owned: no clone to keep or change them
     /// players[0].set("Seen", true);
     /// assert_eq!(players.len(), 2);
@@ -128,9 +128,9 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let first = table.query(Query::new().top(2)).first_page().await?;
+    /// let first = table.query(Query::new().top(2)?).first_page().await?;
     /// let token = first.continuation().expect("a third follows").clone();
-    /// let last = table.query(Query::new().top(2)).resume_from(token);
+    /// let last = table.query(Query::new().top(2)?).resume_from(token);
     /// let last = last.first_page().await?;
     /// assert_eq!(last.len(), 1);
     /// assert!(last.continuation().is_none());
@@ -155,7 +155,7 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let page = table.query(Query::new().top(2)?).first_page().await?;
     /// assert_eq!(page.len(), 2); // at most `top`
     /// # Ok(()) }
     /// ```
@@ -224,11 +224,11 @@ impl<E> IntoIterator for Page<E> {
 /// assert_eq!(seen, 25);
 ///
 /// // web paging: one page and a token to come back with
-/// let page = table.query(q.clone().top(20)).first_page().await?;
+/// let page = table.query(q.clone().top(20)?).first_page().await?;
 /// assert_eq!(page.len(), 20);
 /// let token = page.continuation().expect("25 players: more follow");
 /// let link = token.to_string(); // e.g. in a "next" link
-/// let next = table.query(q.top(20)).resume_from(link.parse()?);
+/// let next = table.query(q.top(20)?).resume_from(link.parse()?);
 /// let next = next.first_page().await?;
 /// assert_eq!(next.len(), 5);
 /// assert!(next.continuation().is_none()); // the last page
@@ -359,7 +359,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let q = Query::new().top(2);
+    /// let q = Query::new().top(2)?;
     /// let first = table.query(q.clone()).first_page().await?;
     /// let link = first.continuation().expect("more follow").to_string(); // e.g. in a "next" link
     ///
@@ -389,7 +389,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?; // one request
+    /// let page = table.query(Query::new().top(2)?).first_page().await?; // one request
     /// assert_eq!(page.len(), 2);
     /// assert!(page.continuation().is_some());
     /// # Ok(()) }
@@ -430,7 +430,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
     /// let mut sizes = Vec::new();
-    /// let mut pages = table.query(Query::new().top(2)).pages();
+    /// let mut pages = table.query(Query::new().top(2)?).pages();
     /// while let Some(page) = pages.try_next().await? {
     ///     sizes.push(page.len());
     /// }
@@ -503,7 +503,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut players = table.query(Query::new().top(2)).entities(); // pages of 2, one stream
+    /// let mut players = table.query(Query::new().top(2)?).entities(); // pages of 2, one stream
     /// let mut seen = 0;
     /// while let Some(player) = players.try_next().await? {
     ///     assert_eq!(player.partition_key(), "eu");
@@ -534,7 +534,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let mut chunks = table.query(Query::new().top(2)?).chunks();
     /// assert_eq!(chunks.next_chunk(3).await?.len(), 3); // across two pages
     /// assert_eq!(chunks.next_chunk(3).await?.len(), 2); // fewer only at the end
     /// assert!(chunks.next_chunk(3).await?.is_empty());
@@ -650,7 +650,7 @@ impl<E: TableEntity> Chunker<E> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let mut chunks = table.query(Query::new().top(2)?).chunks();
     /// let chunk = chunks.next_chunk(3).await?; // pages of 2: one and a half pages
     /// let keys: Vec<&str> = chunk.iter().map(|p| p.row_key()).collect();
     /// assert_eq!(keys, ["player-1", "player-2", "player-3"]);
@@ -683,7 +683,7 @@ impl<E: TableEntity> Chunker<E> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let mut chunks = table.query(Query::new().top(2)?).chunks();
     /// chunks.next_chunk(3).await?; // players 1 to 3: player-4 is left over
     /// assert_eq!(chunks.next_page().await?.map(|p| p.len()), Some(1)); // the leftover
     /// assert_eq!(chunks.next_page().await?.map(|p| p.len()), Some(1)); // the last page: player-5

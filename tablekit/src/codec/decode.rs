@@ -70,7 +70,7 @@ type Result<T, E = DecodeError> = std::result::Result<T, E>;
 /// assert_eq!(e.get::<i64>("Big"), Some(i64::MAX));
 /// assert!(!e.contains("Gone"));
 /// assert_eq!(e.etag().unwrap().as_str(), r#"W/"1""#);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
     // Room for the properties a body of this size usually holds: growing costs more.
@@ -91,7 +91,7 @@ pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
 /// let entities = tablekit::codec::decode_page(page)?;
 /// assert_eq!(entities.len(), 2);
 /// assert_eq!(entities[1].get::<f64>("N"), Some(2.5));
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_page(bytes: &[u8]) -> Result<Vec<DynamicEntity>> {
     decode(bytes, "page", |json| {

@@ -6,8 +6,11 @@
 //! `nometadata`, `minimalmetadata` and `fullmetadata`, with annotations before or after their
 //! value; nulls are dropped (a `$select` of a missing property answers null on Azure), and values
 //! that come without annotations in `nometadata` stay strings. Reads go straight from the bytes
-//! to entities and report a typed [`Error::Decode`](crate::Error::Decode) naming the property;
-//! no input makes them panic.
+//! to entities and report a typed [`DecodeError`] naming the property; no input makes them
+//! panic.
+//!
+//! The codec stands on the entity layer and below everything that sends: it knows entities
+//! and values, not filters, queries or the client.
 //!
 //! ```
 //! use tablekit::{codec, DynamicEntity};
@@ -16,7 +19,7 @@
 //! let body = codec::encode_entity(&e);
 //! let back = codec::decode_entity(&body)?;
 //! assert_eq!(back.get::<i64>("Big"), Some(1 << 40));
-//! # Ok::<(), tablekit::Error>(())
+//! # Ok::<(), tablekit::codec::DecodeError>(())
 //! ```
 
 // The writing primitives of `datetime`, `encode` and `escape` are public only through the

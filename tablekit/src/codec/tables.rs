@@ -26,7 +26,7 @@ struct TableItem {
 /// ```
 /// let body = br#"{"odata.metadata":"x","value":[{"TableName":"Gamers"},{"TableName":"Logs"}]}"#;
 /// assert_eq!(tablekit::codec::decode_table_names(body)?, ["Gamers", "Logs"]);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
     let page: TablePage = read(bytes, "table list")?;
@@ -38,7 +38,7 @@ pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
 /// ```
 /// let body = br#"{"odata.metadata":"x","TableName":"Gamers"}"#;
 /// assert_eq!(tablekit::codec::decode_table_name(body)?, "Gamers");
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_table_name(bytes: &[u8]) -> Result<String> {
     let table: TableItem = read(bytes, "table")?;

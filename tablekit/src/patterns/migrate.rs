@@ -743,7 +743,7 @@ impl MigrateOptions {
     /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
     /// use tablekit::Query;
     /// // `table` holds five entities; a checkpoint after a first page of two:
-    /// let first_page = table.query(Query::new().top(2)).first_page().await?;
+    /// let first_page = table.query(Query::new().top(2)?).first_page().await?;
     /// let checkpoint = first_page.continuation().cloned().expect("more pages follow");
     /// let m = Migration::new().remove(["Legacy"]);
     /// let options = MigrateOptions::new().resume_from(checkpoint);
@@ -818,7 +818,7 @@ impl MigrateOptions {
     ///     store.lock().unwrap().push(token.to_string()) // a file or a table in real use
     /// });
     /// let m = Migration::new().remove(["Legacy"]);
-    /// let outcome = m.run(&table, Query::new().top(2), options).await?;
+    /// let outcome = m.run(&table, Query::new().top(2)?, options).await?;
     /// assert_eq!(outcome.report.changed, 5);
     /// assert_eq!(saved.lock().unwrap().len(), 2); // pages of 2, 2 and 1: none after the last
     /// # Ok(()) }
@@ -857,7 +857,7 @@ impl MigrateOptions {
 /// let mut options = MigrateOptions::new();
 /// let (mut runs, mut total) = (0, MigrationReport::default());
 /// loop {
-///     let outcome = m.run(&table, Query::new().top(2), options.clone()).await?;
+///     let outcome = m.run(&table, Query::new().top(2)?, options.clone()).await?;
 ///     runs += 1;
 ///     total.merge(outcome.report);
 ///     match (outcome.error, outcome.resume_from) {

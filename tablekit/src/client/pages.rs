@@ -452,26 +452,8 @@ impl<M: TableModel> EntityQuery<M> {
         stream::try_unfold((first, left), move |(next, left)| {
             let sent = sent.clone();
             async move {
-                let (reply, ahead) = match next {
-                    Next::At(position) => {
-                        // Only a stream with something left to take gets here.
-                        let top = sent.top_for(left).unwrap_or(MAX_TOP);
-                        (request_page(&sent, position, top, &|_| {}).await?, None)
-                    }
-                    Next::Requested(mut pending) => {
-                        // The next page's position is in this answer's headers: it is asked
-                        // for as soon as they arrive, while this answer's body comes in, for
-                        // no more entities than are left should this page be full.
-                        let after = left.map(|l| l.saturating_sub(pending.top));
-                        let ahead = match sent.top_for(after) {
-                            Some(top) => pending.continuation().await.map(|token| {
-                                (token.clone(), Pending::spawn(&sent, Some(token), top))
-                            }),
-                            None => None,
-                        };
-                        (pending.reply().await?, ahead)
-                    }
-                    Next::End => return Ok::<_, Error>(None),
+                let Some((reply, ahead)) = fetch(&sent, next, left).await? else {
+                    return Ok::<_, Error>(None);
                 };
                 let page = sent.decode(&reply, left)?;
                 let left = left.map(|l| l.saturating_sub(page.len()));
@@ -747,6 +729,40 @@ enum Next {
     Requested(Pending),
     /// The last page was read, or all the query takes.
     End,
+}
+
+/// The answer for the page `next` points at (`None` past the last), and the page after it
+/// when that was read ahead, with the position it asked for.
+async fn fetch<M: TableModel>(
+    sent: &Arc<Sent<M>>,
+    next: Next,
+    left: Option<usize>,
+) -> Result<Option<(Reply, Option<(ContinuationToken, Pending)>)>> {
+    match next {
+        Next::At(position) => {
+            // Only a stream with something left to take gets here.
+            let top = sent.top_for(left).unwrap_or(MAX_TOP);
+            Ok(Some((
+                request_page(sent, position, top, &|_| {}).await?,
+                None,
+            )))
+        }
+        Next::Requested(mut pending) => {
+            // The next page's position is in this answer's headers: it is asked for as soon as
+            // they arrive, while this answer's body comes in, for no more entities than are
+            // left should this page be full.
+            let after = left.map(|l| l.saturating_sub(pending.top));
+            let ahead = match sent.top_for(after) {
+                Some(top) => pending
+                    .continuation()
+                    .await
+                    .map(|token| (token.clone(), Pending::spawn(sent, Some(token), top))),
+                None => None,
+            };
+            Ok(Some((pending.reply().await?, ahead)))
+        }
+        Next::End => Ok(None),
+    }
 }
 
 /// What follows `page` when `left` entities are still to take: the end, or the request for

@@ -291,7 +291,7 @@ async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
 }
 
 /// The newest `n` blogs of a channel: partitions of the channel sort newest month first and
-/// rows newest first, so the first `n` results are the answer. `top(n)` keeps pages small.
+/// rows newest first, so the first `n` results are the answer. `take(n)` stops there.
 async fn most_recent_blogs(
     blogs: &Table<Blog>,
     channel: &str,
@@ -299,9 +299,9 @@ async fn most_recent_blogs(
 ) -> Result<Vec<DateTime<Utc>>, BoxError> {
     let query = Query::<Blog>::new()
         .filter(Blog::partition_key_prefix(channel).and(Blog::KIND.eq(Kind::Blog)))
-        .top(n as u32);
-    // Pages may come back short; the chunker reads on until it has `n` (or the data ends).
-    let recent = blogs.query(query).chunks().next_chunk(n).await?;
+        .take(n);
+    // Pages may come back short; the query reads on until it has `n` (or the data ends).
+    let recent = blogs.query(query).collect_all().await?;
     for blog in &recent {
         println!("  {}  {}", blog.posted().format("%Y-%m-%d"), blog.text());
     }
@@ -344,9 +344,9 @@ async fn home_page(
     let partition = Blog::partition_key_of(channel, &at(newest.0, newest.1, 1));
     let query = Query::<DynamicEntity>::new()
         .filter(Column::<DynamicEntity, String>::dynamic("PartitionKey").eq(partition.as_str()))
-        .top(n as u32);
+        .take(n);
     let mut kinds = Vec::new();
-    for entity in any.query(query).chunks().next_chunk(n).await? {
+    for entity in any.query(query).collect_all().await? {
         let post = Post::from_dynamic(entity)?;
         match &post {
             Post::Blog(b) => println!("  blog    {}: {}", b.posted().format("%d %b"), b.text()),

@@ -134,10 +134,10 @@ async fn starts_with(
                 .eq(initial.as_str())
                 .and(TitleSearch::ROW_KEY.starts_with(&key)),
         )
-        .top(u32::try_from(top)?);
+        .take(top);
     println!("filter: {}", query.filter_string().unwrap_or_default());
-    // `$top` bounds each page; a page may still come back short, so read up to `top` across
-    // pages rather than trusting the first one.
-    let found = table.query(query).chunks().next_chunk(top).await?;
+    // A total, not a page size: a page may come back short, and the query reads on across
+    // pages until it has `top` titles (no request asks for more than are left).
+    let found = table.query(query).collect_all().await?;
     Ok(found.iter().map(|t| t.title()).collect())
 }

@@ -74,7 +74,9 @@ async fn an_abandoned_read_ahead_costs_at_most_one_page() {
 
     for (read_ahead, most) in [(false, 1), (true, 2)] {
         let before = queries();
-        let query = table.query(Query::new().top(10)).read_ahead(read_ahead);
+        let query = table
+            .query(Query::new().top(10).unwrap())
+            .read_ahead(read_ahead);
         let mut pages = query.pages();
         let first = pages.try_next().await.unwrap().unwrap();
         assert_eq!(first.len(), 10);
@@ -87,4 +89,26 @@ async fn an_abandoned_read_ahead_costs_at_most_one_page() {
             "read_ahead({read_ahead}): {sent} page requests for one page read"
         );
     }
+}
+
+#[tokio::test]
+async fn a_query_takes_its_total_without_asking_for_more() {
+    use tablekit::Query;
+
+    let (emulator, _fixture, _client, table) = counted_table("Take").await;
+    let rows = (0..250).map(|i| DynamicEntity::new("p", format!("{i:03}")));
+    emulator.seed(table.name(), rows).unwrap();
+    let queries = || emulator.requests().count(Operation::Query);
+
+    for read_ahead in [false, true] {
+        let before = queries();
+        let q = Query::new().top(40).unwrap().take(100);
+        let taken = table.query(q).read_ahead(read_ahead).count().await.unwrap();
+        assert_eq!(taken, 100);
+        // 40 + 40 + 20: no page past the total is asked for, read ahead or not.
+        assert_eq!(queries() - before, 3, "read_ahead({read_ahead})");
+    }
+    let before = queries();
+    assert_eq!(table.query(Query::new().take(0)).count().await.unwrap(), 0);
+    assert_eq!(queries(), before, "taking nothing sends nothing");
 }

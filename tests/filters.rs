@@ -155,7 +155,10 @@ fn all_is_the_identity_of_and_and_absorbs_or() {
 fn raw_filters_are_grouped_and_query_keeps_raw_text_api() {
     let f = AGE.eq(1).or(Filter::raw("A eq 1 and B eq 2"));
     assert_eq!(f.to_string(), "Age eq 1 or (A eq 1 and B eq 2)");
-    let q = Query::<DynamicEntity>::new().filter_raw("X eq 1").top(5);
+    let q = Query::<DynamicEntity>::new()
+        .filter_raw("X eq 1")
+        .top(5)
+        .unwrap();
     assert_eq!(q.filter_string(), Some("X eq 1"));
     assert_eq!(q.top_value(), Some(5));
 }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use tablekit::limits::{self, InvalidInput};
 use tablekit::split::{self, SplitError, HEADER_LEN};
-use tablekit::{DynamicEntity, Error, Value};
+use tablekit::{DynamicEntity, Value};
 
 const KIB: usize = 1024;
 
@@ -77,12 +77,12 @@ fn a_value_over_the_budget_is_a_typed_error_and_changes_nothing() {
     let too_big = vec![1u8; split::max_bytes(4) + 1];
     let err = split::write_split(&mut e, "Blob", &too_big, 4).unwrap_err();
     match &err {
-        Error::Split(SplitError::TooLarge {
+        SplitError::TooLarge {
             property,
             bytes,
             max_bytes,
             max_properties,
-        }) => {
+        } => {
             assert_eq!(property, "Blob");
             assert_eq!(*bytes, too_big.len());
             assert_eq!(*max_bytes, 4 * 64 * KIB - HEADER_LEN);
@@ -163,7 +163,7 @@ fn corruption_is_detected() {
     e.set("Blob__2", chunk);
     assert!(matches!(
         split::read_split(&e, "Blob"),
-        Err(Error::Split(SplitError::Checksum { .. }))
+        Err(SplitError::Checksum { .. })
     ));
 
     // A chunk the header counts is missing.
@@ -171,7 +171,7 @@ fn corruption_is_detected() {
     e.remove("Blob__1");
     assert!(matches!(
         split::read_split(&e, "Blob"),
-        Err(Error::Split(SplitError::MissingChunk { chunk, .. })) if chunk == "Blob__1"
+        Err(SplitError::MissingChunk { chunk, .. }) if chunk == "Blob__1"
     ));
 
     // A chunk of the wrong length.
@@ -179,7 +179,7 @@ fn corruption_is_detected() {
     e.set("Blob__2", vec![0u8; 3]);
     assert!(matches!(
         split::read_split(&e, "Blob"),
-        Err(Error::Split(SplitError::Length { .. }))
+        Err(SplitError::Length { .. })
     ));
 
     // Headers: too short, unknown format, zero chunks.
@@ -193,7 +193,7 @@ fn corruption_is_detected() {
         e.set("Blob", head);
         assert!(matches!(
             split::read_split(&e, "Blob"),
-            Err(Error::Split(SplitError::Header { .. }))
+            Err(SplitError::Header { .. })
         ));
     }
 
@@ -202,7 +202,7 @@ fn corruption_is_detected() {
     e.set("Blob", "text");
     assert!(matches!(
         split::read_split(&e, "Blob"),
-        Err(Error::Split(SplitError::NotBinary { .. }))
+        Err(SplitError::NotBinary { .. })
     ));
 }
 
@@ -212,19 +212,19 @@ fn bad_budgets_and_names_are_refused_before_writing() {
     for max in [0, 253] {
         assert!(matches!(
             split::write_split(&mut e, "Blob", b"x", max),
-            Err(Error::Split(SplitError::MaxProperties { .. }))
+            Err(SplitError::MaxProperties { .. })
         ));
     }
     assert!(matches!(
         split::write_split(&mut e, "Bad Name", b"x", 1),
-        Err(Error::InvalidInput(InvalidInput::PropertyName { .. }))
+        Err(SplitError::InvalidInput(InvalidInput::PropertyName { .. }))
     ));
     // The longest chunk name must be valid too: 252 characters + "__15" is too long.
     let long = "N".repeat(252);
     assert!(split::write_split(&mut e, &long, b"x", 1).is_ok());
     assert!(matches!(
         split::write_split(&mut e, &long, b"x", 16),
-        Err(Error::InvalidInput(InvalidInput::PropertyName { .. }))
+        Err(SplitError::InvalidInput(InvalidInput::PropertyName { .. }))
     ));
 }
 

@@ -4,7 +4,8 @@
 use chrono::{DateTime, TimeZone, Utc};
 use tablekit::value::{from_ticks, to_ticks, truncate_to_tick, utf16_len, MAX_TICKS};
 use tablekit::{
-    DynamicEntity, ETag, EdmType, Error, FromValue, IntoValue, TableEntity, Value, ValueError,
+    DynamicEntity, ETag, EdmType, FromValue, IntoValue, PropertyError, TableEntity, Value,
+    ValueError,
 };
 use uuid::Uuid;
 
@@ -42,7 +43,7 @@ fn int64_narrows_to_i32_only_in_range() {
     let err = e.try_get::<i32>("Big").unwrap_err();
     assert!(matches!(
         &err,
-        Error::Property { property, source: ValueError::OutOfRange { target: "i32", .. } }
+        PropertyError { property, source: ValueError::OutOfRange { target: "i32", .. }, .. }
             if property == "Big"
     ));
     assert!(err.to_string().contains("`Big`"), "{err}");

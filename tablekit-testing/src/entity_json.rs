@@ -8,7 +8,7 @@
 
 use std::ops::Deref;
 
-use tablekit::codec::{self, DateTimeText, Fraction};
+use tablekit::wire::{self, DateTimeText, Fraction};
 use tablekit::{DynamicEntity, Value};
 
 use crate::datetime;
@@ -84,10 +84,10 @@ impl EntityWriter<'_> {
     /// `"odata.metadata":"{base}/$metadata#{table}{suffix}"`.
     fn metadata_url(&self, out: &mut Vec<u8>, suffix: &str) {
         out.extend_from_slice(b"\"odata.metadata\":\"");
-        codec::write_json_str_body(out, self.base);
+        wire::write_json_str_body(out, self.base);
         out.extend_from_slice(b"/$metadata#");
-        codec::write_json_str_body(out, self.table);
-        codec::write_json_str_body(out, suffix);
+        wire::write_json_str_body(out, self.table);
+        wire::write_json_str_body(out, suffix);
         out.push(b'"');
     }
 
@@ -153,7 +153,7 @@ impl EntityWriter<'_> {
                         _ => match entity.value(name) {
                             Some(value) => self.property(out, name, value),
                             None => {
-                                codec::write_json_str(out, name);
+                                wire::write_json_str(out, name);
                                 out.extend_from_slice(b":null");
                             }
                         },
@@ -181,15 +181,15 @@ impl EntityWriter<'_> {
             if let Some(edm) = annotation(value) {
                 // `"Name@odata.type":"Edm.X",`
                 out.push(b'"');
-                codec::write_json_str_body(out, name);
+                wire::write_json_str_body(out, name);
                 out.extend_from_slice(b"@odata.type\":\"");
                 out.extend_from_slice(edm.as_bytes());
                 out.extend_from_slice(b"\",");
             }
         }
-        codec::write_json_str(out, name);
+        wire::write_json_str(out, name);
         out.push(b':');
-        codec::write_value(out, value, Fraction::Trimmed);
+        wire::write_value(out, value, Fraction::Trimmed);
     }
 }
 
@@ -288,9 +288,14 @@ mod tests {
         e.set("S", "x");
         e.set("B", true);
         e.set("G", uuid::Uuid::from_u128(1));
-        e.set("T", codec::parse_datetime("2020-01-01T00:00:00Z").unwrap());
+        e.set(
+            "T",
+            tablekit::codec::parse_datetime("2020-01-01T00:00:00Z").unwrap(),
+        );
         e.set("Bin", vec![1u8, 2, 3]);
-        e.set_timestamp(codec::parse_datetime("2026-11-22T11:42:25.2261896Z"));
+        e.set_timestamp(tablekit::codec::parse_datetime(
+            "2026-11-22T11:42:25.2261896Z",
+        ));
         Written::new(e)
     }
 
@@ -348,7 +353,9 @@ mod tests {
         e.set("X", f64::NAN);
         e.set("Y", f64::NEG_INFINITY);
         e.set("Z", 2.0);
-        e.set_timestamp(codec::parse_datetime("2026-11-22T11:42:25.2572205Z"));
+        e.set_timestamp(tablekit::codec::parse_datetime(
+            "2026-11-22T11:42:25.2572205Z",
+        ));
         let body = String::from_utf8(writer(Metadata::Minimal).single(&Written::new(e))).unwrap();
         assert!(body.contains(r#""X@odata.type":"Edm.Double","X":"NaN","Y@odata.type":"Edm.Double","Y":"-Infinity","Z":2.0,"#), "{body}");
     }

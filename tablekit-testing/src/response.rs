@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use tablekit::codec;
+use tablekit::wire;
 use tablekit::DynamicEntity;
 
 use crate::datetime;
@@ -166,9 +167,9 @@ pub(crate) fn error_body(
     }
     let mut out = Vec::with_capacity(160 + message.len());
     out.extend_from_slice(b"{\"odata.error\":{\"code\":");
-    codec::write_json_str(&mut out, err.code);
+    wire::write_json_str(&mut out, err.code);
     out.extend_from_slice(b",\"message\":{\"lang\":\"en-US\",\"value\":");
-    codec::write_json_str(&mut out, &message);
+    wire::write_json_str(&mut out, &message);
     out.extend_from_slice(b"}}}");
     let content_type = level.unwrap_or(Metadata::Minimal).content_type();
     (content_type, out)
@@ -188,9 +189,9 @@ pub(crate) fn member(out: &mut Vec<u8>, name: &str, value: &str) {
 
 /// `"name":"value"`.
 pub(crate) fn string_member(out: &mut Vec<u8>, name: &str, value: &str) {
-    codec::write_json_str(out, name);
+    wire::write_json_str(out, name);
     out.push(b':');
-    codec::write_json_str(out, value);
+    wire::write_json_str(out, value);
 }
 
 #[cfg(test)]

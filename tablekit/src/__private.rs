@@ -20,10 +20,10 @@ pub use std::string::String;
 pub use chrono::{DateTime, Utc};
 pub use smol_str::SmolStr;
 
+pub use crate::client::error::Error;
 pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
-pub use crate::entity::DynamicEntity;
-pub use crate::error::Error;
+pub use crate::entity::{DynamicEntity, PropertyError};
 pub use crate::etag::ETag;
 pub use crate::filter::Filter;
 pub use crate::keys;
@@ -93,14 +93,14 @@ fn get_renamed<T: FromValue>(
     old: &[&str],
 ) -> Result<Option<T>, Error> {
     if entity.contains(name) {
-        return entity.try_get(name);
+        return Ok(entity.try_get(name)?);
     }
     for o in old {
         if entity.contains(o) {
-            return entity.try_get(o);
+            return Ok(entity.try_get(o)?);
         }
     }
-    entity.try_get(name)
+    Ok(entity.try_get(name)?)
 }
 
 /// A property field, or why its stored value cannot be read; absent reads as the default.
@@ -158,19 +158,26 @@ pub fn get_json<F: JsonField>(entity: &DynamicEntity) -> F::Value {
 
 /// A JSON field's setter; too large a value is an error, never cut.
 pub fn set_json<F: JsonField>(entity: &mut DynamicEntity, value: &F::Value) -> Result<(), Error> {
-    let read = split::read_json::<F::Value>(entity, F::NAME).map(drop);
+    let read = split::read_json::<F::Value>(entity, F::NAME)
+        .map(drop)
+        .map_err(Error::from);
     note_unreadable(entity, F::NAME, read);
     init_json::<F>(entity, value)
 }
 
 /// Sets a JSON field of an entity being built.
 pub fn init_json<F: JsonField>(entity: &mut DynamicEntity, value: &F::Value) -> Result<(), Error> {
-    split::write_json(entity, F::NAME, value, JSON_MAX_PROPERTIES)
+    Ok(split::write_json(
+        entity,
+        F::NAME,
+        value,
+        JSON_MAX_PROPERTIES,
+    )?)
 }
 
 /// A records field, or why it cannot be read; absent reads as no records.
 pub fn try_get_records<F: RecordsField>(entity: &DynamicEntity) -> Result<Vec<F::Record>, Error> {
-    split::read_records(entity, F::NAME)
+    Ok(split::read_records(entity, F::NAME)?)
 }
 
 /// A records field; none when absent or unreadable.
@@ -193,7 +200,12 @@ pub fn init_records<F: RecordsField>(
     entity: &mut DynamicEntity,
     records: &[F::Record],
 ) -> Result<(), Error> {
-    split::write_records(entity, F::NAME, records, F::MAX_PROPERTIES)
+    Ok(split::write_records(
+        entity,
+        F::NAME,
+        records,
+        F::MAX_PROPERTIES,
+    )?)
 }
 
 /// A split field, or why it cannot be read; absent reads as no bytes.
@@ -208,14 +220,21 @@ pub fn get_split<F: SplitField>(entity: &DynamicEntity) -> Vec<u8> {
 
 /// A split field's setter; too many bytes is an error, never a cut.
 pub fn set_split<F: SplitField>(entity: &mut DynamicEntity, bytes: &[u8]) -> Result<(), Error> {
-    let read = split::read_split(entity, F::NAME).map(drop);
+    let read = split::read_split(entity, F::NAME)
+        .map(drop)
+        .map_err(Error::from);
     note_unreadable(entity, F::NAME, read);
     init_split::<F>(entity, bytes)
 }
 
 /// Sets a split field of an entity being built.
 pub fn init_split<F: SplitField>(entity: &mut DynamicEntity, bytes: &[u8]) -> Result<(), Error> {
-    split::write_split(entity, F::NAME, bytes, F::MAX_PROPERTIES)
+    Ok(split::write_split(
+        entity,
+        F::NAME,
+        bytes,
+        F::MAX_PROPERTIES,
+    )?)
 }
 
 /// Notes `name` as replaced unread when `read` failed on its stored value. A property a select
@@ -223,10 +242,10 @@ pub fn init_split<F: SplitField>(entity: &mut DynamicEntity, bytes: &[u8]) -> Re
 fn note_unreadable(entity: &mut DynamicEntity, name: &str, read: Result<(), Error>) {
     match read {
         Ok(()) => {}
-        Err(Error::Property {
+        Err(Error::Property(PropertyError {
             source: ValueError::NotSelected,
             ..
-        }) => {}
+        })) => {}
         Err(e) => entity.mark_unreadable_replaced(name, e),
     }
 }

@@ -30,13 +30,13 @@ use crate::value::{truncate_to_tick, EdmType, Value};
 /// Why a stored value could not be read as the requested Rust type.
 ///
 /// ```
-/// use tablekit::{DynamicEntity, Error, ValueError};
+/// use tablekit::{DynamicEntity, ValueError};
 /// let mut e = DynamicEntity::new("p", "r");
 /// e.set("Flag", true);
 /// let err = e.try_get::<i32>("Flag").unwrap_err();
-/// assert!(matches!(err, Error::Property { source: ValueError::TypeMismatch { .. }, .. }));
+/// assert!(matches!(err.source, ValueError::TypeMismatch { .. }));
 /// ```
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ValueError {
     /// The stored type cannot represent the requested type.

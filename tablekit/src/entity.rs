@@ -6,7 +6,7 @@
 //! wrapper that does not know a property still writes it back on Replace, a property added
 //! later reads its default from older entities, and a property whose type changed is reported,
 //! not lost. Reads never panic: `get` answers `None` for absent or unreadable values, `try_get`
-//! says which.
+//! says which with a [`PropertyError`].
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,9 +15,50 @@ use chrono::{DateTime, Utc};
 use smol_str::SmolStr;
 
 use crate::convert::{FromValue, IntoValue, ValueError};
-use crate::error::Error;
 use crate::etag::ETag;
-use crate::value::{smol_str, Value};
+use crate::value::{smol_str, utf16_len, Value};
+
+/// Why a property of an entity could not be read as the requested type: the property's name
+/// and the value's reason. It converts into [`Error::Property`](crate::Error::Property), so
+/// `?` takes it into a `tablekit::Result`.
+///
+/// ```
+/// use tablekit::{DynamicEntity, PropertyError, ValueError};
+/// let mut e = DynamicEntity::new("p", "r");
+/// e.set("Level", "high");
+/// let err = e.try_get::<i32>("Level").unwrap_err();
+/// assert_eq!(err.property, "Level");
+/// assert!(matches!(err.source, ValueError::TypeMismatch { .. }));
+/// assert_eq!(err.to_string(), "property `Level`: expected Edm.Int32, found Edm.String");
+/// let err: tablekit::Error = err.into();
+/// assert!(matches!(err, tablekit::Error::Property(PropertyError { .. })));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("property `{property}`: {source}")]
+#[non_exhaustive]
+pub struct PropertyError {
+    /// The property's name.
+    pub property: String,
+    /// Why it could not be read.
+    #[source]
+    pub source: ValueError,
+}
+
+impl PropertyError {
+    /// An error reading property `name`.
+    ///
+    /// ```
+    /// use tablekit::{PropertyError, ValueError};
+    /// let err = PropertyError::new("Level", ValueError::Invalid("unknown level 7".into()));
+    /// assert_eq!(err.to_string(), "property `Level`: unknown level 7");
+    /// ```
+    pub fn new(name: &str, source: ValueError) -> Self {
+        PropertyError {
+            property: name.to_owned(),
+            source,
+        }
+    }
+}
 
 /// One entity as the service stores it: the keys, the service-maintained `Timestamp` and
 /// `ETag`, and any number of typed properties in insertion order.
@@ -278,7 +319,7 @@ impl DynamicEntity {
     /// not fetch is an error ([`ValueError::NotSelected`]), not "missing".
     ///
     /// ```
-    /// # use tablekit::{DynamicEntity, Error, Query, ValueError};
+    /// # use tablekit::{DynamicEntity, PropertyError, Query, ValueError};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
@@ -295,14 +336,14 @@ impl DynamicEntity {
     /// let read = table.query(q).collect_all().await?.remove(0);
     /// assert_eq!(read.try_get::<i32>("Score")?, Some(10));
     /// let err = read.try_get::<i32>("Lives").unwrap_err(); // stored, but not fetched
-    /// assert!(matches!(err, Error::Property { source: ValueError::NotSelected, .. }));
+    /// assert!(matches!(err, PropertyError { source: ValueError::NotSelected, .. }));
     /// # Ok(()) }
     /// ```
-    pub fn try_get<T: FromValue>(&self, name: &str) -> Result<Option<T>, Error> {
+    pub fn try_get<T: FromValue>(&self, name: &str) -> Result<Option<T>, PropertyError> {
         match self.value(name) {
             Some(value) => T::from_value(value)
                 .map(Some)
-                .map_err(|source| Error::property(name, source)),
+                .map_err(|source| PropertyError::new(name, source)),
             None => {
                 self.check_fetched(name)?;
                 Ok(T::from_missing())
@@ -312,11 +353,11 @@ impl DynamicEntity {
 
     /// `Ok` unless `name` is absent only because the query that read the entity did not
     /// select it: then its stored value is unknown, and reading it as missing would misreport.
-    pub(crate) fn check_fetched(&self, name: &str) -> Result<(), Error> {
+    pub(crate) fn check_fetched(&self, name: &str) -> Result<(), PropertyError> {
         if self.is_selected(name) {
             Ok(())
         } else {
-            Err(Error::property(name, ValueError::NotSelected))
+            Err(PropertyError::new(name, ValueError::NotSelected))
         }
     }
 
@@ -646,6 +687,17 @@ impl DynamicEntity {
     /// assert_eq!(e.size(), 4 + 2 * 2 + (8 + 2 + 4));
     /// ```
     pub fn size(&self) -> usize {
-        crate::limits::entity_size(self)
+        let keys = utf16_len(&self.partition_key) + utf16_len(&self.row_key);
+        let properties: usize = self
+            .properties
+            .iter()
+            .map(|(name, value)| property_size(name, value))
+            .sum();
+        4 + 2 * keys + properties
     }
+}
+
+/// What one property adds to [`DynamicEntity::size`]: `8 + 2 x name length + value size`.
+pub(crate) fn property_size(name: &str, value: &Value) -> usize {
+    8 + 2 * utf16_len(name) + value.stored_size()
 }

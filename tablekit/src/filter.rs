@@ -20,8 +20,8 @@ use std::marker::PhantomData;
 
 use crate::codec::format_datetime;
 use crate::convert::IntoValue;
-use crate::error::Error;
-use crate::limits::InvalidInput;
+use crate::params::{is_name_byte, is_param_name, named_values, NamedValue};
+pub use crate::params::{ParamError, Params};
 use crate::value::Value;
 
 /// A comparison operator of the `$filter` language.
@@ -145,8 +145,9 @@ impl<M> Filter<M> {
     ///
     /// Values are anything [`IntoValue`]: pairs of one type directly, mixed types through
     /// [`Params`]. A placeholder without a value, a value never used, a name given twice, an
-    /// invalid name and a `None` value are each an [`InvalidInput::FilterParameter`] error,
-    /// before anything is sent.
+    /// invalid name and a `None` value are each a [`ParamError`] (input the service would
+    /// refuse: `?` makes it an [`InvalidInput`](crate::InvalidInput) error), before anything
+    /// is sent.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -155,7 +156,7 @@ impl<M> Filter<M> {
     /// # let client = tablekit::client::TableServiceClient::from_connection_string(
     /// #     &emulator.connection_string(),
     /// # )?;
-    /// use tablekit::filter::Params;
+    /// use tablekit::filter::{ParamError, Params};
     /// use tablekit::{DynamicEntity, Filter, Query};
     ///
     /// let table = client.table_named::<DynamicEntity>("Gamers");
@@ -175,13 +176,13 @@ impl<M> Filter<M> {
     /// assert_eq!(found, 1);
     ///
     /// let err = Filter::<DynamicEntity>::raw_with("RowKey eq @tag", [("name", "Ann")]);
-    /// assert!(err.unwrap_err().is_invalid_input()); // `@tag` has no value
+    /// assert!(matches!(err, Err(ParamError::Missing { .. }))); // `@tag` has no value
     /// # Ok(()) }
     /// ```
     pub fn raw_with<N, V>(
         text: &str,
         params: impl IntoIterator<Item = (N, V)>,
-    ) -> Result<Self, Error>
+    ) -> Result<Self, ParamError>
     where
         N: AsRef<str>,
         V: IntoValue,
@@ -448,118 +449,6 @@ fn with_point(number: &str) -> String {
     }
 }
 
-/// Named values of mixed types for [`Filter::raw_with`], [`bind_params`] and
-/// `Query::filter_raw_with`.
-///
-/// ```
-/// use tablekit::filter::{bind_params, Params};
-/// let params = Params::new().bind("tag", "Ann").bind("min", 20i64).bind("active", true);
-/// let text = bind_params("Tag eq @tag and Score ge @min and Active eq @active", params)?;
-/// assert_eq!(text, "Tag eq 'Ann' and Score ge 20L and Active eq true");
-/// # Ok::<(), tablekit::Error>(())
-/// ```
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Params {
-    values: Vec<(String, Option<Value>)>,
-}
-
-impl Params {
-    /// No values yet.
-    ///
-    /// ```
-    /// use tablekit::filter::{bind_params, Params};
-    /// assert_eq!(bind_params("A eq 1", Params::new())?, "A eq 1");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn new() -> Self {
-        Params::default()
-    }
-
-    /// Adds the value of placeholder `@name` (the name is given without its `@`).
-    ///
-    /// ```
-    /// use chrono::{TimeZone, Utc};
-    /// use tablekit::filter::{bind_params, Params};
-    /// let day = Utc.with_ymd_and_hms(2024, 5, 1, 0, 0, 0).unwrap();
-    /// let params = Params::new().bind("day", day).bind("id", uuid::Uuid::nil());
-    /// let text = bind_params("At ge @day and Id ne @id", params)?;
-    /// assert_eq!(
-    ///     text,
-    ///     "At ge datetime'2024-05-01T00:00:00.0000000Z' \
-    ///      and Id ne guid'00000000-0000-0000-0000-000000000000'"
-    /// );
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn bind(mut self, name: impl Into<String>, value: impl IntoValue) -> Self {
-        self.values.push((name.into(), value.into_value()));
-        self
-    }
-}
-
-impl IntoIterator for Params {
-    type Item = (String, Option<Value>);
-    type IntoIter = std::vec::IntoIter<(String, Option<Value>)>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.values.into_iter()
-    }
-}
-
-/// Why the parameters of a hand-written filter do not fit its text (inside
-/// [`InvalidInput::FilterParameter`]).
-///
-/// ```
-/// use tablekit::filter::{bind_params, ParamError};
-/// use tablekit::{Error, InvalidInput};
-/// let err = bind_params("A eq @a", [("b", 1)]).unwrap_err();
-/// let Error::InvalidInput(InvalidInput::FilterParameter(problem)) = &err else {
-///     panic!("{err}")
-/// };
-/// assert_eq!(*problem, ParamError::Missing { name: "a".into() });
-/// assert_eq!(err.to_string(), "invalid filter parameters: `@a` has no value");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ParamError {
-    /// The text holds `@name` but no value has that name.
-    #[error("`@{name}` has no value")]
-    Missing {
-        /// The placeholder's name.
-        name: String,
-    },
-    /// A value whose placeholder the text never holds (a misspelt name, say).
-    #[error("the value of `@{name}` is never used")]
-    Unused {
-        /// The value's name.
-        name: String,
-    },
-    /// Two values with one name.
-    #[error("`@{name}` is given twice")]
-    Duplicate {
-        /// The name.
-        name: String,
-    },
-    /// A name that is not an ASCII letter or `_` followed by letters, digits and `_` (a value's
-    /// name as given, or a placeholder as written, with its `@`).
-    #[error("invalid parameter name `{name}`: a name is an ASCII letter or `_` followed by letters, digits and `_`, given without its `@`")]
-    InvalidName {
-        /// The name.
-        name: String,
-    },
-    /// A `None` value: the filter language has no null, so no literal can stand for it.
-    #[error("the value of `@{name}` is `None`, which no filter literal can stand for")]
-    NoValue {
-        /// The value's name.
-        name: String,
-    },
-    /// A string literal of the text that is never closed, so where placeholders are is unclear.
-    #[error("the string literal at byte {position} of the filter is never closed")]
-    UnclosedLiteral {
-        /// The byte offset of its opening quote.
-        position: usize,
-    },
-}
-
 /// Replaces each `@name` placeholder of `text` by the value named `name`, written as a
 /// literal of its type, exactly as typed filters write them: `'..'` with `''` for a quote,
 /// Int64 with `L`, doubles that stay doubles, `datetime'..'` with 7 fractional digits,
@@ -588,7 +477,7 @@ pub enum ParamError {
 pub fn bind_params<N, V>(
     text: &str,
     params: impl IntoIterator<Item = (N, V)>,
-) -> Result<String, Error>
+) -> Result<String, ParamError>
 where
     N: AsRef<str>,
     V: IntoValue,
@@ -596,63 +485,13 @@ where
     let mut values = named_values(params)?;
     let bound = substitute(text, &mut values)?;
     if let Some(unused) = values.into_iter().find(|v| !v.used) {
-        return Err(param_error(ParamError::Unused { name: unused.name }));
+        return Err(ParamError::Unused { name: unused.name });
     }
     Ok(bound)
 }
 
-/// One named value and whether the text used it.
-struct NamedValue {
-    name: String,
-    value: Value,
-    used: bool,
-}
-
-fn param_error(problem: ParamError) -> Error {
-    Error::InvalidInput(InvalidInput::FilterParameter(problem))
-}
-
-/// The values, each name checked and given once, each value present.
-fn named_values<N, V>(params: impl IntoIterator<Item = (N, V)>) -> Result<Vec<NamedValue>, Error>
-where
-    N: AsRef<str>,
-    V: IntoValue,
-{
-    let mut out: Vec<NamedValue> = Vec::new();
-    for (name, value) in params {
-        let name = name.as_ref().to_owned();
-        if !is_param_name(&name) {
-            return Err(param_error(ParamError::InvalidName { name }));
-        }
-        if out.iter().any(|v| v.name == name) {
-            return Err(param_error(ParamError::Duplicate { name }));
-        }
-        let Some(value) = value.into_value() else {
-            return Err(param_error(ParamError::NoValue { name }));
-        };
-        out.push(NamedValue {
-            name,
-            value,
-            used: false,
-        });
-    }
-    Ok(out)
-}
-
-/// An ASCII letter or `_`, then ASCII letters, digits and `_`.
-fn is_param_name(name: &str) -> bool {
-    name.bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && name.bytes().all(is_name_byte)
-}
-
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
 /// Copies `text`, writing each placeholder outside string literals as its value's literal.
-fn substitute(text: &str, values: &mut [NamedValue]) -> Result<String, Error> {
+fn substitute(text: &str, values: &mut [NamedValue]) -> Result<String, ParamError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(['\'', '@']) {
@@ -678,7 +517,7 @@ fn substitute(text: &str, values: &mut [NamedValue]) -> Result<String, Error> {
 
 /// The byte offset just past the string literal whose opening quote is at `start` (`''` is a
 /// quote inside it, not its end).
-fn string_literal_end(text: &str, start: usize) -> Result<usize, Error> {
+fn string_literal_end(text: &str, start: usize) -> Result<usize, ParamError> {
     let bytes = text.as_bytes();
     let mut i = start + 1;
     while i < bytes.len() {
@@ -690,20 +529,24 @@ fn string_literal_end(text: &str, start: usize) -> Result<usize, Error> {
         }
         i += 1;
     }
-    Err(param_error(ParamError::UnclosedLiteral { position: start }))
+    Err(ParamError::UnclosedLiteral { position: start })
 }
 
 /// Writes the literal of the value named `name`, and marks it used.
-fn write_placeholder(out: &mut String, name: &str, values: &mut [NamedValue]) -> Result<(), Error> {
+fn write_placeholder(
+    out: &mut String,
+    name: &str,
+    values: &mut [NamedValue],
+) -> Result<(), ParamError> {
     if !is_param_name(name) {
-        return Err(param_error(ParamError::InvalidName {
+        return Err(ParamError::InvalidName {
             name: format!("@{name}"),
-        }));
+        });
     }
     let Some(named) = values.iter_mut().find(|v| v.name == name) else {
-        return Err(param_error(ParamError::Missing {
+        return Err(ParamError::Missing {
             name: name.to_owned(),
-        }));
+        });
     };
     named.used = true;
     // Writing into a `String` cannot fail.

@@ -20,7 +20,6 @@ use chrono::{DateTime, Datelike, Utc};
 use tablekit_rules::{DateField, DatePattern, DatePiece};
 use uuid::Uuid;
 
-use crate::limits::{validate_key, InvalidInput, KeyKind};
 use crate::value::{from_ticks, to_ticks, MAX_TICKS};
 
 /// A value that is a key part without a format: its text, and back (for `key_only` fields).
@@ -315,17 +314,6 @@ pub fn part<'k>(key: &'k str, separator: &str, index: usize, count: usize) -> Op
         return None;
     }
     parts.get(index).copied()
-}
-
-/// Checks a composed key against the service's rules (forbidden characters, 1 KiB).
-///
-/// ```
-/// use tablekit::{keys, KeyKind};
-/// assert!(keys::validate(KeyKind::RowKey, "a/b").is_err());
-/// assert!(keys::validate(KeyKind::RowKey, "ab").is_ok());
-/// ```
-pub fn validate(kind: KeyKind, key: &str) -> Result<(), InvalidInput> {
-    validate_key(kind, key)
 }
 
 /// The exclusive upper bound of all strings starting with `prefix`, in the service's ordinal

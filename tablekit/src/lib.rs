@@ -1,35 +1,43 @@
 #![doc = include_str!("../README.md")]
 
+// Layers, bottom to top; each imports only from those below it, and owns its errors:
+// values (`value`, `etag`, `convert`), entities (`entity`), the codec (`codec`), the rules
+// and typed query parts (`params`, `limits`, `keys`, `filter`, `column`, `model`, `record`,
+// `split`, `select`, `query`), the client (`client`, whose `Error` the lower errors convert
+// into), and the storage patterns (`patterns`). `auth` is shared by the client and the
+// emulator; `wire` and `__private` serve the emulator and the derive macros.
 pub mod auth;
 pub mod client;
 pub mod codec;
 pub mod column;
 mod convert;
 mod entity;
-mod error;
 mod etag;
 pub mod filter;
+#[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod keys;
 pub mod limits;
 mod model;
+mod params;
 pub mod patterns;
 mod query;
 pub mod record;
 pub mod select;
 pub mod split;
 pub mod value;
-mod writable;
+#[doc(hidden)]
+pub mod wire;
 
+pub use client::error::{Error, Result};
 pub use column::{Column, RangeKind};
 pub use convert::{FromValue, IntoValue, ValueError};
-pub use entity::DynamicEntity;
-pub use error::{Error, Result};
+pub use entity::{DynamicEntity, PropertyError};
 pub use etag::ETag;
 pub use filter::Filter;
 pub use limits::{InvalidInput, KeyKind};
-pub use model::{Discriminator, NamedTable, TableEntity, TableModel};
+pub use model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
 pub use query::Query;
 pub use record::{Record, RecordError};
 pub use select::Select;

@@ -21,7 +21,8 @@
 
 use std::fmt;
 
-use crate::entity::DynamicEntity;
+use crate::entity::{self, DynamicEntity};
+use crate::params::ParamError;
 use crate::value::{max_datetime, min_datetime, utf16_len, Value};
 
 /// Longest PartitionKey or RowKey, in UTF-16 units (1 KiB).
@@ -256,10 +257,26 @@ pub enum InvalidInput {
     /// A hand-written filter whose `@name` placeholders and values do not fit (see
     /// [`Filter::raw_with`](crate::Filter::raw_with)).
     #[error("invalid filter parameters: {0}")]
-    FilterParameter(crate::filter::ParamError),
+    FilterParameter(ParamError),
+    /// A query page size (`$top`) outside 1 to 1000, the most the service answers in one page
+    /// (see [`Query::top`](crate::Query::top); a total is [`Query::take`](crate::Query::take)).
+    #[error(
+        "`top` is {top}: a page holds 1 to 1000 entities; to stop after a number of entities, \
+         use `take`"
+    )]
+    TopOutOfRange {
+        /// The page size given.
+        top: u32,
+    },
     /// Any other rule, described.
     #[error("{0}")]
     Other(String),
+}
+
+impl From<ParamError> for InvalidInput {
+    fn from(problem: ParamError) -> Self {
+        InvalidInput::FilterParameter(problem)
+    }
 }
 
 /// Checks a table name: `^[A-Za-z][A-Za-z0-9]{2,62}$` and not `tables`.
@@ -402,12 +419,7 @@ pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
 /// assert_eq!(tablekit::limits::entity_size(&e), 4 + 2 * 4 + (8 + 2 * 3 + 4));
 /// ```
 pub fn entity_size(entity: &DynamicEntity) -> usize {
-    let keys = utf16_len(entity.partition_key()) + utf16_len(entity.row_key());
-    let properties: usize = entity
-        .properties()
-        .map(|(name, value)| property_size(name, value))
-        .sum();
-    4 + 2 * keys + properties
+    entity.size()
 }
 
 /// What one property adds to [`entity_size`]: `8 + 2 x name length + value size`.
@@ -417,5 +429,5 @@ pub fn entity_size(entity: &DynamicEntity) -> usize {
 /// assert_eq!(property_size("Name", &Value::String("Ann".into())), 8 + 8 + 4 + 6);
 /// ```
 pub fn property_size(name: &str, value: &Value) -> usize {
-    8 + 2 * utf16_len(name) + value.stored_size()
+    entity::property_size(name, value)
 }

@@ -5,8 +5,9 @@
 //! (`GamerEntity`) is the value that travels, wrapping a [`DynamicEntity`] so nothing read is
 //! lost. [`DynamicEntity`] plays both roles for untyped access.
 
+use std::fmt;
+
 use crate::entity::DynamicEntity;
-use crate::error::Error;
 use crate::filter::{CompareOp, Filter};
 use crate::value::Value;
 
@@ -244,7 +245,7 @@ pub trait NamedTable: TableModel {
 /// Several models can share a table, even a partition (an order and its customer, so one
 /// transaction changes both). Without a discriminator a model would read any row of the
 /// partition as itself, every field at its default; with one, reads of another kind's row are
-/// an error ([`Error::WrongKind`]) and queries only return the model's own rows.
+/// an error ([`WrongKind`]) and queries only return the model's own rows.
 ///
 /// ```
 /// use tablekit::{Discriminator, DynamicEntity};
@@ -289,12 +290,12 @@ impl Discriminator {
         Filter::compare(self.property, CompareOp::Eq, Some(value))
     }
 
-    /// `Ok` when `entity` is of this kind, else [`Error::WrongKind`] naming what it holds.
-    pub(crate) fn check(&self, entity: &DynamicEntity) -> Result<(), Error> {
+    /// `Ok` when `entity` is of this kind, else a [`WrongKind`] naming what it holds.
+    pub(crate) fn check(&self, entity: &DynamicEntity) -> Result<(), WrongKind> {
         if self.matches(entity) {
             return Ok(());
         }
-        Err(Error::WrongKind {
+        Err(WrongKind {
             partition_key: entity.partition_key().to_owned(),
             row_key: entity.row_key().to_owned(),
             property: self.property,
@@ -308,8 +309,77 @@ impl Discriminator {
 }
 
 /// Checks that `entity` is of `M`'s kind, when `M` declares one.
-pub(crate) fn check_kind<M: TableModel>(entity: &DynamicEntity) -> Result<(), Error> {
+pub(crate) fn check_kind<M: TableModel>(entity: &DynamicEntity) -> Result<(), WrongKind> {
     M::DISCRIMINATOR.map_or(Ok(()), |kind| kind.check(entity))
+}
+
+/// A row that is not of the model's kind (see [`Discriminator`]): read through a model whose
+/// kind it does not hold, or given to a write of that model. It converts into
+/// [`Error::WrongKind`](crate::Error::WrongKind).
+///
+/// ```
+/// # use tablekit::prelude::*;
+/// # use tablekit::WrongKind;
+/// # #[derive(TableEntity)]
+/// # #[tablekit(table = "Shop", kind = "Order")]
+/// # pub struct Order {
+/// #     #[tablekit(partition_key)]
+/// #     pub customer: String,
+/// #     #[tablekit(row_key)]
+/// #     pub id: String,
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// let shop = client.table_named::<DynamicEntity>("Shop");
+/// shop.create().await?;
+/// let mut profile = DynamicEntity::new("alice", "profile");
+/// profile.set("Kind", "Customer");
+/// shop.insert(&mut profile).await?;
+/// let err = client.table::<Order>().get("alice", "profile").await.unwrap_err();
+/// let Error::WrongKind(wrong) = &err else { panic!("{err}") };
+/// assert_eq!((wrong.expected, wrong.found.as_deref()), ("Order", Some("Customer")));
+/// assert_eq!(
+///     err.to_string(),
+///     "entity (alice, profile) is not of kind `Order`: its `Kind` is `Customer`"
+/// );
+/// # let _: &WrongKind = wrong;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub struct WrongKind {
+    /// The row's PartitionKey.
+    pub partition_key: String,
+    /// The row's RowKey.
+    pub row_key: String,
+    /// The property that holds the kind.
+    pub property: &'static str,
+    /// The model's kind.
+    pub expected: &'static str,
+    /// What the row holds there, if anything.
+    pub found: Option<String>,
+}
+
+impl fmt::Display for WrongKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let WrongKind {
+            partition_key,
+            row_key,
+            property,
+            expected,
+            ..
+        } = self;
+        write!(
+            f,
+            "entity ({partition_key}, {row_key}) is not of kind `{expected}`: "
+        )?;
+        match &self.found {
+            Some(found) => write!(f, "its `{property}` is `{found}`"),
+            None => write!(f, "it has no `{property}`"),
+        }
+    }
 }
 
 impl TableModel for DynamicEntity {

@@ -1,33 +1,56 @@
-//! [`Query`]: a filter, a select list and a page size for one table query.
+//! [`Query`]: a filter, a select list, a page size and a total for one table query.
 //!
 //! A query is plain data: building one sends nothing, so it can be built, cloned, logged and
 //! tested without a server; the client runs it (`table.query(q)`) as pages, entities or chunks.
 //! It is typed by the model, so a filter or select of another entity type does not compile.
+//! What the service would refuse is refused while the query is built.
+//!
+//! Two numbers bound a query, and they are easy to confuse (other SDKs call either one "top"
+//! or "take"):
+//! - [`top`](Query::top) is the page size, the `$top` of each request: 1 to 1000, the most the
+//!   service answers at once. Paging goes on past it, so every matching entity still arrives.
+//! - [`take`](Query::take) is a total: the query's streams end after that many entities, and
+//!   no request asks for more than are left.
+//!
+//! ```
+//! use tablekit::{DynamicEntity, InvalidInput, Query};
+//! let q = Query::<DynamicEntity>::new().top(100)?.take(250);
+//! assert_eq!((q.top_value(), q.take_value()), (Some(100), Some(250))); // 100 + 100 + 50
+//! let err = Query::<DynamicEntity>::new().top(5000).unwrap_err();
+//! assert_eq!(err, InvalidInput::TopOutOfRange { top: 5000 });
+//! # Ok::<(), InvalidInput>(())
+//! ```
 
 use std::fmt;
 use std::marker::PhantomData;
 
 use crate::convert::IntoValue;
-use crate::error::Error;
-use crate::filter::{bind_params, IntoFilter};
+use crate::filter::{bind_params, IntoFilter, ParamError};
+use crate::limits::InvalidInput;
 use crate::model::TableModel;
 use crate::select::Select;
 
-/// A query over entities of model `M`: `$filter`, `$select` and `$top`.
+/// The most entities the service answers in one page: the largest `$top`.
+const MAX_TOP: u32 = 1000;
+
+/// A query over entities of model `M`: `$filter`, `$select`, `$top` (the page size) and a
+/// total number of entities to take.
 ///
 /// ```
 /// use tablekit::{DynamicEntity, Query};
 /// let q = Query::<DynamicEntity>::new()
 ///     .filter_raw("PartitionKey eq 'p'")
 ///     .select_names(["Score"])
-///     .top(10);
+///     .top(10)?;
 /// assert_eq!(q.filter_string(), Some("PartitionKey eq 'p'"));
 /// assert_eq!(q.top_value(), Some(10));
+/// # Ok::<(), tablekit::InvalidInput>(())
 /// ```
 pub struct Query<M> {
     filter: Option<String>,
     select: Option<Vec<String>>,
     top: Option<u32>,
+    take: Option<usize>,
     model: PhantomData<fn() -> M>,
 }
 
@@ -46,6 +69,7 @@ impl<M: TableModel> Query<M> {
             filter: None,
             select: None,
             top: None,
+            take: None,
             model: PhantomData,
         }
     }
@@ -103,9 +127,10 @@ impl<M> Query<M> {
     /// its value written as a literal of the value's type: the safe way to put user values
     /// into hand-written text, where [`filter_raw`](Self::filter_raw) stays the escape hatch
     /// that sends text as written. The rules are [`bind_params`]'s: a placeholder without a
-    /// value, an unused value, a name given twice, an invalid name or a `None` value is an
-    /// [`InvalidInput::FilterParameter`](crate::InvalidInput::FilterParameter) error, and
-    /// nothing is sent.
+    /// value, an unused value, a name given twice, an invalid name or a `None` value is a
+    /// [`ParamError`] (`?` makes it an
+    /// [`InvalidInput::FilterParameter`](crate::InvalidInput::FilterParameter)), and nothing
+    /// is sent.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -114,7 +139,7 @@ impl<M> Query<M> {
     /// # let client = tablekit::client::TableServiceClient::from_connection_string(
     /// #     &emulator.connection_string(),
     /// # )?;
-    /// use tablekit::filter::Params;
+    /// use tablekit::filter::{ParamError, Params};
     /// use tablekit::{DynamicEntity, Query};
     ///
     /// let table = client.table_named::<DynamicEntity>("Reviews");
@@ -138,14 +163,14 @@ impl<M> Query<M> {
     /// assert_eq!(found[0].row_key(), "2");
     /// let missing = Query::<DynamicEntity>::new()
     ///     .filter_raw_with("Author eq @author", [("pk", "books")]); // `@author` has no value
-    /// assert!(missing.unwrap_err().is_invalid_input());
+    /// assert!(matches!(missing, Err(ParamError::Missing { .. })));
     /// # Ok(()) }
     /// ```
     pub fn filter_raw_with<N, V>(
         self,
         text: &str,
         params: impl IntoIterator<Item = (N, V)>,
-    ) -> Result<Self, Error>
+    ) -> Result<Self, ParamError>
     where
         N: AsRef<str>,
         V: IntoValue,
@@ -167,15 +192,71 @@ impl<M> Query<M> {
         self
     }
 
-    /// Sets `$top`: the most entities per page (the service caps it at 1000).
+    /// Sets the page size, `$top`: each request asks for at most `n` entities, and paging
+    /// goes on past them, so a query still yields every match (for a total, use
+    /// [`take`](Self::take)). `n` is 1 to 1000, the most the service answers in one page;
+    /// anything else is [`InvalidInput::TopOutOfRange`], here rather than when the query runs.
     ///
     /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// let q = Query::<DynamicEntity>::new().top(50); // pages of at most 50: paging goes on past them
-    /// assert_eq!(q.top_value(), Some(50));
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
+    /// #     &emulator.connection_string(),
+    /// # )?;
+    /// use tablekit::{DynamicEntity, InvalidInput, Query};
+    /// let table = client.table_named::<DynamicEntity>("Scores");
+    /// table.create().await?;
+    /// for i in 0..5 {
+    ///     table.insert(&mut DynamicEntity::new("eu", format!("{i}"))).await?;
+    /// }
+    /// let q = Query::new().top(2)?; // pages of at most 2: paging goes on past them
+    /// let page = table.query(q.clone()).first_page().await?;
+    /// assert_eq!(page.len(), 2);
+    /// assert_eq!(table.query(q).count().await?, 5); // every entity, in 3 pages
+    /// assert_eq!(Query::<DynamicEntity>::new().top(0).unwrap_err(), InvalidInput::TopOutOfRange { top: 0 });
+    /// assert!(Query::<DynamicEntity>::new().top(1001).is_err());
+    /// # Ok(()) }
     /// ```
-    pub fn top(mut self, n: u32) -> Self {
+    pub fn top(mut self, n: u32) -> Result<Self, InvalidInput> {
+        if !(1..=MAX_TOP).contains(&n) {
+            return Err(InvalidInput::TopOutOfRange { top: n });
+        }
         self.top = Some(n);
+        Ok(self)
+    }
+
+    /// Takes at most `n` entities in all: the query's streams end after the `n`-th, whatever
+    /// the page size, and no request asks for more entities than are left (`$top` is lowered
+    /// to the rest). `take(0)` yields nothing and sends nothing. The total counts from where
+    /// the query starts, a [continuation token](crate::client::EntityQuery::resume_from)
+    /// included, and the last page's continuation resumes after the last entity taken.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
+    /// #     &emulator.connection_string(),
+    /// # )?;
+    /// use futures::TryStreamExt;
+    /// use tablekit::{DynamicEntity, Query};
+    /// let table = client.table_named::<DynamicEntity>("Scores");
+    /// table.create().await?;
+    /// for i in 0..5 {
+    ///     table.insert(&mut DynamicEntity::new("eu", format!("{i}"))).await?;
+    /// }
+    /// let three = Query::new().top(2)?.take(3); // pages of 2, 3 entities in all
+    /// let pages: Vec<_> = table.query(three).pages().try_collect().await?;
+    /// assert_eq!(pages.iter().map(|p| p.len()).collect::<Vec<_>>(), [2, 1]);
+    /// let rest = table.query(Query::new()).resume_from(pages[1].continuation().unwrap().clone());
+    /// let keys: Vec<String> = rest.collect_all().await?.iter().map(|e| e.row_key().into()).collect();
+    /// assert_eq!(keys, ["3", "4"]); // nothing skipped, nothing repeated
+    /// assert_eq!(table.query(Query::new().take(0)).count().await?, 0);
+    /// # Ok(()) }
+    /// ```
+    pub fn take(mut self, n: usize) -> Self {
+        self.take = Some(n);
         self
     }
 
@@ -210,10 +291,22 @@ impl<M> Query<M> {
     /// ```
     /// use tablekit::{DynamicEntity, Query};
     /// assert_eq!(Query::<DynamicEntity>::new().top_value(), None); // the service's 1000
-    /// assert_eq!(Query::<DynamicEntity>::new().top(20).top_value(), Some(20));
+    /// assert_eq!(Query::<DynamicEntity>::new().top(20)?.top_value(), Some(20));
+    /// # Ok::<(), tablekit::InvalidInput>(())
     /// ```
     pub fn top_value(&self) -> Option<u32> {
         self.top
+    }
+
+    /// The total set by [`take`](Self::take), if any.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// assert_eq!(Query::<DynamicEntity>::new().take_value(), None); // every match
+    /// assert_eq!(Query::<DynamicEntity>::new().take(20).take_value(), Some(20));
+    /// ```
+    pub fn take_value(&self) -> Option<usize> {
+        self.take
     }
 }
 
@@ -263,6 +356,7 @@ impl<M> Clone for Query<M> {
             filter: self.filter.clone(),
             select: self.select.clone(),
             top: self.top,
+            take: self.take,
             model: PhantomData,
         }
     }
@@ -274,6 +368,7 @@ impl<M> fmt::Debug for Query<M> {
             .field("filter", &self.filter)
             .field("select", &self.select)
             .field("top", &self.top)
+            .field("take", &self.take)
             .finish()
     }
 }

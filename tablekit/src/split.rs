@@ -19,6 +19,10 @@
 //! property, header included. At most `max_properties x 65,536 - 11` bytes fit; writing more is
 //! [`SplitError::TooLarge`] before anything is sent.
 //!
+//! Every function here answers a [`SplitError`]; it converts into the crate's
+//! [`Error`](crate::Error) with `?`, as [`Error::Split`](crate::Error::Split) or, for an invalid
+//! name, unreadable records or an unfetched property, as the error those are everywhere else.
+//!
 //! # Shrinking, Merge and stale chunks
 //!
 //! [`write_split`] removes the chunks a smaller value no longer uses from the local entity, so
@@ -39,19 +43,18 @@
 //! split::write_split(&mut e, "Blob", b"small", 16)?;
 //! assert_eq!(e.len(), 1);
 //! assert_eq!(split::read_split(&e, "Blob")?.as_deref(), Some(&b"small"[..]));
-//! # Ok::<(), tablekit::Error>(())
+//! # Ok::<(), tablekit::split::SplitError>(())
 //! ```
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::convert::ValueError;
-use crate::entity::DynamicEntity;
-use crate::error::Error;
+use crate::entity::{DynamicEntity, PropertyError};
 use crate::limits::{
     validate_property_name, InvalidInput, MAX_BINARY_BYTES, MAX_PROPERTIES, MAX_STRING_UNITS,
 };
-use crate::record::{decode_records, encode_records, Record};
+use crate::record::{decode_records, encode_records, Record, RecordError};
 use crate::value::{utf16_len, EdmType, Value};
 
 /// The header's format version.
@@ -69,7 +72,7 @@ const FORMAT_VERSION: u8 = 1;
 /// assert_eq!(e.len(), 1);
 /// split::write_split(&mut e, "Blob", &vec![1; 65_536 - HEADER_LEN + 1], 16)?;
 /// assert_eq!(e.len(), 2);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub const HEADER_LEN: usize = 11;
 /// Separates a split value's name from its chunk numbers: `Name__1`.
@@ -82,8 +85,13 @@ const CHUNK_SEPARATOR: &str = "__";
 /// use tablekit::{DynamicEntity, Error};
 /// let mut e = DynamicEntity::new("p", "r");
 /// let err = write_split(&mut e, "Blob", &vec![0; 70_000], 1).unwrap_err();
-/// assert!(matches!(err, Error::Split(SplitError::TooLarge { bytes: 70_000, max_bytes: 65_525, .. })));
+/// assert!(matches!(err, SplitError::TooLarge { bytes: 70_000, max_bytes: 65_525, .. }));
 /// assert!(e.is_empty()); // nothing written
+/// assert!(matches!(Error::from(err), Error::Split(SplitError::TooLarge { .. })));
+/// // an invalid name is invalid input, here as everywhere
+/// let err = write_split(&mut e, "my blob", b"x", 1).unwrap_err();
+/// assert!(matches!(err, SplitError::InvalidInput(_)));
+/// assert!(Error::from(err).is_invalid_input());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -154,6 +162,18 @@ pub enum SplitError {
         /// The CRC-32 of the data.
         found: u32,
     },
+    /// A name the service refuses, or a value it cannot hold: converts into
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput).
+    #[error(transparent)]
+    InvalidInput(#[from] InvalidInput),
+    /// The property cannot be read: the query did not fetch it, or its JSON does not parse as
+    /// the type asked for. Converts into [`Error::Property`](crate::Error::Property).
+    #[error(transparent)]
+    Property(#[from] PropertyError),
+    /// The records in the value cannot be read or written. Converts into
+    /// [`Error::Record`](crate::Error::Record).
+    #[error(transparent)]
+    Record(#[from] RecordError),
 }
 
 /// The property name of chunk `index` of the split value `name` (`0` is `name` itself).
@@ -210,13 +230,12 @@ fn chunk_count(len: usize) -> usize {
 }
 
 /// Checks the budget, the property names and the size before anything is changed.
-fn check_write(name: &str, len: usize, max_properties: usize) -> Result<usize, Error> {
+fn check_write(name: &str, len: usize, max_properties: usize) -> Result<usize, SplitError> {
     if max_properties == 0 || max_properties > MAX_PROPERTIES {
         return Err(SplitError::MaxProperties {
             property: name.to_owned(),
             max_properties,
-        }
-        .into());
+        });
     }
     validate_property_name(name)?;
     // The longest chunk name must be valid too (255 characters at most).
@@ -228,8 +247,7 @@ fn check_write(name: &str, len: usize, max_properties: usize) -> Result<usize, E
             bytes: len,
             max_bytes: max,
             max_properties,
-        }
-        .into());
+        });
     }
     Ok(chunk_count(len))
 }
@@ -247,14 +265,14 @@ fn check_write(name: &str, len: usize, max_properties: usize) -> Result<usize, E
 /// // One property: the 11-byte header, then the value.
 /// let Some(Value::Binary(stored)) = e.value("Levels") else { panic!() };
 /// assert_eq!(stored.len(), 11 + 3);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub fn write_split(
     entity: &mut DynamicEntity,
     name: &str,
     bytes: &[u8],
     max_properties: usize,
-) -> Result<(), Error> {
+) -> Result<(), SplitError> {
     let count = check_write(name, bytes.len(), max_properties)?;
     let first_len = bytes.len().min(MAX_BINARY_BYTES - HEADER_LEN);
     let (first, rest) = bytes.split_at(first_len);
@@ -342,18 +360,17 @@ fn binary<'e>(entity: &'e DynamicEntity, property: &str) -> Option<&'e [u8]> {
 /// assert_eq!(split::read_split(&e, "Blob")?, None);
 /// split::write_split(&mut e, "Blob", &[], 1)?;
 /// assert_eq!(split::read_split(&e, "Blob")?, Some(vec![]));
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
-pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>, Error> {
+pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>, SplitError> {
     let head = match entity.value(name) {
-        None => return entity.check_fetched(name).map(|()| None),
+        None => return Ok(entity.check_fetched(name).map(|()| None)?),
         Some(Value::Binary(bytes)) => bytes.as_slice(),
         Some(other) => {
             return Err(SplitError::NotBinary {
                 property: name.to_owned(),
                 found: other.edm_type(),
-            }
-            .into())
+            })
         }
     };
     let header = parse_header(name, head)?;
@@ -373,8 +390,7 @@ pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>,
             property: name.to_owned(),
             expected: header.len,
             found,
-        }
-        .into());
+        });
     }
     let value = parts.concat();
     let checksum = crc32fast::hash(&value);
@@ -383,8 +399,7 @@ pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>,
             property: name.to_owned(),
             expected: header.checksum,
             found: checksum,
-        }
-        .into());
+        });
     }
     Ok(Some(value))
 }
@@ -398,7 +413,7 @@ pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>,
 /// e.set("Other", 1);
 /// split::remove_split(&mut e, "Blob");
 /// assert_eq!(e.len(), 1);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub fn remove_split(entity: &mut DynamicEntity, name: &str) {
     entity.retain(|property, _| property != name && chunk_index(name, property).is_none());
@@ -418,7 +433,7 @@ pub fn remove_split(entity: &mut DynamicEntity, name: &str) {
 /// stored.set("Blob", small.value("Blob").cloned());
 /// assert_eq!(split::stale_chunks(&stored, "Blob"), ["Blob__1"]);
 /// assert_eq!(split::read_split(&stored, "Blob")?.as_deref(), Some(&b"tiny"[..]));
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub fn stale_chunks(entity: &DynamicEntity, name: &str) -> Vec<String> {
     let used = used_chunks(entity, name);
@@ -446,7 +461,7 @@ fn used_chunks(entity: &DynamicEntity, name: &str) -> usize {
 /// e.set("Blob__1", vec![0u8; 10]); // left over by an earlier, larger value
 /// assert_eq!(split::remove_stale_chunks(&mut e, "Blob"), 1);
 /// assert_eq!(e.len(), 1);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub fn remove_stale_chunks(entity: &mut DynamicEntity, name: &str) -> usize {
     let used = used_chunks(entity, name);
@@ -473,14 +488,14 @@ pub fn remove_stale_chunks(entity: &mut DynamicEntity, name: &str) -> usize {
 /// split::write_records(&mut e, "Ids", &[Id(1), Id(2)], 4)?;
 /// assert_eq!(split::read_records::<Id>(&e, "Ids")?, [Id(1), Id(2)]);
 /// assert!(split::write_records(&mut e, "Ids", &(0..20_000).map(Id).collect::<Vec<_>>(), 1).is_err());
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub fn write_records<R: Record>(
     entity: &mut DynamicEntity,
     name: &str,
     records: &[R],
     max_properties: usize,
-) -> Result<(), Error> {
+) -> Result<(), SplitError> {
     write_split(entity, name, &encode_records(records)?, max_properties)
 }
 
@@ -497,9 +512,9 @@ pub fn write_records<R: Record>(
 /// # }
 /// let e = tablekit::DynamicEntity::new("p", "r");
 /// assert!(tablekit::split::read_records::<Id>(&e, "Ids")?.is_empty());
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
-pub fn read_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, Error> {
+pub fn read_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, SplitError> {
     match read_split(entity, name)? {
         Some(bytes) => Ok(decode_records(&bytes)?),
         None => Ok(Vec::new()),
@@ -516,14 +531,14 @@ pub fn read_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec
 /// split::write_json(&mut e, "Tags", &vec!["a", "b"], 4)?;
 /// assert_eq!(e.get::<String>("Tags").as_deref(), Some(r#"["a","b"]"#));
 /// assert_eq!(split::read_json::<Vec<String>>(&e, "Tags")?, Some(vec!["a".into(), "b".into()]));
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::split::SplitError>(())
 /// ```
 pub fn write_json<T: Serialize + ?Sized>(
     entity: &mut DynamicEntity,
     name: &str,
     value: &T,
     max_properties: usize,
-) -> Result<(), Error> {
+) -> Result<(), SplitError> {
     let text = serde_json::to_string(value).map_err(|e| {
         InvalidInput::Other(format!("property `{name}` cannot be written as JSON: {e}"))
     })?;
@@ -548,18 +563,19 @@ pub fn write_json<T: Serialize + ?Sized>(
 pub fn read_json<T: DeserializeOwned>(
     entity: &DynamicEntity,
     name: &str,
-) -> Result<Option<T>, Error> {
+) -> Result<Option<T>, SplitError> {
     let parsed = match entity.value(name) {
-        None => return entity.check_fetched(name).map(|()| None),
+        None => return Ok(entity.check_fetched(name).map(|()| None)?),
         Some(Value::String(text)) => serde_json::from_str(text),
         Some(_) => match read_split(entity, name)? {
             Some(bytes) => serde_json::from_slice(&bytes),
             None => return Ok(None),
         },
     };
-    parsed
-        .map(Some)
-        .map_err(|e| Error::property(name, ValueError::Invalid(format!("invalid JSON: {e}"))))
+    parsed.map(Some).map_err(|e| {
+        let reason = ValueError::Invalid(format!("invalid JSON: {e}"));
+        PropertyError::new(name, reason).into()
+    })
 }
 
 #[cfg(test)]

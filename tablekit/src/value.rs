@@ -4,6 +4,31 @@
 //! its absence (an `Option` field that is `None` stores nothing). DateTimes keep the service's
 //! 100 ns precision and doubles round-trip exactly, so reading and writing back changes
 //! nothing.
+//!
+//! # `SmolStr` in the API
+//!
+//! [`Value::String`] holds a [`SmolStr`], a type of the 0.x crate `smol_str`, re-exported as
+//! `tablekit::SmolStr`. That is a choice, made for these reasons:
+//! - It is what makes reading pages cheap: text up to 23 bytes (most keys, names and short
+//!   values) is stored inline and longer text is shared, so decoding allocates for few strings
+//!   and cloning an entity copies no text. A type of tablekit's own would wrap it and repeat
+//!   its conversions and comparisons for no gain.
+//! - Code rarely names it: `"text".into()` and `String::into()` make one, it reads as a
+//!   `&str`, and [`DynamicEntity::get`](crate::DynamicEntity::get) reads a property as a
+//!   `String` without it.
+//! - The re-export pins the version: code that does name it uses `tablekit::SmolStr` and
+//!   needs no `smol_str` dependency of its own, so two versions cannot meet in one program.
+//!
+//! The price: a `smol_str` release that breaks its API makes a breaking tablekit release too,
+//! and the changelog says so.
+//!
+//! ```
+//! use tablekit::{SmolStr, Value};
+//! let v = Value::String(SmolStr::new_static("Drako"));
+//! let Value::String(text) = &v else { unreachable!() };
+//! assert_eq!(text, "Drako");
+//! assert_eq!(Value::String("Drako".into()), v);
+//! ```
 
 use std::fmt;
 

@@ -42,6 +42,7 @@ macro_rules! conformance_suite {
             typed_tables_read_and_write_their_entity_type,
             derived_entities_query_with_typed_filters,
             queries_filter_select_and_top,
+            take_ends_the_query_after_n_entities_whatever_the_page_size,
             paging_over_more_than_1000_entities_counts_exactly,
             chunks_are_exact_across_pages,
             read_ahead_reads_the_same_pages,
@@ -151,12 +152,10 @@ pub async fn invalid_input_is_refused_before_sending(client: &TableServiceClient
     assert!(err.is_invalid_input(), "{err}");
     assert!(err.to_string().contains("ETag"), "{err}");
 
-    let err = table
-        .query(Query::new().top(0))
-        .first_page()
-        .await
-        .unwrap_err();
-    assert!(err.is_invalid_input(), "{err}");
+    // A page size the service cannot answer is refused while the query is built.
+    let err = Query::<DynamicEntity>::new().top(0).unwrap_err();
+    assert_eq!(err, InvalidInput::TopOutOfRange { top: 0 });
+    assert!(Error::from(err).is_invalid_input());
     let err = "not-a-token".parse::<ContinuationToken>().unwrap_err();
     assert!(err.is_invalid_input(), "{err}");
 
@@ -560,14 +559,24 @@ pub async fn queries_filter_select_and_top(client: &TableServiceClient) {
     assert!(found.iter().all(|e| e.contains("N") && !e.contains("Even")));
 
     let page = table
-        .query(Query::new().filter_raw("PartitionKey eq 'b'").top(7))
+        .query(
+            Query::new()
+                .filter_raw("PartitionKey eq 'b'")
+                .top(7)
+                .unwrap(),
+        )
         .first_page()
         .await
         .unwrap();
     assert_eq!(page.len(), 7);
     assert!(page.continuation().is_some());
     let total = table
-        .query(Query::new().filter_raw("PartitionKey eq 'b'").top(7))
+        .query(
+            Query::new()
+                .filter_raw("PartitionKey eq 'b'")
+                .top(7)
+                .unwrap(),
+        )
         .count()
         .await
         .unwrap();
@@ -620,11 +629,71 @@ pub async fn paging_over_more_than_1000_entities_counts_exactly(client: &TableSe
     table.delete_table().await.unwrap();
 }
 
+pub async fn take_ends_the_query_after_n_entities_whatever_the_page_size(
+    client: &TableServiceClient,
+) {
+    let table = fresh_table(client, "take").await;
+    fill_partition(&table, "p", 250).await;
+    let n = |e: &DynamicEntity| e.get::<i32>("N").unwrap();
+    let sizes = |pages: &[Page<DynamicEntity>]| pages.iter().map(Page::len).collect::<Vec<_>>();
+
+    // Pages of 40, 100 entities in all: the last request asks for the 20 that are left.
+    for read_ahead in [false, true] {
+        let q = Query::new().top(40).unwrap().take(100);
+        let pages: Vec<Page<DynamicEntity>> = table
+            .query(q)
+            .read_ahead(read_ahead)
+            .pages()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(sizes(&pages), [40, 40, 20], "read_ahead({read_ahead})");
+        let seen: Vec<i32> = pages
+            .iter()
+            .flat_map(|p| p.entities().iter().map(n))
+            .collect();
+        assert_eq!(seen, (0..100).collect::<Vec<_>>());
+        // The last page's continuation resumes right after the last entity taken.
+        let token = pages[2].continuation().expect("more are stored").clone();
+        let rest = table.query(Query::new()).resume_from(token);
+        let rest: Vec<i32> = rest.collect_all().await.unwrap().iter().map(n).collect();
+        assert_eq!(rest, (100..250).collect::<Vec<_>>());
+    }
+
+    // Without a page size, the request asks for no more than the total: one short page,
+    // and the service says where the rest starts.
+    let page = table
+        .query(Query::new().take(5))
+        .first_page()
+        .await
+        .unwrap();
+    assert_eq!(
+        page.entities().iter().map(n).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
+    assert!(page.continuation().is_some());
+
+    // Every consumer stops at the total; a total past the end takes what there is.
+    let take = |total| table.query(Query::new().top(40).unwrap().take(total));
+    assert_eq!(take(70).count().await.unwrap(), 70);
+    assert_eq!(take(70).collect_all().await.unwrap().len(), 70);
+    let entities: Vec<DynamicEntity> = take(45).entities().try_collect().await.unwrap();
+    assert_eq!(entities.len(), 45);
+    let mut chunks = take(90).chunks();
+    assert_eq!(chunks.next_chunk(64).await.unwrap().len(), 64);
+    assert_eq!(chunks.next_chunk(64).await.unwrap().len(), 26);
+    assert!(chunks.next_chunk(64).await.unwrap().is_empty());
+    assert_eq!(take(1000).count().await.unwrap(), 250);
+    assert_eq!(take(0).count().await.unwrap(), 0);
+    assert!(take(0).first_page().await.unwrap().is_empty());
+    table.delete_table().await.unwrap();
+}
+
 pub async fn chunks_are_exact_across_pages(client: &TableServiceClient) {
     let table = fresh_table(client, "chunk").await;
     fill_partition(&table, "p", 250).await;
     // Pages of 40: chunks of 64 straddle page boundaries.
-    let mut chunks = table.query(Query::new().top(40)).chunks();
+    let mut chunks = table.query(Query::new().top(40).unwrap()).chunks();
     let mut sizes = Vec::new();
     let mut seen = Vec::new();
     while chunks.has_more() {
@@ -641,7 +710,7 @@ pub async fn chunks_are_exact_across_pages(client: &TableServiceClient) {
     assert!(!chunks.has_more());
     // Chunks that the entities fill exactly: the last page (no continuation) ends them, with
     // no empty chunk after.
-    let mut chunks = table.query(Query::new().top(40)).chunks();
+    let mut chunks = table.query(Query::new().top(40).unwrap()).chunks();
     let mut sizes = Vec::new();
     while chunks.has_more() {
         sizes.push(chunks.next_chunk(50).await.unwrap().len());
@@ -654,7 +723,9 @@ pub async fn read_ahead_reads_the_same_pages(client: &TableServiceClient) {
     let table = fresh_table(client, "ahead").await;
     fill_partition(&table, "p", 130).await;
     let pages = |read_ahead: bool| {
-        let query = table.query(Query::new().top(40)).read_ahead(read_ahead);
+        let query = table
+            .query(Query::new().top(40).unwrap())
+            .read_ahead(read_ahead);
         async move {
             let pages: Vec<Page<DynamicEntity>> = query.pages().try_collect().await.unwrap();
             pages
@@ -675,7 +746,7 @@ pub async fn read_ahead_reads_the_same_pages(client: &TableServiceClient) {
         [40, 40, 40, 10]
     );
     // The consumers that read everything read ahead by themselves.
-    let query = || table.query(Query::new().top(40));
+    let query = || table.query(Query::new().top(40).unwrap());
     assert_eq!(query().count().await.unwrap(), 130);
     assert_eq!(query().collect_all().await.unwrap().len(), 130);
     table.delete_table().await.unwrap();
@@ -685,7 +756,7 @@ pub async fn continuation_tokens_resume_where_a_page_ended(client: &TableService
     let table = fresh_table(client, "cont").await;
     fill_partition(&table, "a", 45).await;
     fill_partition(&table, "b", 10).await;
-    let q = Query::new().top(20);
+    let q = Query::new().top(20).unwrap();
     let mut token: Option<String> = None;
     let mut seen = Vec::new();
     let mut pages = 0;

@@ -9,7 +9,7 @@
 use futures::TryStreamExt;
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::prelude::*;
-use tablekit::{InvalidInput, ValueError};
+use tablekit::{InvalidInput, PropertyError, ValueError, WrongKind};
 use uuid::Uuid;
 
 /// Expands to one `#[tokio::test]` per case; `$client` is evaluated once per test.
@@ -172,10 +172,10 @@ pub async fn a_projection_refuses_replaces_and_says_what_it_did_not_fetch(
     assert!(
         matches!(
             err,
-            Error::Property {
+            Error::Property(PropertyError {
                 source: ValueError::NotSelected,
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -309,7 +309,7 @@ pub async fn a_model_reads_and_writes_only_rows_of_its_kind(client: &TableServic
 
     let err = orders.get("alice", "profile").await.unwrap_err();
     assert!(
-        matches!(&err, Error::WrongKind { expected: "Order", found: Some(found), .. } if found == "Customer"),
+        matches!(&err, Error::WrongKind(WrongKind { expected: "Order", found: Some(found), .. }) if found == "Customer"),
         "{err}"
     );
     let partition = Query::<Order>::new().filter(Order::PARTITION_KEY.eq("alice"));
@@ -331,7 +331,7 @@ pub async fn a_model_reads_and_writes_only_rows_of_its_kind(client: &TableServic
     let mut disguised = OrderEntity::wrap(alice.into_dynamic());
     disguised.set_status("placed");
     let err = orders.upsert_merge(&mut disguised).await.unwrap_err();
-    assert!(matches!(err, Error::WrongKind { .. }), "{err}");
+    assert!(matches!(err, Error::WrongKind(_)), "{err}");
     let profile = customers
         .get("alice", "profile")
         .await
@@ -354,6 +354,7 @@ pub async fn a_continuation_token_resumes_only_its_own_query(client: &TableServi
         Query::<Order>::new()
             .filter(Order::PARTITION_KEY.eq(customer))
             .top(2)
+            .unwrap()
     };
     let page = orders.query(of("alice")).first_page().await.unwrap();
     let token = page

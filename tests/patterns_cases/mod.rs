@@ -14,9 +14,9 @@ use std::time::Duration;
 use chrono::{TimeZone, Utc};
 use futures::TryStreamExt;
 use tablekit::client::{Table, TableServiceClient};
-use tablekit::patterns::backup::{self, BackupReader, RestoreOptions, WriteMode};
+use tablekit::patterns::backup::{self, BackupError, BackupReader, RestoreOptions, WriteMode};
 use tablekit::patterns::bulk::{BulkWriter, ItemOutcome, WriteOp};
-use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
+use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry, RetriesExhausted};
 use tablekit::patterns::migrate::{MigrateOptions, Migration};
 use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
 use tablekit::patterns::progress::Progress;
@@ -171,10 +171,8 @@ pub async fn retry_on_conflict_gives_up_after_its_attempts(client: &TableService
     })
     .await
     .unwrap_err();
-    assert!(
-        matches!(err, Error::ConflictRetriesExhausted { attempts: 3, .. }),
-        "{err}"
-    );
+    let exhausted = err.pattern_error::<RetriesExhausted>();
+    assert_eq!(exhausted.map(|e| e.attempts), Some(3), "{err}");
     assert_eq!(*attempts.lock().unwrap(), 3);
     table.delete_table().await.unwrap();
 }
@@ -484,12 +482,12 @@ pub async fn a_truncated_backup_stops_the_restore_which_resumes_from_its_checkpo
     .expect("a truncated file never hangs")
     .unwrap();
     let err = first.read_error().expect("the cut is reported");
-    match err {
-        Error::Backup(e) => {
+    match err.pattern_error::<BackupError>() {
+        Some(e) => {
             assert!(e.is_truncated(), "{e}");
             assert!(e.offset().unwrap() <= cut.len() as u64);
         }
-        other => panic!("expected a backup error, got {other}"),
+        None => panic!("expected a backup error, got {err}"),
     }
     assert!(!first.is_complete());
     assert!(
@@ -528,12 +526,15 @@ pub async fn a_truncated_backup_stops_the_restore_which_resumes_from_its_checkpo
     let third = backup::restore(&damaged[..], &third_target, RestoreOptions::new())
         .await
         .unwrap();
-    match third.read_error() {
-        Some(Error::Backup(e)) => {
+    match third
+        .read_error()
+        .and_then(Error::pattern_error::<BackupError>)
+    {
+        Some(e) => {
             assert!(e.is_corrupt(), "{e}");
             assert!(e.offset().unwrap() <= at as u64);
         }
-        other => panic!("expected a corruption error, got {other:?}"),
+        None => panic!("expected a corruption error, got {:?}", third.read_error()),
     }
     assert!(count(&third_target).await < 3_000);
     for t in [source, target, third_target] {
@@ -687,7 +688,7 @@ pub async fn migration_rewrites_and_resumes_from_a_checkpoint(client: &TableServ
     let first = migration()
         .run(
             &table,
-            Query::new().top(10),
+            Query::new().top(10).unwrap(),
             MigrateOptions::new().on_checkpoint(move |t| sink.lock().unwrap().push(t.clone())),
         )
         .await
@@ -706,7 +707,7 @@ pub async fn migration_rewrites_and_resumes_from_a_checkpoint(client: &TableServ
     let resumed = bump
         .run(
             &table,
-            Query::new().top(10),
+            Query::new().top(10).unwrap(),
             MigrateOptions::new().resume_from(token),
         )
         .await

@@ -21,11 +21,11 @@
 use futures::stream::FuturesOrdered;
 use futures::StreamExt;
 
+use super::error::{Error, Result};
 use super::service_error::ServiceError;
 use super::table::Table;
 use crate::codec;
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::model::{TableEntity, TableModel};
 
@@ -178,7 +178,7 @@ pub(crate) async fn earlier_insert<M: TableModel>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Value;
+    use crate::value::Value;
 
     fn stored(properties: &[(&str, Value)], etag: &str) -> DynamicEntity {
         let mut e = DynamicEntity::new("p", "r");

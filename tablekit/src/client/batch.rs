@@ -15,17 +15,17 @@ use std::ops::Range;
 use reqwest::Method;
 
 use super::applied::{self, Effect, Expected};
+use super::error::{Error, Result};
 use super::multipart::{self, PartRequest, PartResponse};
 use super::service_error::ServiceError;
 use super::table::{required_etag, Table};
 use super::transport::Call;
+use super::writable::{self, Unsent};
 use crate::codec;
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
-use crate::writable::{self, Unsent};
 
 /// What one operation of a transaction does.
 ///
@@ -148,8 +148,34 @@ impl<M: TableModel> fmt::Debug for Batch<M> {
     }
 }
 
+impl<M: TableModel> Table<M> {
+    /// An empty entity group transaction on this table.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Orders");
+    /// # table.create().await?;
+    /// let mut batch = table.batch();
+    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
+    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
+    /// batch.submit().await?; // both, or neither
+    /// assert_eq!(table.query_all().count().await?, 2);
+    /// # Ok(()) }
+    /// ```
+    pub fn batch(&self) -> Batch<M> {
+        Batch::new(self.clone())
+    }
+}
+
 impl<M: TableModel> Batch<M> {
-    pub(crate) fn new(table: Table<M>) -> Self {
+    fn new(table: Table<M>) -> Self {
         let id = uuid::Uuid::new_v4();
         let mut batch = Batch {
             table,

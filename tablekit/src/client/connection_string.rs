@@ -9,7 +9,7 @@ use std::fmt;
 
 use super::credential::Credential;
 use super::endpoint::Endpoint;
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// The public development account Azurite and the emulator accept.
 ///

@@ -17,7 +17,7 @@ use std::str::FromStr;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use crate::limits::InvalidInput;
 
 const PREFIX: &str = "t2.";

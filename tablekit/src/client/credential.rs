@@ -10,10 +10,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use super::error::{Error, Result};
 use crate::auth::{
     canonicalized_resource, shared_key_lite_string_to_sign, shared_key_string_to_sign, AccountKey,
 };
-use crate::error::{Error, Result};
 
 /// A boxed error from a [`TokenProvider`].
 ///

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 
 use url::Url;
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// A Table service endpoint and the account it serves.
 ///

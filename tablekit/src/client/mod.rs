@@ -5,7 +5,13 @@
 //! puts it on the wire: [`TableServiceClient`] holds one connection pool, a credential and the
 //! retry policy; [`Table<M>`] reads and writes typed entities; [`EntityQuery`] streams pages;
 //! [`Batch`] builds entity group transactions. Everything the service would refuse is refused
-//! here first, with a typed error, before anything is sent.
+//! here first, with a typed error, before anything is sent. The crate's
+//! [`Error`](crate::Error) is this layer's: the errors of the layers below convert into it.
+//!
+//! Inside, imports point down too: the transport (credentials, endpoint, retries, errors) at
+//! the bottom, then the service client, then the [`Table`] handle, then the operations built
+//! on the handle (single-entity writes, queries, transactions and the re-reads that settle a
+//! write whose answer was lost), each taking the handle rather than being called by it.
 //!
 //! ```
 //! use futures::TryStreamExt;
@@ -48,6 +54,7 @@ mod connection_string;
 mod continuation;
 mod credential;
 mod endpoint;
+pub(crate) mod error;
 pub(crate) mod multipart;
 mod pages;
 mod retry;
@@ -55,6 +62,8 @@ mod service;
 mod service_error;
 mod table;
 mod transport;
+mod writable;
+mod write;
 
 pub use batch::{Batch, BatchOutcome, OperationKind, OperationResult};
 pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};

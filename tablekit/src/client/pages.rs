@@ -16,14 +16,16 @@ use reqwest::header::HeaderMap;
 use reqwest::Method;
 
 use super::continuation::{ContinuationToken, QueryId};
+use super::error::{Error, Result};
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
 use crate::codec;
 use crate::entity::Selection;
-use crate::error::{Error, Result};
-use crate::limits::InvalidInput;
 use crate::model::{check_kind, TableEntity, TableModel};
 use crate::query::Query;
+
+/// The most entities the service answers in one page.
+const MAX_TOP: u32 = 1000;
 
 /// One page of results and where the next one starts.
 ///
@@ -77,7 +79,7 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let page = table.query(Query::new().top(2)?).first_page().await?;
     /// let keys: Vec<&str> = page.entities().iter().map(|e| e.row_key()).collect();
     /// assert_eq!(keys, ["player-1", "player-2"]);
     /// # Ok(()) }
@@ -101,7 +103,7 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let page = table.query(Query::new().top(2)?).first_page().await?;
     /// let mut players = page.into_entities(); // owned: no clone to keep or change them
     /// players[0].set("Seen", true);
     /// assert_eq!(players.len(), 2);
@@ -126,9 +128,9 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let first = table.query(Query::new().top(2)).first_page().await?;
+    /// let first = table.query(Query::new().top(2)?).first_page().await?;
     /// let token = first.continuation().expect("a third follows").clone();
-    /// let last = table.query(Query::new().top(2)).resume_from(token);
+    /// let last = table.query(Query::new().top(2)?).resume_from(token);
     /// let last = last.first_page().await?;
     /// assert_eq!(last.len(), 1);
     /// assert!(last.continuation().is_none());
@@ -153,7 +155,7 @@ impl<E> Page<E> {
     /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?;
+    /// let page = table.query(Query::new().top(2)?).first_page().await?;
     /// assert_eq!(page.len(), 2); // at most `top`
     /// # Ok(()) }
     /// ```
@@ -222,11 +224,11 @@ impl<E> IntoIterator for Page<E> {
 /// assert_eq!(seen, 25);
 ///
 /// // web paging: one page and a token to come back with
-/// let page = table.query(q.clone().top(20)).first_page().await?;
+/// let page = table.query(q.clone().top(20)?).first_page().await?;
 /// assert_eq!(page.len(), 20);
 /// let token = page.continuation().expect("25 players: more follow");
 /// let link = token.to_string(); // e.g. in a "next" link
-/// let next = table.query(q.top(20)).resume_from(link.parse()?);
+/// let next = table.query(q.top(20)?).resume_from(link.parse()?);
 /// let next = next.first_page().await?;
 /// assert_eq!(next.len(), 5);
 /// assert!(next.continuation().is_none()); // the last page
@@ -239,8 +241,60 @@ pub struct EntityQuery<M: TableModel> {
     read_ahead: bool,
 }
 
+impl<M: TableModel> Table<M> {
+    /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
+    /// continuation tokens.
+    ///
+    /// ```
+    /// use futures::TryStreamExt;
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, Query};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
+    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
+    /// # }
+    /// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
+    /// let players: Vec<DynamicEntity> = table.query(q).entities().try_collect().await?;
+    /// assert_eq!(players.len(), 2);
+    /// # Ok(()) }
+    /// ```
+    pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
+        EntityQuery::new(self.clone(), query)
+    }
+
+    /// Every entity of the table (a query without a filter).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
+    /// # let client =
+    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
+    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
+    /// # }
+    /// assert_eq!(table.query_all().count().await?, 3);
+    /// # Ok(()) }
+    /// ```
+    pub fn query_all(&self) -> EntityQuery<M> {
+        self.query(Query::new())
+    }
+}
+
 impl<M: TableModel> EntityQuery<M> {
-    pub(crate) fn new(table: Table<M>, query: Query<M>) -> Self {
+    fn new(table: Table<M>, query: Query<M>) -> Self {
         EntityQuery {
             table,
             query,
@@ -305,7 +359,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let q = Query::new().top(2);
+    /// let q = Query::new().top(2)?;
     /// let first = table.query(q.clone()).first_page().await?;
     /// let link = first.continuation().expect("more follow").to_string(); // e.g. in a "next" link
     ///
@@ -335,19 +389,22 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)).first_page().await?; // one request
+    /// let page = table.query(Query::new().top(2)?).first_page().await?; // one request
     /// assert_eq!(page.len(), 2);
     /// assert!(page.continuation().is_some());
     /// # Ok(()) }
     /// ```
     pub async fn first_page(self) -> Result<Page<M::Entity>> {
         let (sent, start) = self.prepare()?;
-        let reply = request_page(&sent, start, &|_| {}).await?;
-        sent.decode(&reply, sent.continuation_in(&reply.headers))
+        let Some(top) = sent.top_for(sent.take) else {
+            return Ok(Page::new(Vec::new(), None)); // `take(0)`: nothing to ask for
+        };
+        let reply = request_page(&sent, start, top, &|_| {}).await?;
+        sent.decode(&reply, sent.take)
     }
 
-    /// The query as it will be sent, checked (table name, `top`, the resume token) before
-    /// any request, and where it starts.
+    /// The query as it will be sent, checked (table name, the resume token) before any
+    /// request, and where it starts.
     fn prepare(self) -> Result<(Arc<Sent<M>>, Option<ContinuationToken>)> {
         let sent = Sent::new(self.table, &self.query)?;
         if let Some(start) = &self.start {
@@ -373,7 +430,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
     /// let mut sizes = Vec::new();
-    /// let mut pages = table.query(Query::new().top(2)).pages();
+    /// let mut pages = table.query(Query::new().top(2)?).pages();
     /// while let Some(page) = pages.try_next().await? {
     ///     sizes.push(page.len());
     /// }
@@ -386,45 +443,27 @@ impl<M: TableModel> EntityQuery<M> {
             Ok(prepared) => prepared,
             Err(e) => return stream::once(async { Err(e) }).boxed(),
         };
-        let first = match read_ahead {
-            true => Next::Requested(Pending::spawn(&sent, start)),
-            false => Next::At(start),
+        let left = sent.take;
+        let first = match sent.top_for(left) {
+            None => Next::End,
+            Some(top) if read_ahead => Next::Requested(Pending::spawn(&sent, start, top)),
+            Some(_) => Next::At(start),
         };
-        stream::try_unfold(first, move |next| {
+        stream::try_unfold((first, left), move |(next, left)| {
             let sent = sent.clone();
             async move {
-                let (reply, ahead) = match next {
-                    Next::At(position) => (request_page(&sent, position, &|_| {}).await?, None),
-                    Next::Requested(mut pending) => {
-                        // The next page's position is in this answer's headers: it is asked
-                        // for as soon as they arrive, while this answer's body comes in.
-                        let ahead = pending
-                            .continuation()
-                            .await
-                            .map(|token| (token.clone(), Pending::spawn(&sent, Some(token))));
-                        (pending.reply().await?, ahead)
-                    }
-                    Next::End => return Ok::<_, Error>(None),
+                let Some((reply, ahead)) = fetch(&sent, next, left).await? else {
+                    return Ok::<_, Error>(None);
                 };
-                let continuation = sent.continuation_in(&reply.headers);
-                let next = match (continuation.clone(), ahead) {
-                    (None, _) => Next::End,
-                    // A retried request may have answered from elsewhere: the early request
-                    // stands only for the position this answer really ends at.
-                    (Some(token), Some((asked, pending))) if asked == token => {
-                        Next::Requested(pending)
-                    }
-                    (Some(token), _) if read_ahead => {
-                        Next::Requested(Pending::spawn(&sent, Some(token)))
-                    }
-                    (Some(token), _) => Next::At(Some(token)),
-                };
+                let page = sent.decode(&reply, left)?;
+                let left = left.map(|l| l.saturating_sub(page.len()));
+                let next = next_after(&sent, &page, left, ahead, read_ahead);
                 if matches!(next, Next::Requested(_)) {
                     // A task spawned from a busy worker waits for that worker: let it send
                     // its request before this one settles into decoding.
                     tokio::task::yield_now().await;
                 }
-                Ok(Some((sent.decode(&reply, continuation)?, next)))
+                Ok(Some((page, (next, left))))
             }
         })
         .boxed()
@@ -446,7 +485,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut players = table.query(Query::new().top(2)).entities(); // pages of 2, one stream
+    /// let mut players = table.query(Query::new().top(2)?).entities(); // pages of 2, one stream
     /// let mut seen = 0;
     /// while let Some(player) = players.try_next().await? {
     ///     assert_eq!(player.partition_key(), "eu");
@@ -477,7 +516,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let mut chunks = table.query(Query::new().top(2)?).chunks();
     /// assert_eq!(chunks.next_chunk(3).await?.len(), 3); // across two pages
     /// assert_eq!(chunks.next_chunk(3).await?.len(), 2); // fewer only at the end
     /// assert!(chunks.next_chunk(3).await?.is_empty());
@@ -593,7 +632,7 @@ impl<E: TableEntity> Chunker<E> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let mut chunks = table.query(Query::new().top(2)?).chunks();
     /// let chunk = chunks.next_chunk(3).await?; // pages of 2: one and a half pages
     /// let keys: Vec<&str> = chunk.iter().map(|p| p.row_key()).collect();
     /// assert_eq!(keys, ["player-1", "player-2", "player-3"]);
@@ -626,7 +665,7 @@ impl<E: TableEntity> Chunker<E> {
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
     /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query(Query::new().top(2)).chunks();
+    /// let mut chunks = table.query(Query::new().top(2)?).chunks();
     /// chunks.next_chunk(3).await?; // players 1 to 3: player-4 is left over
     /// assert_eq!(chunks.next_page().await?.map(|p| p.len()), Some(1)); // the leftover
     /// assert_eq!(chunks.next_page().await?.map(|p| p.len()), Some(1)); // the last page: player-5
@@ -688,8 +727,63 @@ enum Next {
     At(Option<ContinuationToken>),
     /// The next page is already requested.
     Requested(Pending),
-    /// The last page was read.
+    /// The last page was read, or all the query takes.
     End,
+}
+
+/// The answer for the page `next` points at (`None` past the last), and the page after it
+/// when that was read ahead, with the position it asked for.
+async fn fetch<M: TableModel>(
+    sent: &Arc<Sent<M>>,
+    next: Next,
+    left: Option<usize>,
+) -> Result<Option<(Reply, Option<(ContinuationToken, Pending)>)>> {
+    match next {
+        Next::At(position) => {
+            // Only a stream with something left to take gets here.
+            let top = sent.top_for(left).unwrap_or(MAX_TOP);
+            Ok(Some((
+                request_page(sent, position, top, &|_| {}).await?,
+                None,
+            )))
+        }
+        Next::Requested(mut pending) => {
+            // The next page's position is in this answer's headers: it is asked for as soon as
+            // they arrive, while this answer's body comes in, for no more entities than are
+            // left should this page be full.
+            let after = left.map(|l| l.saturating_sub(pending.top));
+            let ahead = match sent.top_for(after) {
+                Some(top) => pending
+                    .continuation()
+                    .await
+                    .map(|token| (token.clone(), Pending::spawn(sent, Some(token), top))),
+                None => None,
+            };
+            Ok(Some((pending.reply().await?, ahead)))
+        }
+        Next::End => Ok(None),
+    }
+}
+
+/// What follows `page` when `left` entities are still to take: the end, or the request for
+/// the page at its continuation (the one read ahead, when it asked for that very position).
+fn next_after<M: TableModel>(
+    sent: &Arc<Sent<M>>,
+    page: &Page<M::Entity>,
+    left: Option<usize>,
+    ahead: Option<(ContinuationToken, Pending)>,
+    read_ahead: bool,
+) -> Next {
+    let (Some(token), Some(top)) = (page.continuation().cloned(), sent.top_for(left)) else {
+        return Next::End;
+    };
+    match ahead {
+        // A retried request may have answered from elsewhere: the early request stands only
+        // for the position this answer really ends at.
+        Some((asked, pending)) if asked == token => Next::Requested(pending),
+        _ if read_ahead => Next::Requested(Pending::spawn(sent, Some(token), top)),
+        _ => Next::At(Some(token)),
+    }
 }
 
 /// A page request running on its own task; stopped when the stream is dropped before it.
@@ -697,11 +791,17 @@ struct Pending {
     task: tokio::task::JoinHandle<Result<Reply>>,
     /// The continuation of a successful answer, sent when its headers arrive.
     head: tokio::sync::oneshot::Receiver<Option<ContinuationToken>>,
+    /// The `$top` it asked for: its page holds at most this many entities.
+    top: usize,
 }
 
 impl Pending {
-    /// Requests the page at `position` on a task of its own.
-    fn spawn<M: TableModel>(sent: &Arc<Sent<M>>, position: Option<ContinuationToken>) -> Self {
+    /// Requests the page at `position`, of at most `top` entities, on a task of its own.
+    fn spawn<M: TableModel>(
+        sent: &Arc<Sent<M>>,
+        position: Option<ContinuationToken>,
+        top: u32,
+    ) -> Self {
         let sent = sent.clone();
         let (sender, head) = tokio::sync::oneshot::channel();
         let sender = std::sync::Mutex::new(Some(sender));
@@ -714,9 +814,13 @@ impl Pending {
                     let _ = sender.send(sent.continuation_in(headers));
                 }
             };
-            request_page(&sent, position, &on_head).await
+            request_page(&sent, position, top, &on_head).await
         });
-        Pending { task, head }
+        Pending {
+            task,
+            head,
+            top: top as usize,
+        }
     }
 
     /// Where the page after this one starts, as soon as the answer's headers are in; `None`
@@ -751,8 +855,12 @@ struct Sent<M: TableModel> {
     table: Table<M>,
     /// `GET /Table()`.
     path: String,
-    /// `$filter`, `$select` and `$top`.
+    /// `$filter` and `$select`.
     parameters: Vec<(&'static str, String)>,
+    /// The query's page size, `$top` (at most [`MAX_TOP`]).
+    page_size: Option<u32>,
+    /// How many entities the query takes in all.
+    take: Option<usize>,
     /// What a select fetched, shared by the entities it reads; `None` without a select.
     selection: Option<Arc<Selection>>,
     id: QueryId,
@@ -774,20 +882,26 @@ impl<M: TableModel> Sent<M> {
             parameters.push(("$select", names.join(",")));
             Arc::new(Selection::new(&names))
         });
-        if let Some(top) = query.top_value() {
-            if top == 0 {
-                return Err(InvalidInput::Other("`top` must be at least 1".into()).into());
-            }
-            // The service caps pages at 1000 anyway; paging continues past it.
-            parameters.push(("$top", top.min(1000).to_string()));
-        }
         Ok(Sent {
             table,
             path,
             parameters,
+            page_size: query.top_value(),
+            take: query.take_value(),
             selection,
             id,
         })
+    }
+
+    /// The `$top` of a request when `left` entities are still to take: the page size,
+    /// lowered to what is left; `None` when nothing is.
+    fn top_for(&self, left: Option<usize>) -> Option<u32> {
+        let page = self.page_size.unwrap_or(MAX_TOP);
+        match left {
+            None => Some(page),
+            Some(0) => None,
+            Some(left) => Some(u32::try_from(left).map_or(page, |left| left.min(page))),
+        }
     }
 
     /// Where the page after an answer with these headers starts, tied to this query.
@@ -800,13 +914,11 @@ impl<M: TableModel> Sent<M> {
     }
 
     /// The entities of one answer as the model's entity type, each marked with what the
-    /// select fetched and checked to be of the model's kind, followed by `continuation`.
-    fn decode(
-        &self,
-        reply: &Reply,
-        continuation: Option<ContinuationToken>,
-    ) -> Result<Page<M::Entity>> {
-        let entities = codec::decode_page(&reply.body)?
+    /// select fetched and checked to be of the model's kind.
+    /// A server that answers more than `$top` asked is cut to what is `left`, without a
+    /// continuation: resuming there would skip the entities cut.
+    fn decode(&self, reply: &Reply, left: Option<usize>) -> Result<Page<M::Entity>> {
+        let mut entities: Vec<_> = codec::decode_page(&reply.body)?
             .into_iter()
             .map(|mut entity| {
                 check_kind::<M>(&entity)?;
@@ -816,7 +928,11 @@ impl<M: TableModel> Sent<M> {
                 Ok(M::Entity::wrap(entity))
             })
             .collect::<Result<_>>()?;
-        Ok(Page::new(entities, continuation))
+        if let Some(left) = left.filter(|left| entities.len() > *left) {
+            entities.truncate(left);
+            return Ok(Page::new(entities, None));
+        }
+        Ok(Page::new(entities, self.continuation_in(&reply.headers)))
     }
 }
 
@@ -824,10 +940,15 @@ impl<M: TableModel> Sent<M> {
 async fn request_page<M: TableModel>(
     sent: &Sent<M>,
     position: Option<ContinuationToken>,
+    top: u32,
     on_head: OnHead<'_>,
 ) -> Result<Reply> {
     let mut call = Call::new(Method::GET, sent.path.clone());
     call.query.extend(sent.parameters.iter().cloned());
+    // No `$top` for a full page: the service's own 1000 applies.
+    if top < MAX_TOP || sent.page_size.is_some() {
+        call.query.push(("$top", top.to_string()));
+    }
     if let Some(position) = position {
         call.query.extend(position.query_parameters());
     }

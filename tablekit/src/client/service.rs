@@ -1,7 +1,7 @@
 //! [`TableServiceClient`]: one account's Table service, and its tables.
 //!
-//! The client owns one `reqwest` connection pool (rustls) shared by every [`Table`] handle
-//! and clone, so handles are cheap and connections are reused. Building it refuses set-ups
+//! The client owns one `reqwest` connection pool (rustls) shared by every
+//! [`Table`](super::Table) handle and clone, so handles are cheap and connections are reused. Building it refuses set-ups
 //! that would leak a secret: a credential sent over plain http to a host other than loopback
 //! needs an explicit [`ClientBuilder::allow_insecure_http`].
 
@@ -15,13 +15,11 @@ use reqwest::Method;
 use super::connection_string::ConnectionString;
 use super::credential::Credential;
 use super::endpoint::Endpoint;
+use super::error::{Error, Result};
 use super::retry::RetryPolicy;
-use super::table::Table;
 use super::transport::{Call, Gone, Transport};
 use crate::codec;
-use crate::error::{Error, Result};
 use crate::limits::{self, InvalidInput};
-use crate::model::{NamedTable, TableModel};
 
 /// The default per-request timeout.
 ///
@@ -126,51 +124,6 @@ impl TableServiceClient {
 
     pub(crate) fn transport(&self) -> &Transport {
         &self.transport
-    }
-
-    /// The typed handle of `M`'s table, named in `#[tablekit(table = "...")]`. A model without
-    /// a table name does not compile here: name its table with
-    /// [`table_named`](Self::table_named).
-    ///
-    /// ```
-    /// # use tablekit::client::TableServiceClient;
-    /// use tablekit::prelude::*;
-    /// #[derive(TableEntity)]
-    /// #[tablekit(table = "Gamers")]
-    /// pub struct Gamer {
-    ///     #[tablekit(partition_key)]
-    ///     pub tag: String,
-    /// }
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let gamers = client.table::<Gamer>();
-    /// assert_eq!(gamers.name(), "Gamers");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    ///
-    /// ```compile_fail,E0277
-    /// # use tablekit::client::TableServiceClient;
-    /// # use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let table = client.table::<DynamicEntity>(); // `DynamicEntity` names no table
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn table<M: NamedTable>(&self) -> Table<M> {
-        Table::new(self.clone(), M::TABLE_NAME)
-    }
-
-    /// A handle on table `name` for model `M`; with `M = DynamicEntity` (e.g.
-    /// `let t: Table = client.table_named("T")`) it is the untyped handle. The name is
-    /// validated by each operation, before sending.
-    ///
-    /// ```
-    /// # use tablekit::client::{Table, TableServiceClient};
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let logs: Table = client.table_named("Logs");
-    /// assert_eq!(logs.name(), "Logs");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn table_named<M: TableModel>(&self, name: &str) -> Table<M> {
-        Table::new(self.clone(), name)
     }
 
     /// Creates a table; a 409 `TableAlreadyExists` error if it exists.

@@ -272,11 +272,20 @@ impl fmt::Display for ServiceError {
         if let Some(id) = &self.request_id {
             write!(f, " (request id {id})")?;
         }
-        f.write_str(crate::error::applied_note(self.may_have_been_applied()))
+        f.write_str(applied_note(self.may_have_been_applied()))
     }
 }
 
 impl std::error::Error for ServiceError {}
+
+/// Said of a failed write that may have been applied all the same.
+pub(crate) fn applied_note(uncertain: bool) -> &'static str {
+    if uncertain {
+        " (the write may have been applied)"
+    } else {
+        ""
+    }
+}
 
 /// The code and message from a JSON `odata.error` or an XML `<Error>` body.
 fn parse_body(body: &[u8]) -> (Option<String>, Option<String>) {

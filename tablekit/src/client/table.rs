@@ -1,9 +1,12 @@
-//! [`Table<M>`]: the typed handle application repositories are built on.
+//! [`Table<M>`]: the typed handle application repositories are built on: which table, on
+//! which client, read as which model; the table's own operations and the point read.
 //!
 //! Every operation validates before sending (table name, keys, property names and values,
-//! entity size), so a write the service would refuse fails with
-//! [`Error::InvalidInput`] and nothing is sent. Writes record the new ETag on the entity they
-//! were given, so the next conditional write of the same value just works.
+//! entity size), so a call the service would refuse fails with [`Error::InvalidInput`] and
+//! nothing is sent. The operations on entities build on this handle, each in its own module
+//! above it (the writes in `write`, queries in `pages`, transactions in `batch`, the re-reads
+//! that settle a lost answer in `applied`): they take the handle, and this module names none
+//! of them.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -12,18 +15,14 @@ use std::sync::Arc;
 use percent_encoding::utf8_percent_encode;
 use reqwest::Method;
 
-use super::batch::Batch;
-use super::pages::EntityQuery;
+use super::error::{Error, Result};
 use super::service::TableServiceClient;
-use super::transport::{Call, Gone, KEY_IN_PATH};
+use super::transport::{Call, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::limits::{self, InvalidInput, KeyKind};
-use crate::model::{check_kind, TableEntity, TableModel};
-use crate::query::Query;
-use crate::writable::{self, Unsent};
+use crate::model::{check_kind, NamedTable, TableEntity, TableModel};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -73,15 +72,6 @@ impl<M: TableModel> fmt::Debug for Table<M> {
             .field("model", &std::any::type_name::<M>())
             .finish()
     }
-}
-
-/// How a write treats the entity's ETag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Condition {
-    /// No `If-Match`: an upsert.
-    None,
-    /// `If-Match` with the entity's ETag (`*` if the caller set [`ETag::any`]).
-    EntityETag,
 }
 
 impl<M: TableModel> Table<M> {
@@ -237,234 +227,6 @@ impl<M: TableModel> Table<M> {
         self.client.table_exists(self.checked_name()?).await
     }
 
-    /// Inserts a new entity (409 `EntityAlreadyExists` if the keys are taken) and records
-    /// the new ETag on it. A retry that meets 409 because an earlier attempt's insert was
-    /// applied (its answer lost) succeeds when the stored entity is exactly what was sent.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// dragon.set("Score", 10);
-    /// table.insert(&mut dragon).await?;
-    /// assert!(dragon.etag().is_some()); // recorded: a conditional write can follow
-    /// let mut again = DynamicEntity::new("eu", "dragon");
-    /// let err = table.insert(&mut again).await.unwrap_err();
-    /// assert!(err.is_conflict());
-    /// # Ok(()) }
-    /// ```
-    pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
-        let name = self.checked_name()?;
-        let dynamic = entity.as_dynamic();
-        writable::check::<M>(dynamic, Unsent::Kept)?;
-        let mut call =
-            Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
-        call.prefer_no_content = true;
-        let etag = match self.client.transport().send(&call).await {
-            Ok(reply) => reply.header("etag").map(ETag::new),
-            // A 409 may be an earlier attempt's insert: ours if the row holds what was sent.
-            Err(e) => super::applied::earlier_insert(self, &call.body, e).await?,
-        };
-        record_written(entity, etag);
-        Ok(())
-    }
-
-    /// Inserts the entity, or merges its properties into the stored one (no ETag check).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// dragon.set("Tag", "Dragon");
-    /// table.upsert_merge(&mut dragon).await?; // inserted
-    /// let mut score = DynamicEntity::new("eu", "dragon");
-    /// score.set("Score", 30);
-    /// table.upsert_merge(&mut score).await?; // merged
-    /// let stored = table.get("eu", "dragon").await?.expect("stored");
-    /// assert_eq!(stored.get::<String>("Tag").as_deref(), Some("Dragon"));
-    /// assert_eq!(stored.get::<i32>("Score"), Some(30));
-    /// # Ok(()) }
-    /// ```
-    pub async fn upsert_merge(&self, entity: &mut M::Entity) -> Result<()> {
-        self.write(Method::PATCH, entity, Condition::None).await
-    }
-
-    /// Inserts the entity, or replaces the stored one entirely (no ETag check).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// dragon.set("Tag", "Dragon");
-    /// table.upsert_replace(&mut dragon).await?; // inserted
-    /// let mut score = DynamicEntity::new("eu", "dragon");
-    /// score.set("Score", 30);
-    /// table.upsert_replace(&mut score).await?; // replaced: `Tag` is gone
-    /// let stored = table.get("eu", "dragon").await?.expect("stored");
-    /// assert!(!stored.contains("Tag"));
-    /// assert_eq!(stored.get::<i32>("Score"), Some(30));
-    /// # Ok(()) }
-    /// ```
-    pub async fn upsert_replace(&self, entity: &mut M::Entity) -> Result<()> {
-        self.write(Method::PUT, entity, Condition::None).await
-    }
-
-    /// Merges the entity's properties into the stored one if its ETag still matches (412
-    /// otherwise; 404 if it is gone). Set [`ETag::any`] on the entity for an unconditional
-    /// merge. An entity without an ETag is refused before sending.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # let mut stored = DynamicEntity::new("eu", "dragon");
-    /// # stored.set("Tag", "Dragon");
-    /// # table.insert(&mut stored).await?;
-    /// let read = table.get("eu", "dragon").await?.expect("stored");
-    /// let mut change = DynamicEntity::new("eu", "dragon"); // only what changes
-    /// change.set("Score", 40);
-    /// change.set_etag(read.etag().cloned()); // on the condition nobody wrote since
-    /// table.merge(&mut change).await?;
-    /// let stored = table.get("eu", "dragon").await?.expect("stored");
-    /// assert_eq!(stored.get::<String>("Tag").as_deref(), Some("Dragon")); // kept
-    /// assert_eq!(stored.get::<i32>("Score"), Some(40));
-    /// # Ok(()) }
-    /// ```
-    pub async fn merge(&self, entity: &mut M::Entity) -> Result<()> {
-        self.write(Method::PATCH, entity, Condition::EntityETag)
-            .await
-    }
-
-    /// Replaces the stored entity if its ETag still matches (412 otherwise; 404 if it is
-    /// gone). Set [`ETag::any`] on the entity for an unconditional replace. An entity without
-    /// an ETag is refused before sending.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
-    /// let mut dragon = table.get("eu", "dragon").await?.expect("stored");
-    /// let mut stale = dragon.clone();
-    /// dragon.set("Score", 40);
-    /// table.replace(&mut dragon).await?; // records the new ETag on `dragon`
-    /// stale.set("Score", 45);
-    /// let err = table.replace(&mut stale).await.unwrap_err();
-    /// assert!(err.is_precondition_failed()); // `dragon` was written since `stale` was read
-    /// let mut unread = DynamicEntity::new("eu", "dragon");
-    /// let err = table.replace(&mut unread).await.unwrap_err();
-    /// assert!(err.is_invalid_input()); // no ETag at all: refused before sending
-    /// # Ok(()) }
-    /// ```
-    pub async fn replace(&self, entity: &mut M::Entity) -> Result<()> {
-        self.write(Method::PUT, entity, Condition::EntityETag).await
-    }
-
-    /// Deletes the stored entity if its ETag still matches (412 otherwise; 404 if it is
-    /// gone). Set [`ETag::any`] on the entity for an unconditional delete. The ETag is cleared.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// table.insert(&mut dragon).await?;
-    /// table.delete(&mut dragon).await?; // If-Match: the ETag the insert recorded
-    /// assert!(dragon.etag().is_none());
-    /// assert!(table.get("eu", "dragon").await?.is_none());
-    /// # Ok(()) }
-    /// ```
-    pub async fn delete(&self, entity: &mut M::Entity) -> Result<()> {
-        let etag = required_etag(entity.as_dynamic())?;
-        self.delete_by_key(entity.partition_key(), entity.row_key(), &etag)
-            .await?;
-        entity.as_dynamic_mut().set_etag(None);
-        Ok(())
-    }
-
-    /// Deletes an entity by its keys if `etag` matches ([`ETag::any`] for unconditional).
-    ///
-    /// A retried delete that answers 404 because an earlier attempt already deleted the
-    /// entity counts as success.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, ETag};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
-    /// let stale = ETag::new("W/\"datetime'2020-01-01T00%3A00%3A00Z'\"");
-    /// let result = table.delete_by_key("eu", "dragon", &stale).await;
-    /// assert!(result.unwrap_err().is_precondition_failed());
-    /// table.delete_by_key("eu", "dragon", &ETag::any()).await?; // whatever version is stored
-    /// assert!(table.get("eu", "dragon").await?.is_none());
-    /// # Ok(()) }
-    /// ```
-    pub async fn delete_by_key(
-        &self,
-        partition_key: &str,
-        row_key: &str,
-        etag: &ETag,
-    ) -> Result<()> {
-        let path = self.entity_path(partition_key, row_key)?;
-        let mut call = Call::new(Method::DELETE, path);
-        call.if_match = Some(etag.as_str().to_owned());
-        call.gone = Gone::Entity;
-        self.client.transport().send(&call).await?;
-        Ok(())
-    }
-
     /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing
     /// table is still an error, `TableNotFound`).
     ///
@@ -508,104 +270,6 @@ impl<M: TableModel> Table<M> {
         }
     }
 
-    /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
-    /// continuation tokens.
-    ///
-    /// ```
-    /// use futures::TryStreamExt;
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
-    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
-    /// # }
-    /// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
-    /// let players: Vec<DynamicEntity> = table.query(q).entities().try_collect().await?;
-    /// assert_eq!(players.len(), 2);
-    /// # Ok(()) }
-    /// ```
-    pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
-        EntityQuery::new(self.clone(), query)
-    }
-
-    /// Every entity of the table (a query without a filter).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
-    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
-    /// # }
-    /// assert_eq!(table.query_all().count().await?, 3);
-    /// # Ok(()) }
-    /// ```
-    pub fn query_all(&self) -> EntityQuery<M> {
-        self.query(Query::new())
-    }
-
-    /// An empty entity group transaction on this table.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// let mut batch = table.batch();
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
-    /// batch.submit().await?; // both, or neither
-    /// assert_eq!(table.query_all().count().await?, 2);
-    /// # Ok(()) }
-    /// ```
-    pub fn batch(&self) -> Batch<M> {
-        Batch::new(self.clone())
-    }
-
-    async fn write(
-        &self,
-        method: Method,
-        entity: &mut M::Entity,
-        condition: Condition,
-    ) -> Result<()> {
-        let dynamic = entity.as_dynamic();
-        let if_match = match condition {
-            Condition::None => None,
-            Condition::EntityETag => Some(required_etag(dynamic)?.as_str().to_owned()),
-        };
-        let unsent = match method {
-            Method::PUT => Unsent::Deleted,
-            _ => Unsent::Kept,
-        };
-        writable::check::<M>(dynamic, unsent)?;
-        let path = self.entity_path(dynamic.partition_key(), dynamic.row_key())?;
-        let mut call = Call::new(method, path).json(codec::encode_entity(dynamic));
-        call.if_match = if_match;
-        let reply = self.client.transport().send(&call).await?;
-        record_written(entity, reply.header("etag").map(ETag::new));
-        Ok(())
-    }
-
     /// `/Table(PartitionKey='..',RowKey='..')`, keys validated, quotes doubled, then
     /// percent-encoded.
     pub(crate) fn entity_path(&self, partition_key: &str, row_key: &str) -> Result<String> {
@@ -617,6 +281,55 @@ impl<M: TableModel> Table<M> {
             encode_key(partition_key),
             encode_key(row_key)
         ))
+    }
+}
+
+// The client's handle constructors live with the handle, so the client's own module stays
+// below every table operation.
+impl TableServiceClient {
+    /// The typed handle of `M`'s table, named in `#[tablekit(table = "...")]`. A model without
+    /// a table name does not compile here: name its table with
+    /// [`table_named`](Self::table_named).
+    ///
+    /// ```
+    /// # use tablekit::client::TableServiceClient;
+    /// use tablekit::prelude::*;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Gamers")]
+    /// pub struct Gamer {
+    ///     #[tablekit(partition_key)]
+    ///     pub tag: String,
+    /// }
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let gamers = client.table::<Gamer>();
+    /// assert_eq!(gamers.name(), "Gamers");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    ///
+    /// ```compile_fail,E0277
+    /// # use tablekit::client::TableServiceClient;
+    /// # use tablekit::DynamicEntity;
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let table = client.table::<DynamicEntity>(); // `DynamicEntity` names no table
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn table<M: NamedTable>(&self) -> Table<M> {
+        Table::new(self.clone(), M::TABLE_NAME)
+    }
+
+    /// A handle on table `name` for model `M`; with `M = DynamicEntity` (e.g.
+    /// `let t: Table = client.table_named("T")`) it is the untyped handle. The name is
+    /// validated by each operation, before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::{Table, TableServiceClient};
+    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// let logs: Table = client.table_named("Logs");
+    /// assert_eq!(logs.name(), "Logs");
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn table_named<M: TableModel>(&self, name: &str) -> Table<M> {
+        Table::new(self.clone(), name)
     }
 }
 
@@ -633,16 +346,6 @@ pub(crate) fn required_etag(entity: &DynamicEntity) -> Result<ETag> {
             entity.row_key()
         )))
     })
-}
-
-/// Records what a write did on the entity written: its new ETag (when the answer gave one),
-/// and that the values its setters replaced are the stored ones now.
-fn record_written<E: TableEntity>(entity: &mut E, etag: Option<ETag>) {
-    let dynamic = entity.as_dynamic_mut();
-    if etag.is_some() {
-        dynamic.set_etag(etag);
-    }
-    dynamic.clear_overwrites();
 }
 
 #[cfg(test)]

@@ -19,10 +19,10 @@ use url::Url;
 
 use super::credential::{Credential, SignedParts};
 use super::endpoint::Endpoint;
+use super::error::{Error, Result};
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::service_error::ServiceError;
 use crate::auth::http_date;
-use crate::error::{Error, Result};
 
 /// The protocol version tablekit speaks.
 pub(crate) const API_VERSION: &str = "2019-02-02";
@@ -331,7 +331,7 @@ impl Transport {
         }
         let mut put = |name: HeaderName, value: &str| -> Result<()> {
             let value = HeaderValue::from_str(value).map_err(|_| {
-                Error::InvalidInput(crate::InvalidInput::Other(format!(
+                Error::InvalidInput(crate::limits::InvalidInput::Other(format!(
                     "the `{name}` header value cannot be sent in HTTP"
                 )))
             })?;
@@ -446,7 +446,7 @@ pub(crate) fn host_header(endpoint: &Endpoint) -> Option<HeaderValue> {
 mod tests {
     use super::*;
     use crate::client::{TableServiceClient, DEVELOPMENT_KEY};
-    use crate::DynamicEntity;
+    use crate::entity::DynamicEntity;
 
     const CAPTURE_ENDPOINT: &str = "http://127.0.0.1:10003/devstoreaccount1";
 

@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 ///
 /// ```
 /// use chrono::DateTime;
-/// use tablekit::codec::{DateTimeText, Fraction};
+/// use tablekit::wire::{DateTimeText, Fraction};
 /// let text = DateTimeText::new(&DateTime::from_timestamp(1_577_836_800, 0).unwrap());
 /// assert_eq!(text.without_zone(Fraction::Seven), "2020-01-01T00:00:00.0000000");
 /// assert_eq!(text.without_zone(Fraction::Trimmed), "2020-01-01T00:00:00");
@@ -35,15 +35,7 @@ pub fn format_datetime(time: &DateTime<Utc>) -> String {
 }
 
 /// Appends the service's text for `time` without allocating.
-///
-/// ```
-/// use chrono::DateTime;
-/// use tablekit::codec::{write_datetime, Fraction};
-/// let mut out = Vec::new();
-/// write_datetime(&mut out, &DateTime::from_timestamp(0, 500_000_000).unwrap(), Fraction::Trimmed);
-/// assert_eq!(out, b"1970-01-01T00:00:00.5Z");
-/// ```
-pub fn write_datetime(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: Fraction) {
+pub(crate) fn write_datetime(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: Fraction) {
     DateTimeText::new(time).write(out, fraction);
 }
 
@@ -52,7 +44,7 @@ pub fn write_datetime(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: Fractio
 ///
 /// ```
 /// use chrono::DateTime;
-/// use tablekit::codec::{DateTimeText, Fraction};
+/// use tablekit::wire::{DateTimeText, Fraction};
 /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
 /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.0000000");
 /// assert_eq!(text.without_zone(Fraction::Trimmed), "1970-01-01T00:00:00");
@@ -73,7 +65,7 @@ impl DateTimeText {
     ///
     /// ```
     /// use chrono::DateTime;
-    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// use tablekit::wire::{DateTimeText, Fraction};
     /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 123_456_789).unwrap());
     /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.1234567");
     /// ```
@@ -90,7 +82,7 @@ impl DateTimeText {
     ///
     /// ```
     /// use chrono::DateTime;
-    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// use tablekit::wire::{DateTimeText, Fraction};
     /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 250_000_000).unwrap());
     /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.2500000");
     /// assert_eq!(text.without_zone(Fraction::Trimmed), "1970-01-01T00:00:00.25");
@@ -105,7 +97,7 @@ impl DateTimeText {
     ///
     /// ```
     /// use chrono::DateTime;
-    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// use tablekit::wire::{DateTimeText, Fraction};
     /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
     /// assert_eq!(text.ascii_without_zone(Fraction::Trimmed), b"1970-01-01T00:00:00");
     /// ```
@@ -125,7 +117,7 @@ impl DateTimeText {
     ///
     /// ```
     /// use chrono::DateTime;
-    /// use tablekit::codec::{DateTimeText, Fraction};
+    /// use tablekit::wire::{DateTimeText, Fraction};
     /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
     /// let mut out = b"\"Timestamp\":\"".to_vec();
     /// text.write(&mut out, Fraction::Seven);

@@ -60,7 +60,7 @@ fn write_property(out: &mut Vec<u8>, name: &str, value: &Value) {
 /// answers with trailing zeros trimmed.
 ///
 /// ```
-/// use tablekit::codec::{write_value, Fraction};
+/// use tablekit::wire::{write_value, Fraction};
 /// use tablekit::Value;
 /// let mut out = Vec::new();
 /// write_value(&mut out, &Value::Int64(5), Fraction::Seven);

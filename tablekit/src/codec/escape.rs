@@ -29,7 +29,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 ///
 /// ```
 /// let mut out = Vec::new();
-/// tablekit::codec::write_json_str(&mut out, "say \"hi\"\n");
+/// tablekit::wire::write_json_str(&mut out, "say \"hi\"\n");
 /// assert_eq!(out, br#""say \"hi\"\n""#);
 /// ```
 pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
@@ -43,7 +43,7 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
 ///
 /// ```
 /// let mut out = b"\"a".to_vec();
-/// tablekit::codec::write_json_str_body(&mut out, "\tb");
+/// tablekit::wire::write_json_str_body(&mut out, "\tb");
 /// out.push(b'"');
 /// assert_eq!(out, br#""a\tb""#);
 /// ```

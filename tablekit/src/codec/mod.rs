@@ -6,8 +6,11 @@
 //! `nometadata`, `minimalmetadata` and `fullmetadata`, with annotations before or after their
 //! value; nulls are dropped (a `$select` of a missing property answers null on Azure), and values
 //! that come without annotations in `nometadata` stay strings. Reads go straight from the bytes
-//! to entities and report a typed [`Error::Decode`](crate::Error::Decode) naming the property;
-//! no input makes them panic.
+//! to entities and report a typed [`DecodeError`] naming the property; no input makes them
+//! panic.
+//!
+//! The codec stands on the entity layer and below everything that sends: it knows entities
+//! and values, not filters, queries or the client.
 //!
 //! ```
 //! use tablekit::{codec, DynamicEntity};
@@ -16,19 +19,20 @@
 //! let body = codec::encode_entity(&e);
 //! let back = codec::decode_entity(&body)?;
 //! assert_eq!(back.get::<i64>("Big"), Some(1 << 40));
-//! # Ok::<(), tablekit::Error>(())
+//! # Ok::<(), tablekit::codec::DecodeError>(())
 //! ```
 
-mod datetime;
+// The writing primitives of `datetime`, `encode` and `escape` are public only through the
+// hidden `wire` module, for the emulator that answers with the same bytes.
+pub(crate) mod datetime;
 mod decode;
-mod encode;
-mod escape;
+pub(crate) mod encode;
+pub(crate) mod escape;
 mod json;
 mod property;
 mod tables;
 
-pub use datetime::{format_datetime, parse_datetime, write_datetime, DateTimeText, Fraction};
-pub use decode::{decode_entity, decode_page};
-pub use encode::{encode_entity, encode_entity_into, write_value};
-pub use escape::{write_json_str, write_json_str_body};
+pub use datetime::{format_datetime, parse_datetime};
+pub use decode::{decode_entity, decode_page, DecodeError};
+pub use encode::{encode_entity, encode_entity_into};
 pub use tables::{decode_table_name, decode_table_names};

@@ -32,7 +32,7 @@ pub(super) enum Scalar<'de> {
     Nested,
 }
 
-/// Why a value cannot be read: the text of an `Error::Decode` message.
+/// Why a value cannot be read: the message of a `DecodeError`.
 pub(super) type Reason = Cow<'static, str>;
 
 /// The value of a JSON scalar typed by `edm`; `Ok(None)` for `null`.

@@ -3,7 +3,10 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use super::decode::DecodeError;
+
+/// A `Result` of the codec.
+type Result<T, E = DecodeError> = std::result::Result<T, E>;
 
 /// `{"value":[{"TableName":"x"}, ...]}`; other members are ignored.
 #[derive(Deserialize)]
@@ -23,7 +26,7 @@ struct TableItem {
 /// ```
 /// let body = br#"{"odata.metadata":"x","value":[{"TableName":"Gamers"},{"TableName":"Logs"}]}"#;
 /// assert_eq!(tablekit::codec::decode_table_names(body)?, ["Gamers", "Logs"]);
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
     let page: TablePage = read(bytes, "table list")?;
@@ -35,7 +38,7 @@ pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
 /// ```
 /// let body = br#"{"odata.metadata":"x","TableName":"Gamers"}"#;
 /// assert_eq!(tablekit::codec::decode_table_name(body)?, "Gamers");
-/// # Ok::<(), tablekit::Error>(())
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_table_name(bytes: &[u8]) -> Result<String> {
     let table: TableItem = read(bytes, "table")?;
@@ -44,7 +47,7 @@ pub fn decode_table_name(bytes: &[u8]) -> Result<String> {
 
 /// One JSON value of type `T`, naming `what` in the error.
 fn read<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T> {
-    serde_json::from_slice(bytes).map_err(|e| Error::decode(what, e.to_string()))
+    serde_json::from_slice(bytes).map_err(|e| DecodeError::new(what, e.to_string()))
 }
 
 #[cfg(test)]

@@ -69,9 +69,9 @@ use std::time::Duration;
 use rand::Rng;
 
 use crate::client::applied::{self, Effect};
+use crate::client::error::{Error, Result};
 use crate::client::{ServiceError, Table};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::limits::{validate_property_name, InvalidInput};
 use crate::model::{TableEntity, TableModel};
 use crate::value::Value;
@@ -163,7 +163,7 @@ impl ConflictRetry {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use std::sync::atomic::{AtomicU32, Ordering};
     /// use tablekit::client::ServiceError;
-    /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
+    /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry, RetriesExhausted};
     /// use tablekit::Error;
     /// let policy = ConflictRetry::new().max_attempts(3)?;
     /// let tries = AtomicU32::new(0);
@@ -175,7 +175,7 @@ impl ConflictRetry {
     /// .await
     /// .unwrap_err();
     /// assert_eq!(tries.load(Ordering::Relaxed), 3);
-    /// assert!(matches!(err, Error::ConflictRetriesExhausted { attempts: 3, .. }));
+    /// assert_eq!(err.pattern_error::<RetriesExhausted>().map(|e| e.attempts), Some(3));
     /// assert!(ConflictRetry::new().max_attempts(0).is_err());
     /// # Ok(()) }
     /// ```
@@ -322,8 +322,9 @@ pub(crate) struct Exhausted<E> {
 }
 
 /// Runs a read-modify-write until it wins: `attempt` is called again (after a short jittered
-/// wait) whenever it fails with 412 Precondition Failed, up to the policy's attempts; then
-/// [`Error::ConflictRetriesExhausted`] carries the last 412. Other errors return at once.
+/// wait) whenever it fails with 412 Precondition Failed, up to the policy's attempts; then a
+/// [`RetriesExhausted`] carries the last 412 (in [`Error::Pattern`]: the error's predicates
+/// answer for that 412). Other errors return at once.
 ///
 /// `attempt` must do the whole cycle (read, change, conditional write): redoing only the
 /// write would just repeat the conflict.
@@ -377,12 +378,43 @@ where
 
 fn exhausted(e: Exhausted<Error>) -> Error {
     if e.conflict {
-        Error::ConflictRetriesExhausted {
+        RetriesExhausted {
             attempts: e.attempts,
-            source: Box::new(e.error),
+            source: e.error,
         }
+        .into()
     } else {
         e.error
+    }
+}
+
+/// An optimistic-concurrency update that still lost to other writers (412) after every
+/// attempt its [`ConflictRetry`] allowed. It converts into [`Error::Pattern`], whose
+/// predicates answer for the last 412 (`is_precondition_failed`, `may_have_been_applied`,
+/// ...); [`Error::pattern_error`] gives it back.
+///
+/// ```
+/// use tablekit::client::ServiceError;
+/// use tablekit::patterns::conflict_retry::RetriesExhausted;
+/// use tablekit::Error;
+/// let last = Error::Service(Box::new(ServiceError::new(412, None, "lost the race")));
+/// let err: Error = RetriesExhausted { attempts: 3, source: last }.into();
+/// assert_eq!(err.pattern_error::<RetriesExhausted>().map(|e| e.attempts), Some(3));
+/// assert!(err.is_precondition_failed() && !err.is_transient());
+/// assert_eq!(err.to_string(), "still conflicting after 3 attempts: 412: lost the race");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("still conflicting after {attempts} attempts: {source}")]
+pub struct RetriesExhausted {
+    /// Attempts made.
+    pub attempts: u32,
+    /// The last 412.
+    pub source: Error,
+}
+
+impl From<RetriesExhausted> for Error {
+    fn from(exhausted: RetriesExhausted) -> Self {
+        Error::Pattern(Box::new(exhausted))
     }
 }
 
@@ -493,10 +525,11 @@ impl<M: TableModel> Table<M> {
                 tracing::debug!(outcome = "changed", "412 after a possibly applied attempt");
             }
             if attempt >= policy.attempts() {
-                return Err(Error::ConflictRetriesExhausted {
+                return Err(RetriesExhausted {
                     attempts: attempt,
-                    source: Box::new(error),
-                });
+                    source: error,
+                }
+                .into());
             }
             policy.pause(attempt).await;
             attempt += 1;

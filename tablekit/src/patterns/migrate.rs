@@ -39,9 +39,9 @@ use std::sync::Arc;
 
 use futures::TryStreamExt;
 
+use crate::client::error::{Error, Result};
 use crate::client::{ContinuationToken, Table};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::limits::{validate_entity, validate_property_name, InvalidInput};
 use crate::model::TableModel;
 use crate::patterns::conflict_retry::ConflictRetry;
@@ -743,7 +743,7 @@ impl MigrateOptions {
     /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
     /// use tablekit::Query;
     /// // `table` holds five entities; a checkpoint after a first page of two:
-    /// let first_page = table.query(Query::new().top(2)).first_page().await?;
+    /// let first_page = table.query(Query::new().top(2)?).first_page().await?;
     /// let checkpoint = first_page.continuation().cloned().expect("more pages follow");
     /// let m = Migration::new().remove(["Legacy"]);
     /// let options = MigrateOptions::new().resume_from(checkpoint);
@@ -818,7 +818,7 @@ impl MigrateOptions {
     ///     store.lock().unwrap().push(token.to_string()) // a file or a table in real use
     /// });
     /// let m = Migration::new().remove(["Legacy"]);
-    /// let outcome = m.run(&table, Query::new().top(2), options).await?;
+    /// let outcome = m.run(&table, Query::new().top(2)?, options).await?;
     /// assert_eq!(outcome.report.changed, 5);
     /// assert_eq!(saved.lock().unwrap().len(), 2); // pages of 2, 2 and 1: none after the last
     /// # Ok(()) }
@@ -857,7 +857,7 @@ impl MigrateOptions {
 /// let mut options = MigrateOptions::new();
 /// let (mut runs, mut total) = (0, MigrationReport::default());
 /// loop {
-///     let outcome = m.run(&table, Query::new().top(2), options.clone()).await?;
+///     let outcome = m.run(&table, Query::new().top(2)?, options.clone()).await?;
 ///     runs += 1;
 ///     total.merge(outcome.report);
 ///     match (outcome.error, outcome.resume_from) {
@@ -944,7 +944,7 @@ impl Migration {
         query: Query<M>,
         options: MigrateOptions,
     ) -> Result<MigrationOutcome> {
-        self.validate().map_err(migrate_error)?;
+        self.validate()?;
         if query.select_list().is_some() {
             return Err(InvalidInput::Other(
                 "a migration query cannot select properties: the Replace would drop the others"
@@ -958,7 +958,10 @@ impl Migration {
             dynamic_query = dynamic_query.filter_raw(filter);
         }
         if let Some(top) = query.top_value() {
-            dynamic_query = dynamic_query.top(top);
+            dynamic_query = dynamic_query.top(top)?;
+        }
+        if let Some(take) = query.take_value() {
+            dynamic_query = dynamic_query.take(take);
         }
         let mut walk = table.query(dynamic_query);
         if let Some(token) = options.resume_from.clone() {
@@ -1051,10 +1054,14 @@ fn write_failure(partition_key: &str, row_key: &str, error: &Error) -> MigrateEr
     }
 }
 
-fn migrate_error(e: MigrateError) -> Error {
-    match e {
-        MigrateError::Invalid(invalid) => Error::InvalidInput(invalid),
-        other => Error::InvalidInput(InvalidInput::Other(other.to_string())),
+/// An invalid migration is invalid input, as anywhere else; the other failures are the
+/// migration's own, in [`Error::Pattern`].
+impl From<MigrateError> for Error {
+    fn from(error: MigrateError) -> Self {
+        match error {
+            MigrateError::Invalid(invalid) => Error::InvalidInput(invalid),
+            other => Error::Pattern(Box::new(other)),
+        }
     }
 }
 

@@ -18,6 +18,21 @@
 //! operations, a backup reader that loops on a truncated file, a migration that silently loses
 //! a concurrent write.
 //!
+//! The patterns are the top layer: they use the client and everything below it, and nothing
+//! below imports them. Each owns its errors and boxes them into the client's
+//! [`Error::Pattern`](crate::Error::Pattern) with `From`, so pattern and client calls share
+//! `?` (see [`Error::pattern_error`](crate::Error::pattern_error)).
+//!
+//! They are a module of this crate rather than a crate of their own, because they extend the
+//! client rather than only use its public API: [`Table::update_with_retry`] is a method of the
+//! client's handle (a separate crate could add it only through an extension trait that every
+//! caller would have to import), and the conflict retry settles a 412 after a lost answer with
+//! the client's own crate-private rule for whether a write was applied, which a separate crate
+//! would force into the public API. The one-way imports a crate boundary would enforce hold
+//! all the same: nothing outside this module names it.
+//!
+//! [`Table::update_with_retry`]: crate::client::Table::update_with_retry
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {

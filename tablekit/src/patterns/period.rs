@@ -37,9 +37,9 @@ use std::sync::{Arc, Mutex};
 use futures::stream::{self, BoxStream};
 use futures::{StreamExt, TryStreamExt};
 
+use crate::client::error::{Error, Result};
 use crate::client::{Table, TableServiceClient};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::limits::{validate_table_name, InvalidInput};
 use crate::model::TableModel;
 use crate::query::Query;

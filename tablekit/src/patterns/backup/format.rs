@@ -5,6 +5,7 @@ use std::io;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use crate::client::error::Error;
 use crate::codec;
 use crate::entity::DynamicEntity;
 
@@ -184,6 +185,14 @@ impl BackupError {
             | BackupError::Corrupt { offset, .. } => Some(*offset),
             _ => None,
         }
+    }
+}
+
+/// A backup error travels in [`Error::Pattern`](crate::Error::Pattern) (see
+/// [`Error::pattern_error`](crate::Error::pattern_error)), so backup and client calls share `?`.
+impl From<BackupError> for Error {
+    fn from(error: BackupError) -> Self {
+        Error::Pattern(Box::new(error))
     }
 }
 

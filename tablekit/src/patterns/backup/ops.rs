@@ -6,9 +6,9 @@ use futures::{StreamExt, TryStreamExt};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 
 use super::format::{BackupHeader, BackupReader, BackupSummary, BackupWriter};
+use crate::client::error::{Error, Result};
 use crate::client::{OperationKind, Table};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::model::{TableEntity, TableModel};
 use crate::patterns::bulk::{BulkReport, BulkWriter, WriteOp};
 use crate::patterns::progress::{ProgressCounter, ProgressSink};
@@ -394,7 +394,7 @@ impl RestoreReport {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use tablekit::client::TableServiceClient;
-    /// use tablekit::patterns::backup::{restore, RestoreOptions};
+    /// use tablekit::patterns::backup::{restore, BackupError, RestoreOptions};
     /// use tablekit::Error;
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
     /// # let mut file = Vec::new();
@@ -409,7 +409,8 @@ impl RestoreReport {
     /// // `file` holds three entities; cut it inside the trailer.
     /// let cut = &file[..file.len() - 1];
     /// let report = restore(cut, &table, RestoreOptions::new()).await?;
-    /// assert!(matches!(report.read_error(), Some(Error::Backup(e)) if e.is_truncated()));
+    /// let err = report.read_error().and_then(Error::pattern_error::<BackupError>);
+    /// assert!(err.is_some_and(BackupError::is_truncated));
     /// assert_eq!(report.checkpoint, 3); // the entities before the damage were written
     /// # Ok(()) }
     /// ```

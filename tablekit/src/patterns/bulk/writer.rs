@@ -5,9 +5,9 @@ use std::sync::Arc;
 use futures::{stream, Stream, StreamExt};
 
 use super::plan::{BatchPlanner, Plan, WriteOp};
+use crate::client::error::{Error, Result};
 use crate::client::{Batch, BatchOutcome, OperationKind, TableServiceClient};
 use crate::entity::DynamicEntity;
-use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::limits::InvalidInput;
 use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};

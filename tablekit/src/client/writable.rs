@@ -8,8 +8,8 @@
 //! ([`DynamicEntity::mark_complete`], [`DynamicEntity::allow_overwrite`]). A model with a
 //! [`Discriminator`](crate::Discriminator) only writes rows of its own kind.
 
+use super::error::Error;
 use crate::entity::DynamicEntity;
-use crate::error::Error;
 use crate::limits::{self, InvalidInput};
 use crate::model::{check_kind, TableModel};
 

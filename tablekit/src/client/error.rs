@@ -1,18 +1,72 @@
-//! The crate's one [`Error`] type.
+//! The crate's [`Error`]: the client's error, into which every lower layer's error converts.
 //!
-//! One type for the whole crate, so `?` works from validation through the codec to the wire.
+//! Each layer owns the errors of what it does and knows nothing of the layers above it; `From`
+//! carries each one here, so `?` works from validation through the codec to the wire:
+//!
+//! | layer | its error | becomes |
+//! |---|---|---|
+//! | entities | [`PropertyError`] | [`Error::Property`] |
+//! | codec | [`DecodeError`] | [`Error::Decode`] |
+//! | limits, filter parameters, queries | [`InvalidInput`], [`ParamError`](crate::filter::ParamError) | [`Error::InvalidInput`] |
+//! | records | [`RecordError`] | [`Error::Record`] |
+//! | split values | [`SplitError`] | [`Error::Split`], or the variant of the error it wraps |
+//! | models | [`WrongKind`] | [`Error::WrongKind`] |
+//! | client | service answers, transport, timeouts, credentials, configuration | its own variants |
+//! | storage patterns | each pattern's own error | [`Error::Pattern`], boxed |
+//!
 //! Bad input is [`Error::InvalidInput`] before anything is sent; service answers keep their
 //! status and code behind predicates (`is_not_found`, `is_conflict`,
 //! `is_precondition_failed`, `is_transient`) rather than numbers to match; transport errors are
 //! boxed so the HTTP library is not part of the API. No message ever holds an account key or a
 //! SAS signature.
+//!
+//! # Errors of the layer above
+//!
+//! The storage patterns ([`patterns`](crate::patterns)) are built on the client, so this type
+//! cannot name their errors without importing the layer above it. Each pattern owns its error
+//! type and converts it with `From` into [`Error::Pattern`], which holds it boxed;
+//! [`Error::pattern_error`] gives it back by type. A pattern error that wraps a client error
+//! (the last 412 of a conflict retry that ran out of attempts) names it as its `source()`,
+//! and every predicate answers for that client error, so `is_precondition_failed`,
+//! `may_have_been_applied` and the others work through the wrapper.
+//!
+//! The alternative, each pattern function returning its own error type that wraps this one,
+//! was not chosen: pattern calls and client calls mix in one function and one stream (a
+//! restore feeds the bulk writer a stream whose items fail with a backup error or a client
+//! error, and its report holds either), and one type keeps `?`, the reports and the
+//! predicates uniform, where wrappers would each repeat every predicate.
+//!
+//! ```
+//! use tablekit::patterns::backup::{BackupError, BackupReader};
+//! use tablekit::Error;
+//! # futures::executor::block_on(async {
+//! async fn open(file: &[u8]) -> tablekit::Result<u64> {
+//!     let mut reader = BackupReader::open(file).await?; // a `BackupError`, boxed by `?`
+//!     let mut n = 0;
+//!     while reader.next_entity().await?.is_some() {
+//!         n += 1;
+//!     }
+//!     Ok(n)
+//! }
+//! let err = open(b"not a backup\n").await.unwrap_err();
+//! assert!(matches!(err, Error::Pattern(_)));
+//! let backup = err.pattern_error::<BackupError>().expect("a backup error");
+//! assert!(backup.is_corrupt() && backup.offset() == Some(0));
+//! assert!(!err.is_transient() && err.status().is_none());
+//! # });
+//! ```
 
+use std::error::Error as StdError;
 use std::time::Duration;
 
-use crate::client::ServiceError;
+use super::retry::is_retryable_status;
+use super::service_error::{applied_note, ServiceError};
+use crate::codec::DecodeError;
 use crate::convert::ValueError;
+use crate::entity::PropertyError;
 use crate::limits::InvalidInput;
-use crate::patterns::backup::BackupError;
+use crate::model::WrongKind;
+use crate::params::ParamError;
 use crate::record::RecordError;
 use crate::split::SplitError;
 
@@ -57,29 +111,22 @@ pub enum Error {
     #[error(transparent)]
     InvalidInput(#[from] InvalidInput),
     /// A property could not be read as the requested type.
-    #[error("property `{property}`: {source}")]
-    Property {
-        /// The property's name.
-        property: String,
-        /// Why it could not be read.
-        #[source]
-        source: ValueError,
-    },
+    #[error(transparent)]
+    Property(#[from] PropertyError),
     /// A payload from the service (or a file) could not be decoded.
-    #[error("cannot decode {what}: {message}")]
-    Decode {
-        /// What was being decoded, e.g. `property \`Age\``.
-        what: String,
-        /// What was wrong.
-        message: String,
-    },
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
     /// Record bytes (see [`record`](crate::record)) could not be read.
     #[error("cannot read records: {0}")]
     Record(#[from] RecordError),
     /// A value split across properties (see [`split`](crate::split)) is too large to write or
     /// could not be read back intact.
     #[error(transparent)]
-    Split(#[from] SplitError),
+    Split(SplitError),
+    /// A row is not of the model's kind (see [`Discriminator`](crate::Discriminator)): read
+    /// through a model whose kind it does not hold, or given to a write of that model.
+    #[error(transparent)]
+    WrongKind(#[from] WrongKind),
     /// The service answered with an error status (see [`ServiceError`] for the code).
     #[error(transparent)]
     Service(Box<ServiceError>),
@@ -97,7 +144,7 @@ pub enum Error {
     Transport {
         /// What failed.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+        source: Box<dyn StdError + Send + Sync + 'static>,
         /// Whether this ends a write that this attempt or an earlier one may have applied:
         /// see [`Error::after_uncertain_attempt`].
         after_uncertain_attempt: bool,
@@ -113,59 +160,34 @@ pub enum Error {
     },
     /// A bearer [`TokenProvider`](crate::client::TokenProvider) failed to supply a token.
     #[error("the token provider failed: {0}")]
-    Credential(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    Credential(#[source] Box<dyn StdError + Send + Sync + 'static>),
     /// A connection string, endpoint, credential or handle that cannot work.
     #[error("invalid configuration: {0}")]
     Configuration(String),
-    /// An optimistic-concurrency update still lost to other writers (412) after every
-    /// attempt its [`ConflictRetry`](crate::patterns::conflict_retry::ConflictRetry) allowed.
-    #[error("still conflicting after {attempts} attempts: {source}")]
-    ConflictRetriesExhausted {
-        /// Attempts made.
-        attempts: u32,
-        /// The last 412.
-        source: Box<Error>,
-    },
-    /// A backup file could not be written or read (the error names the byte offset).
+    /// The error of a storage pattern built on the client (see the module docs): a backup
+    /// file that cannot be read, a conflict retry that ran out of attempts. Get it back by
+    /// type with [`pattern_error`](Error::pattern_error); the predicates answer for the
+    /// client error it wraps, if any.
     #[error(transparent)]
-    Backup(#[from] BackupError),
-    /// A row is not of the model's kind (see [`Discriminator`](crate::Discriminator)): read
-    /// through a model whose kind it does not hold, or given to a write of that model.
-    #[error("{}", wrong_kind_message(.partition_key, .row_key, .property, .expected, .found.as_deref()))]
-    WrongKind {
-        /// The row's PartitionKey.
-        partition_key: String,
-        /// The row's RowKey.
-        row_key: String,
-        /// The property that holds the kind.
-        property: &'static str,
-        /// The model's kind.
-        expected: &'static str,
-        /// What the row holds there, if anything.
-        found: Option<String>,
-    },
+    Pattern(Box<dyn StdError + Send + Sync + 'static>),
 }
 
-fn wrong_kind_message(
-    partition_key: &str,
-    row_key: &str,
-    property: &str,
-    expected: &str,
-    found: Option<&str>,
-) -> String {
-    let found = match found {
-        Some(found) => format!("its `{property}` is `{found}`"),
-        None => format!("it has no `{property}`"),
-    };
-    format!("entity ({partition_key}, {row_key}) is not of kind `{expected}`: {found}")
+impl From<ParamError> for Error {
+    fn from(problem: ParamError) -> Self {
+        Error::InvalidInput(problem.into())
+    }
 }
 
-/// Said of a failed write that may have been applied all the same.
-pub(crate) fn applied_note(uncertain: bool) -> &'static str {
-    if uncertain {
-        " (the write may have been applied)"
-    } else {
-        ""
+/// A split value's error becomes the error its cause is everywhere else: an invalid name is
+/// invalid input, an unfetched property a property error, unreadable records a record error.
+impl From<SplitError> for Error {
+    fn from(error: SplitError) -> Self {
+        match error {
+            SplitError::InvalidInput(e) => Error::InvalidInput(e),
+            SplitError::Property(e) => Error::Property(e),
+            SplitError::Record(e) => Error::Record(e),
+            other => Error::Split(other),
+        }
     }
 }
 
@@ -176,20 +198,29 @@ fn batch_message(index: Option<usize>, source: &ServiceError) -> String {
     }
 }
 
+/// The client error a pattern's error wraps: the first [`Error`] in its `source()` chain.
+fn wrapped_client_error<'e>(pattern: &'e (dyn StdError + 'static)) -> Option<&'e Error> {
+    let mut next = pattern.source();
+    while let Some(cause) = next {
+        if let Some(error) = cause.downcast_ref::<Error>() {
+            return Some(error);
+        }
+        next = cause.source();
+    }
+    None
+}
+
 impl Error {
     /// An error reading property `name`.
     ///
     /// ```
-    /// use tablekit::{Error, ValueError};
+    /// use tablekit::{Error, PropertyError, ValueError};
     /// let err = Error::property("Level", ValueError::Invalid("unknown level 7".into()));
-    /// assert!(matches!(&err, Error::Property { property, .. } if property == "Level"));
+    /// assert!(matches!(&err, Error::Property(PropertyError { property, .. }) if property == "Level"));
     /// assert_eq!(err.to_string(), "property `Level`: unknown level 7");
     /// ```
     pub fn property(name: &str, source: ValueError) -> Self {
-        Error::Property {
-            property: name.to_owned(),
-            source,
-        }
+        Error::Property(PropertyError::new(name, source))
     }
 
     /// A decode error about `what`.
@@ -197,17 +228,66 @@ impl Error {
     /// ```
     /// use tablekit::Error;
     /// let err = Error::decode("backup header", "wrong magic bytes");
-    /// assert!(matches!(err, Error::Decode { .. }));
+    /// assert!(matches!(err, Error::Decode(_)));
     /// assert_eq!(
     ///     err.to_string(),
     ///     "cannot decode backup header: wrong magic bytes"
     /// );
     /// ```
     pub fn decode(what: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::Decode {
-            what: what.into(),
-            message: message.into(),
+        Error::Decode(DecodeError::new(what, message))
+    }
+
+    /// The error of a storage pattern inside an [`Error::Pattern`], as its type `E`: `None`
+    /// for any other error or type.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry, RetriesExhausted};
+    /// use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
+    /// #     &emulator.connection_string(),
+    /// # )?;
+    /// let table = client.table_named::<DynamicEntity>("Counters");
+    /// table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("hits", "")).await?;
+    /// let policy = ConflictRetry::new()
+    ///     .max_attempts(2)?
+    ///     .backoff(Duration::ZERO, Duration::ZERO)?;
+    /// let err = retry_on_conflict(&policy, || async {
+    ///     let mut stale = table.get("hits", "").await?.expect("exists");
+    ///     table.upsert_merge(&mut table.get("hits", "").await?.expect("exists")).await?;
+    ///     table.replace(&mut stale).await // always loses to the write before it
+    /// })
+    /// .await
+    /// .unwrap_err();
+    /// let exhausted = err.pattern_error::<RetriesExhausted>().expect("ran out of attempts");
+    /// assert_eq!(exhausted.attempts, 2);
+    /// assert!(err.is_precondition_failed()); // the predicates answer for the last 412
+    /// assert!(err.pattern_error::<std::io::Error>().is_none());
+    /// # Ok(()) }
+    /// ```
+    pub fn pattern_error<E: StdError + 'static>(&self) -> Option<&E> {
+        match self {
+            Error::Pattern(pattern) => pattern.downcast_ref::<E>(),
+            _ => None,
         }
+    }
+
+    /// The error the predicates answer for: this one, or the client error that the pattern
+    /// error inside it wraps.
+    fn answering(&self) -> &Error {
+        let mut error = self;
+        while let Error::Pattern(pattern) = error {
+            match wrapped_client_error(pattern.as_ref()) {
+                Some(inner) => error = inner,
+                None => break,
+            }
+        }
+        error
     }
 
     /// Whether the input was refused before sending.
@@ -229,7 +309,7 @@ impl Error {
     /// # Ok(()) }
     /// ```
     pub fn is_invalid_input(&self) -> bool {
-        matches!(self, Error::InvalidInput(_))
+        matches!(self.answering(), Error::InvalidInput(_))
     }
 
     /// The service's error, for a failed request or a failed transaction operation.
@@ -240,7 +320,7 @@ impl Error {
     /// assert!(err.service_error().is_none());
     /// ```
     pub fn service_error(&self) -> Option<&ServiceError> {
-        match self {
+        match self.answering() {
             Error::Service(e) => Some(e),
             Error::Batch { source, .. } => Some(source),
             _ => None,
@@ -392,7 +472,7 @@ impl Error {
     /// # Ok(()) }
     /// ```
     pub fn after_uncertain_attempt(&self) -> bool {
-        match self {
+        match self.answering() {
             Error::Transport {
                 after_uncertain_attempt,
                 ..
@@ -401,7 +481,6 @@ impl Error {
                 after_uncertain_attempt,
                 ..
             } => *after_uncertain_attempt,
-            Error::ConflictRetriesExhausted { source, .. } => source.after_uncertain_attempt(),
             _ => self
                 .service_error()
                 .is_some_and(ServiceError::after_uncertain_attempt),
@@ -448,9 +527,8 @@ impl Error {
     /// # Ok(()) }
     /// ```
     pub fn may_have_been_applied(&self) -> bool {
-        match self {
+        match self.answering() {
             Error::Transport { .. } | Error::Timeout { .. } => self.after_uncertain_attempt(),
-            Error::ConflictRetriesExhausted { source, .. } => source.may_have_been_applied(),
             _ => self
                 .service_error()
                 .is_some_and(ServiceError::may_have_been_applied),
@@ -505,13 +583,11 @@ impl Error {
     /// # Ok(()) }
     /// ```
     pub fn is_transient(&self) -> bool {
-        match self {
+        match self.answering() {
             Error::Timeout { .. } | Error::Transport { .. } => true,
             // The service's status, of a request or of a transaction refused as a whole
             // (which applied nothing), as `status` reads it.
-            _ => self
-                .status()
-                .is_some_and(crate::client::is_retryable_status),
+            _ => self.status().is_some_and(is_retryable_status),
         }
     }
 }
@@ -519,6 +595,36 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pattern's error that wraps the client error it gave up on.
+    #[derive(Debug, thiserror::Error)]
+    #[error("gave up: {source}")]
+    struct GaveUp {
+        source: Error,
+    }
+
+    #[test]
+    fn predicates_answer_for_the_client_error_a_pattern_error_wraps() {
+        let refused =
+            ServiceError::from_response(412, Some("UpdateConditionNotSatisfied".into()), None, b"");
+        let wrapped = Error::Pattern(Box::new(GaveUp {
+            source: Error::Service(Box::new(refused)),
+        }));
+        assert_eq!(wrapped.status(), Some(412));
+        assert!(wrapped.is_precondition_failed() && !wrapped.is_transient());
+        assert!(wrapped.pattern_error::<GaveUp>().is_some());
+        let lost = Error::Pattern(Box::new(GaveUp {
+            source: Error::Timeout {
+                after: Duration::from_secs(1),
+                after_uncertain_attempt: true,
+            },
+        }));
+        assert!(
+            lost.is_transient() && lost.may_have_been_applied() && lost.after_uncertain_attempt()
+        );
+        let own = Error::Pattern(Box::new(std::io::Error::other("damaged file")));
+        assert!(!own.is_transient() && !own.is_invalid_input() && own.status().is_none());
+    }
 
     fn transaction_error(index: Option<usize>, status: u16, code: &str) -> Error {
         let source = ServiceError::from_response(status, Some(code.to_owned()), None, b"");

@@ -34,7 +34,12 @@ use crate::server::{DEV_ACCOUNT, DEV_KEY};
 /// ```
 pub const AZURITE_CONNECTION_STRING_VAR: &str = "TABLEKIT_AZURITE_CONNECTION_STRING";
 
-/// The Azurite version the suites are checked against.
+/// The Azurite version the suites are checked against, and the one [`azurite_client`]
+/// installs.
+///
+/// ```
+/// assert_eq!(tablekit_testing::AZURITE_VERSION.split('.').count(), 3);
+/// ```
 pub const AZURITE_VERSION: &str = "3.37.0";
 
 /// Where Azurite is installed: `TABLEKIT_CACHE_DIR`, else the user's cache directory.

@@ -11,6 +11,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tablekit::auth::AccountKey;
+use tablekit::client::{ClientBuilder, TableServiceClient};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -216,6 +217,47 @@ impl Emulator {
             self.primary.1,
             self.endpoint()
         )
+    }
+
+    /// A client for the primary account, with the default retry policy.
+    ///
+    /// # Panics
+    ///
+    /// Only when the HTTP client cannot be built at all (no TLS backend): the emulator's own
+    /// connection string is always valid.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = emulator.client();
+    /// client.create_table("Gamers").await?;
+    /// assert_eq!(emulator.table_names(), ["Gamers"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn client(&self) -> TableServiceClient {
+        self.client_builder()
+            .build()
+            .unwrap_or_else(|e| panic!("a client for the emulator: {e}"))
+    }
+
+    /// A client builder set up for the primary account: for a client with its own retry
+    /// policy or timeout.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::RetryPolicy;
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// let emulator = Emulator::start().await?;
+    /// let client = emulator.client_builder().retry_policy(RetryPolicy::none()).build()?;
+    /// emulator.set_faults(Some(Faults::seeded(1).rate(Fault::ServerBusy, 1.0)));
+    /// assert!(client.create_table("Gamers").await.unwrap_err().is_throttled());
+    /// assert_eq!(emulator.requests().total(), 1); // no retry
+    /// # Ok(()) }
+    /// ```
+    pub fn client_builder(&self) -> ClientBuilder {
+        TableServiceClient::builder().connection_string(&self.connection_string())
     }
 
     /// A signed table SAS query string for the primary account.

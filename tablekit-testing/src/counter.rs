@@ -46,10 +46,9 @@ impl Operation {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit_testing::{Emulator, Operation};
     /// let emulator = Emulator::start().await?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// client.create_table("Gamers").await?;
     /// let requests = emulator.requests();
     /// let seen: Vec<Operation> = Operation::ALL
@@ -167,11 +166,10 @@ impl RequestCounts {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::{Emulator, Operation};
     /// let emulator = Emulator::start().await?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Gamers");
     /// // '/' cannot appear in a key: the client refuses the entity before sending it.
     /// let err = table.insert(&mut DynamicEntity::new("a/b", "")).await.unwrap_err();
@@ -188,10 +186,9 @@ impl RequestCounts {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit_testing::Emulator;
     /// let emulator = Emulator::start().await?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// client.create_table("Gamers").await?;
     /// assert!(client.table_exists("Gamers").await?);
     /// assert_eq!(emulator.requests().total(), 2);
@@ -206,11 +203,10 @@ impl RequestCounts {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::Emulator;
     /// let emulator = Emulator::start().await?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Gamers");
     /// table.create().await?;
     /// table.insert(&mut DynamicEntity::new("dragon", "")).await?;

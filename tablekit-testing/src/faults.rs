@@ -21,14 +21,14 @@ use crate::counter::Operation;
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use tablekit::client::{RetryPolicy, TableServiceClient};
+/// use tablekit::client::RetryPolicy;
 /// use tablekit_testing::{Emulator, Fault, Faults};
 /// let emulator = Emulator::builder()
 ///     .faults(Faults::seeded(1).rate(Fault::AppliedThenInternalError, 1.0))
 ///     .start()
 ///     .await?;
-/// let client = TableServiceClient::builder()
-///     .connection_string(&emulator.connection_string())
+/// let client = emulator
+///     .client_builder()
 ///     .retry_policy(RetryPolicy::none())
 ///     .build()?;
 /// let err = client.create_table("Gamers").await.unwrap_err();
@@ -86,10 +86,8 @@ impl Faults {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// let emulator = Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// let mut runs = Vec::new();
     /// for _ in 0..2 {
     ///     emulator.set_faults(Some(Faults::seeded(7).rate(Fault::ServerBusy, 0.5)));
@@ -125,10 +123,8 @@ impl Faults {
     ///     .faults(Faults::seeded(3).rate(Fault::ServerBusy, 0.25))
     ///     .start()
     ///     .await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// let mut failed = 0;
     /// for _ in 0..100 {
     ///     if let Err(err) = client.table_exists("Gamers").await {
@@ -156,10 +152,8 @@ impl Faults {
     ///     .faults(Faults::seeded(0).latency(Duration::from_millis(50)))
     ///     .start()
     ///     .await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// let started = Instant::now();
     /// assert!(!client.table_exists("Gamers").await?);
     /// assert!(started.elapsed() >= Duration::from_millis(50));
@@ -184,10 +178,8 @@ impl Faults {
     ///     .rate(Fault::Timeout, 1.0)
     ///     .hold(Duration::from_millis(100));
     /// let emulator = Emulator::builder().faults(faults).start().await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// let started = Instant::now();
     /// let err = client.table_exists("Gamers").await.unwrap_err();
     /// assert!(err.is_transient());
@@ -210,10 +202,8 @@ impl Faults {
     ///     .faults(Faults::seeded(0).rate(Fault::ServerBusy, 1.0).only(&[Operation::Insert]))
     ///     .start()
     ///     .await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// let table = client.table_named::<DynamicEntity>("Gamers");
     /// table.create().await?; // not an insert: no fault
     /// let err = table.insert(&mut DynamicEntity::new("dragon", "")).await.unwrap_err();
@@ -234,10 +224,8 @@ impl Faults {
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// let once = Faults::seeded(0).rate(Fault::ServerBusy, 1.0).at_most(1);
     /// let emulator = Emulator::builder().faults(once).start().await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// assert!(client.table_exists("Gamers").await.unwrap_err().is_throttled());
     /// assert!(!client.table_exists("Gamers").await?); // the one fault is spent
     /// # Ok(()) }

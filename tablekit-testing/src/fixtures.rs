@@ -154,10 +154,9 @@ impl Emulator {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::DynamicEntity;
 /// let emulator = tablekit_testing::Emulator::start().await?;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// let client = emulator.client();
 /// {
 ///     let fixture = emulator.unique_table("Gamers")?;
 ///     let table = client.table_named::<DynamicEntity>(fixture.name());
@@ -221,11 +220,10 @@ impl TestTable {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
     /// let emulator = tablekit_testing::Emulator::start().await?;
     /// let table = emulator.unique_table("Gamers")?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// let mut gamer = DynamicEntity::new("dragon", "");
     /// gamer.set("Score", 10);
     /// client.table_named::<DynamicEntity>(table.name()).upsert_merge(&mut gamer).await?;

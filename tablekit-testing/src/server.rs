@@ -284,11 +284,10 @@ impl Emulator {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::{Emulator, Operation};
     /// let emulator = Emulator::start().await?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Gamers");
     /// table.create().await?;
     /// assert!(table.get("dragon", "").await?.is_none());
@@ -322,9 +321,8 @@ impl Emulator {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use tablekit::client::TableServiceClient;
     /// let emulator = tablekit_testing::Emulator::start().await?;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// let client = emulator.client();
     /// client.create_table("Gamers").await?;
     /// emulator.reset_requests();
     /// assert!(client.table_exists("Gamers").await?);
@@ -342,10 +340,8 @@ impl Emulator {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// let emulator = Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// client.create_table("Gamers").await?; // set-up runs without faults
     /// emulator.set_faults(Some(Faults::seeded(1).rate(Fault::ServerBusy, 1.0)));
     /// assert!(client.table_exists("Gamers").await.unwrap_err().is_throttled());
@@ -504,10 +500,8 @@ impl EmulatorBuilder {
     ///     .faults(Faults::seeded(1).rate(Fault::DropConnection, 1.0))
     ///     .start()
     ///     .await?;
-    /// # let client = tablekit::client::TableServiceClient::builder()
-    /// #     .connection_string(&emulator.connection_string())
-    /// #     .retry_policy(tablekit::client::RetryPolicy::none())
-    /// #     .build()?;
+    /// # let no_retries = tablekit::client::RetryPolicy::none();
+    /// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();
     /// assert!(err.is_transient()); // the connection closed without an answer
     /// assert!(emulator.table_names().is_empty()); // nothing applied

@@ -108,21 +108,11 @@ impl<M, T> Column<M, T> {
     }
 
     /// The stored property name.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// assert_eq!(Column::<DynamicEntity, bool>::dynamic("Active").name(), "Active");
-    /// ```
     pub const fn name(&self) -> &'static str {
         self.name
     }
 
     /// How the column is stored.
-    ///
-    /// ```
-    /// use tablekit::{column::Storage, Column, DynamicEntity};
-    /// assert_eq!(Column::<DynamicEntity, bool>::dynamic("A").storage(), Storage::Single);
-    /// ```
     pub const fn storage(&self) -> Storage {
         self.storage
     }
@@ -131,12 +121,6 @@ impl<M, T> Column<M, T> {
 impl<T> Column<DynamicEntity, T> {
     /// An untyped-model column for dynamic entities: the escape hatch when no struct describes
     /// the table. The value type still checks literals.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let c: Column<DynamicEntity, i64> = Column::dynamic("Total");
-    /// assert_eq!(c.gt(5).to_string(), "Total gt 5L");
-    /// ```
     pub const fn dynamic(name: &'static str) -> Self {
         Column::__new(name, Storage::Single)
     }
@@ -186,16 +170,6 @@ impl<M, T> fmt::Debug for Column<M, T> {
 )]
 pub trait ColumnValue<T> {
     /// The value as the column's type.
-    ///
-    /// ```
-    /// use tablekit::column::ColumnValue;
-    /// fn literal(value: impl ColumnValue<String>) -> String {
-    ///     value.into_column_value()
-    /// }
-    /// assert_eq!(literal("Ann"), "Ann");
-    /// assert_eq!(literal(&"Bo".to_owned()), "Bo");
-    /// assert_eq!(literal(String::from("Cy")), "Cy");
-    /// ```
     fn into_column_value(self) -> T;
 }
 
@@ -304,12 +278,6 @@ impl<M, T> Column<M, T> {
     }
 
     /// `Name eq value`.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let c: Column<DynamicEntity, bool> = Column::dynamic("Active");
-    /// assert_eq!(c.eq(true).to_string(), "Active eq true");
-    /// ```
     pub fn eq(self, value: impl ColumnValue<T>) -> Filter<M>
     where
         T: IntoValue,
@@ -347,12 +315,6 @@ impl<M, T> Column<M, T> {
     }
 
     /// `Name ge value` (ordered types only).
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let c: Column<DynamicEntity, i32> = Column::dynamic("Score");
-    /// assert_eq!(c.ge(20).to_string(), "Score ge 20");
-    /// ```
     pub fn ge(self, value: impl ColumnValue<T>) -> Filter<M>
     where
         T: Ordered + IntoValue,
@@ -361,12 +323,6 @@ impl<M, T> Column<M, T> {
     }
 
     /// `Name lt value` (ordered types only).
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let c: Column<DynamicEntity, String> = Column::dynamic("Name");
-    /// assert_eq!(c.lt("b").to_string(), "Name lt 'b'");
-    /// ```
     pub fn lt(self, value: impl ColumnValue<T>) -> Filter<M>
     where
         T: Ordered + IntoValue,
@@ -389,13 +345,6 @@ impl<M, T> Column<M, T> {
     }
 
     /// Both bounds at once, ends included or not as `kind` says.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity, RangeKind};
-    /// let c: Column<DynamicEntity, i32> = Column::dynamic("Score");
-    /// let f = c.between(20, 40, RangeKind::IncludeLowerIncludeUpper);
-    /// assert_eq!(f.to_string(), "Score ge 20 and Score le 40");
-    /// ```
     pub fn between(
         self,
         low: impl ColumnValue<T>,

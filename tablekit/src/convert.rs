@@ -67,12 +67,6 @@ pub enum ValueError {
 
 impl ValueError {
     /// A type mismatch between what `expected` reads and the stored `value`.
-    ///
-    /// ```
-    /// use tablekit::{EdmType, Value, ValueError};
-    /// let err = ValueError::mismatch("Edm.Int32", &Value::Bool(true));
-    /// assert_eq!(err, ValueError::TypeMismatch { expected: "Edm.Int32", found: EdmType::Boolean });
-    /// ```
     pub fn mismatch(expected: &'static str, value: &Value) -> Self {
         ValueError::TypeMismatch {
             expected,

@@ -46,12 +46,6 @@ pub struct PropertyError {
 
 impl PropertyError {
     /// An error reading property `name`.
-    ///
-    /// ```
-    /// use tablekit::{PropertyError, ValueError};
-    /// let err = PropertyError::new("Level", ValueError::Invalid("unknown level 7".into()));
-    /// assert_eq!(err.to_string(), "property `Level`: unknown level 7");
-    /// ```
     pub fn new(name: &str, source: ValueError) -> Self {
         PropertyError {
             property: name.to_owned(),
@@ -138,12 +132,6 @@ struct Overwrites {
 
 impl DynamicEntity {
     /// An entity with these keys and no properties.
-    ///
-    /// ```
-    /// let e = tablekit::DynamicEntity::new("pk", "rk");
-    /// assert_eq!((e.partition_key(), e.row_key()), ("pk", "rk"));
-    /// assert!(e.is_empty());
-    /// ```
     pub fn new(partition_key: impl AsRef<str>, row_key: impl AsRef<str>) -> Self {
         DynamicEntity {
             partition_key: smol_str(partition_key.as_ref()),
@@ -161,96 +149,46 @@ impl DynamicEntity {
     }
 
     /// The PartitionKey.
-    ///
-    /// ```
-    /// assert_eq!(tablekit::DynamicEntity::new("pk", "").partition_key(), "pk");
-    /// ```
     pub fn partition_key(&self) -> &str {
         &self.partition_key
     }
 
     /// The RowKey.
-    ///
-    /// ```
-    /// assert_eq!(tablekit::DynamicEntity::new("", "rk").row_key(), "rk");
-    /// ```
     pub fn row_key(&self) -> &str {
         &self.row_key
     }
 
     /// Replaces the PartitionKey.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::default();
-    /// e.set_partition_key("pk");
-    /// assert_eq!(e.partition_key(), "pk");
-    /// ```
     pub fn set_partition_key(&mut self, key: impl AsRef<str>) {
         self.partition_key = smol_str(key.as_ref());
     }
 
     /// Replaces the RowKey.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::default();
-    /// e.set_row_key("rk");
-    /// assert_eq!(e.row_key(), "rk");
-    /// ```
     pub fn set_row_key(&mut self, key: impl AsRef<str>) {
         self.row_key = smol_str(key.as_ref());
     }
 
     /// When the service last wrote the entity (`None` before it was stored).
-    ///
-    /// ```
-    /// assert_eq!(tablekit::DynamicEntity::new("p", "r").timestamp(), None);
-    /// ```
     pub fn timestamp(&self) -> Option<DateTime<Utc>> {
         self.timestamp
     }
 
     /// Records the service's Timestamp (done by the codec and the client).
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// let t = chrono::DateTime::from_timestamp(0, 0);
-    /// e.set_timestamp(t);
-    /// assert_eq!(e.timestamp(), t);
-    /// ```
     pub fn set_timestamp(&mut self, timestamp: Option<DateTime<Utc>>) {
         self.timestamp = timestamp;
     }
 
     /// The version the entity was read or last written at.
-    ///
-    /// ```
-    /// assert!(tablekit::DynamicEntity::new("p", "r").etag().is_none());
-    /// ```
     pub fn etag(&self) -> Option<&ETag> {
         self.etag.as_ref()
     }
 
     /// Records a version (done by the client after each write).
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, ETag};
-    /// let mut e = DynamicEntity::new("p", "r");
-    /// e.set_etag(Some(ETag::any()));
-    /// assert!(e.etag().unwrap().is_any());
-    /// ```
     pub fn set_etag(&mut self, etag: Option<ETag>) {
         self.etag = etag;
     }
 
     /// The stored value of a property.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Value};
-    /// let mut e = DynamicEntity::new("p", "r");
-    /// e.set("N", 1i64);
-    /// assert_eq!(e.value("N"), Some(&Value::Int64(1)));
-    /// assert_eq!(e.value("M"), None);
-    /// ```
     pub fn value(&self, name: &str) -> Option<&Value> {
         self.properties
             .iter()
@@ -269,12 +207,6 @@ impl DynamicEntity {
     }
 
     /// Whether the property is present.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// e.set("N", 1);
-    /// assert!(e.contains("N") && !e.contains("n"));
-    /// ```
     pub fn contains(&self, name: &str) -> bool {
         self.value(name).is_some()
     }
@@ -293,13 +225,6 @@ impl DynamicEntity {
     }
 
     /// Reads a property as `T`, or `default` when it is missing or unreadable.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// e.set("Score", 5);
-    /// assert_eq!(e.get_or("Score", 0), 5);
-    /// assert_eq!(e.get_or("Lives", 3), 3);
-    /// ```
     pub fn get_or<T: FromValue>(&self, name: &str, default: T) -> T {
         self.get(name).unwrap_or(default)
     }
@@ -323,9 +248,7 @@ impl DynamicEntity {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let mut dragon = DynamicEntity::new("eu", "dragon");
     /// # dragon.set("Score", 10);
@@ -370,9 +293,7 @@ impl DynamicEntity {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let mut dragon = DynamicEntity::new("eu", "dragon");
     /// # dragon.set("Score", 10);
@@ -397,11 +318,6 @@ impl DynamicEntity {
 
     /// Whether the query that read the entity fetched `name`: always true for an entity that
     /// is not [partial](Self::is_partial), and for the keys and Timestamp.
-    ///
-    /// ```
-    /// let e = tablekit::DynamicEntity::new("p", "r");
-    /// assert!(e.is_selected("Anything")); // a whole entity: every property was read
-    /// ```
     pub fn is_selected(&self, name: &str) -> bool {
         self.selection.as_ref().is_none_or(|s| s.contains(name))
     }
@@ -413,9 +329,7 @@ impl DynamicEntity {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # emulator.seed("Players", [DynamicEntity::new("eu", "dragon")])?;
     /// let table = client.table_named::<DynamicEntity>("Players");
@@ -440,9 +354,7 @@ impl DynamicEntity {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let mut dragon = DynamicEntity::new("eu", "dragon");
     /// # dragon.set("Score", 10);
@@ -514,9 +426,7 @@ impl DynamicEntity {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Players");
     /// # table.create().await?;
     /// let mut e = DynamicEntity::new("eu", "dragon");
@@ -570,28 +480,12 @@ impl DynamicEntity {
     }
 
     /// Removes a property, returning its value.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Value};
-    /// let mut e = DynamicEntity::new("p", "r");
-    /// e.set("A", true);
-    /// assert_eq!(e.remove("A"), Some(Value::Bool(true)));
-    /// assert_eq!(e.remove("A"), None);
-    /// ```
     pub fn remove(&mut self, name: &str) -> Option<Value> {
         let index = self.properties.iter().position(|(n, _)| **n == *name)?;
         Some(self.properties.remove(index).1)
     }
 
     /// Keeps only the properties for which `keep` returns true.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// e.set("Keep", 1);
-    /// e.set("Drop", 2);
-    /// e.retain(|name, _| name.starts_with("K"));
-    /// assert_eq!(e.len(), 1);
-    /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&str, &Value) -> bool) {
         self.properties.retain(|(n, v)| keep(n, v));
     }
@@ -613,60 +507,27 @@ impl DynamicEntity {
     }
 
     /// Where the property is in insertion order.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// e.set("B", 1);
-    /// e.set("A", 2);
-    /// assert_eq!(e.position("A"), Some(1));
-    /// assert_eq!(e.position("C"), None);
-    /// ```
     pub fn position(&self, name: &str) -> Option<usize> {
         self.properties.iter().position(|(n, _)| **n == *name)
     }
 
     /// The properties in insertion order.
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// e.set("B", 1);
-    /// e.set("A", 2);
-    /// let names: Vec<&str> = e.properties().map(|(n, _)| n).collect();
-    /// assert_eq!(names, ["B", "A"]);
-    /// ```
     pub fn properties(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
         self.properties.iter().map(|(n, v)| (&**n, v))
     }
 
     /// The number of properties (keys and Timestamp not counted).
-    ///
-    /// ```
-    /// let mut e = tablekit::DynamicEntity::new("p", "r");
-    /// e.set("A", 1);
-    /// assert_eq!(e.len(), 1);
-    /// ```
     pub fn len(&self) -> usize {
         self.properties.len()
     }
 
     /// Whether there are no properties.
-    ///
-    /// ```
-    /// assert!(tablekit::DynamicEntity::new("p", "r").is_empty());
-    /// ```
     pub fn is_empty(&self) -> bool {
         self.properties.is_empty()
     }
 
     /// Appends a property without looking for an existing one of that name: for decoders that
     /// have already checked names are unique.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Value};
-    /// let mut e = DynamicEntity::new("p", "r");
-    /// e.push_unchecked("A".into(), Value::Int32(1));
-    /// assert_eq!(e.get::<i32>("A"), Some(1));
-    /// ```
     pub fn push_unchecked(&mut self, name: String, value: Value) {
         self.properties.push((SmolStr::from(name), value));
     }

@@ -49,10 +49,6 @@ pub enum CompareOp {
 
 impl CompareOp {
     /// The operator's keyword.
-    ///
-    /// ```
-    /// assert_eq!(tablekit::filter::CompareOp::Ge.keyword(), "ge");
-    /// ```
     pub fn keyword(self) -> &'static str {
         match self {
             CompareOp::Eq => "eq",
@@ -105,22 +101,11 @@ impl<M> Filter<M> {
     }
 
     /// The filter that matches every entity (renders as `true`; a query drops it).
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Filter};
-    /// assert!(Filter::<DynamicEntity>::all().is_all());
-    /// ```
     pub fn all() -> Self {
         Filter::from_expr(Expr::All)
     }
 
     /// Whether this filter matches every entity.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let c: Column<DynamicEntity, String> = Column::dynamic("N");
-    /// assert!(!c.eq("x").is_all());
-    /// ```
     pub fn is_all(&self) -> bool {
         matches!(self.expr, Expr::All)
     }
@@ -129,12 +114,6 @@ impl<M> Filter<M> {
     /// Nothing in it is checked or escaped, so never splice a value into it with `format!`
     /// (a quote in the value breaks the filter or adds conditions): pass values to
     /// [`raw_with`](Self::raw_with) instead.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Filter};
-    /// let f = Filter::<DynamicEntity>::raw("A eq 1 or B eq 2");
-    /// assert_eq!(f.to_string(), "(A eq 1 or B eq 2)");
-    /// ```
     pub fn raw(text: impl Into<String>) -> Self {
         Filter::from_expr(Expr::Raw(text.into()))
     }
@@ -153,9 +132,7 @@ impl<M> Filter<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
-    /// #     &emulator.connection_string(),
-    /// # )?;
+    /// # let client = emulator.client();
     /// use tablekit::filter::{ParamError, Params};
     /// use tablekit::{DynamicEntity, Filter, Query};
     ///
@@ -191,12 +168,6 @@ impl<M> Filter<M> {
     }
 
     /// Both filters hold.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let a: Column<DynamicEntity, bool> = Column::dynamic("A");
-    /// assert_eq!(a.eq(true).and(a.ne(false)).to_string(), "A eq true and A ne false");
-    /// ```
     pub fn and(self, other: impl IntoFilter<M>) -> Self {
         let other = other.into_filter();
         match (self.expr, other.expr) {
@@ -206,12 +177,6 @@ impl<M> Filter<M> {
     }
 
     /// Either filter holds.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
-    /// assert_eq!(a.eq(1).or(a.eq(2)).to_string(), "A eq 1 or A eq 2");
-    /// ```
     pub fn or(self, other: impl IntoFilter<M>) -> Self {
         let other = other.into_filter();
         match (self.expr, other.expr) {
@@ -221,12 +186,6 @@ impl<M> Filter<M> {
     }
 
     /// The filter does not hold.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
-    /// assert_eq!(a.eq(1).not().to_string(), "not (A eq 1)");
-    /// ```
     #[allow(clippy::should_implement_trait)]
     pub fn not(self) -> Self {
         Filter::from_expr(Expr::Not(Box::new(self.expr)))
@@ -246,12 +205,6 @@ impl<M> Filter<M> {
     }
 
     /// The `$filter` text.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity};
-    /// let t: Column<DynamicEntity, Vec<u8>> = Column::dynamic("Blob");
-    /// assert_eq!(t.eq(vec![0x0a, 0xff]).render(), "Blob eq X'0aff'");
-    /// ```
     pub fn render(&self) -> String {
         self.to_string()
     }
@@ -326,16 +279,6 @@ impl<M> fmt::Display for Filter<M> {
 )]
 pub trait IntoFilter<M> {
     /// The filter.
-    ///
-    /// ```
-    /// use tablekit::filter::IntoFilter;
-    /// use tablekit::{Column, DynamicEntity, Filter};
-    /// fn excluding(f: impl IntoFilter<DynamicEntity>) -> Filter<DynamicEntity> {
-    ///     f.into_filter().not()
-    /// }
-    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
-    /// assert_eq!(excluding(score.gt(5)).to_string(), "not (Score gt 5)");
-    /// ```
     fn into_filter(self) -> Filter<M>;
 }
 

@@ -35,14 +35,6 @@ use crate::value::{from_ticks, to_ticks, MAX_TICKS};
 )]
 pub trait KeyPart: Sized {
     /// The part's text.
-    ///
-    /// ```
-    /// use tablekit::keys::KeyPart;
-    /// use uuid::Uuid;
-    /// assert_eq!((-3i64).to_key_part(), "-3");
-    /// assert_eq!("eu".to_owned().to_key_part(), "eu");
-    /// assert_eq!(Uuid::from_u128(1).to_key_part(), "00000000-0000-0000-0000-000000000001");
-    /// ```
     fn to_key_part(&self) -> String;
     /// The value back from its text; `None` when the text is not one.
     ///
@@ -102,11 +94,6 @@ pub fn pad(value: u64, width: usize) -> String {
 }
 
 /// Reads a [`pad`]ded number back.
-///
-/// ```
-/// assert_eq!(tablekit::keys::parse_pad("007"), Some(7));
-/// assert_eq!(tablekit::keys::parse_pad("-7"), None);
-/// ```
 pub fn parse_pad(text: &str) -> Option<u64> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -125,11 +112,6 @@ pub fn inverted(value: u64, max: u64) -> String {
 }
 
 /// Reads an [`inverted`] number back.
-///
-/// ```
-/// let max = u32::MAX as u64;
-/// assert_eq!(tablekit::keys::parse_inverted(&tablekit::keys::inverted(5, max), max), Some(5));
-/// ```
 pub fn parse_inverted(text: &str, max: u64) -> Option<u64> {
     max.checked_sub(parse_pad(text)?)
 }
@@ -149,12 +131,6 @@ pub fn ticks(time: &DateTime<Utc>) -> String {
 }
 
 /// Reads [`ticks`] back.
-///
-/// ```
-/// use chrono::DateTime;
-/// let t = DateTime::UNIX_EPOCH;
-/// assert_eq!(tablekit::keys::parse_ticks(&tablekit::keys::ticks(&t)), Some(t));
-/// ```
 pub fn parse_ticks(text: &str) -> Option<DateTime<Utc>> {
     from_ticks(i64::try_from(parse_pad(text)?).ok()?)
 }
@@ -170,13 +146,6 @@ pub fn inverted_ticks(time: &DateTime<Utc>) -> String {
 }
 
 /// Reads [`inverted_ticks`] back.
-///
-/// ```
-/// use chrono::DateTime;
-/// let t = DateTime::UNIX_EPOCH;
-/// let key = tablekit::keys::inverted_ticks(&t);
-/// assert_eq!(tablekit::keys::parse_inverted_ticks(&key), Some(t));
-/// ```
 pub fn parse_inverted_ticks(text: &str) -> Option<DateTime<Utc>> {
     let inverted = i64::try_from(parse_pad(text)?).ok()?;
     from_ticks(MAX_TICKS.checked_sub(inverted)?)
@@ -289,10 +258,6 @@ pub fn date_format_sorts_by_time(pattern: &str) -> bool {
 }
 
 /// Joins key parts with `separator`.
-///
-/// ```
-/// assert_eq!(tablekit::keys::compose(&["a".into(), "b".into()], "_"), "a_b");
-/// ```
 pub fn compose(parts: &[String], separator: &str) -> String {
     parts.join(separator)
 }
@@ -357,10 +322,6 @@ fn next_in_utf16_order(c: char) -> Option<char> {
 
 /// The `[lower, upper)` range of keys starting with `prefix` (`upper` is `None` when
 /// unbounded).
-///
-/// ```
-/// assert_eq!(tablekit::keys::prefix_range("a"), ("a".to_owned(), Some("b".to_owned())));
-/// ```
 pub fn prefix_range(prefix: &str) -> (String, Option<String>) {
     (prefix.to_owned(), prefix_upper_bound(prefix))
 }
@@ -392,12 +353,6 @@ enum TimeKind<'p> {
 
 impl<'p> TimeFormat<'p> {
     /// [`ticks`]: oldest first, one key part per 100 ns tick.
-    ///
-    /// ```
-    /// use chrono::DateTime;
-    /// use tablekit::keys::TimeFormat;
-    /// assert_eq!(TimeFormat::ticks().format(&DateTime::UNIX_EPOCH), "0621355968000000000");
-    /// ```
     pub const fn ticks() -> Self {
         TimeFormat {
             kind: TimeKind::Ticks,
@@ -405,13 +360,6 @@ impl<'p> TimeFormat<'p> {
     }
 
     /// [`inverted_ticks`]: newest first, one key part per 100 ns tick.
-    ///
-    /// ```
-    /// use chrono::DateTime;
-    /// use tablekit::keys::TimeFormat;
-    /// let t = DateTime::UNIX_EPOCH;
-    /// assert_eq!(TimeFormat::inverted_ticks().format(&t), "2534023007999999999");
-    /// ```
     pub const fn inverted_ticks() -> Self {
         TimeFormat {
             kind: TimeKind::InvertedTicks,
@@ -419,13 +367,6 @@ impl<'p> TimeFormat<'p> {
     }
 
     /// [`inverted_year_month`]: newest month first, one key part per month.
-    ///
-    /// ```
-    /// use chrono::{TimeZone, Utc};
-    /// use tablekit::keys::TimeFormat;
-    /// let t = Utc.with_ymd_and_hms(2009, 1, 31, 0, 0, 0).unwrap();
-    /// assert_eq!(TimeFormat::inverted_year_month().format(&t), "7990_12");
-    /// ```
     pub const fn inverted_year_month() -> Self {
         TimeFormat {
             kind: TimeKind::InvertedYearMonth,
@@ -458,13 +399,6 @@ impl<'p> TimeFormat<'p> {
     }
 
     /// The key part of `time`.
-    ///
-    /// ```
-    /// use chrono::{TimeZone, Utc};
-    /// use tablekit::keys::{self, TimeFormat};
-    /// let t = Utc.with_ymd_and_hms(2008, 10, 5, 7, 30, 0).unwrap();
-    /// assert_eq!(TimeFormat::inverted_ticks().format(&t), keys::inverted_ticks(&t));
-    /// ```
     pub fn format(&self, time: &DateTime<Utc>) -> String {
         match self.kind {
             TimeKind::Ticks => ticks(time),

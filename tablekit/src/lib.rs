@@ -49,6 +49,25 @@ pub use value::{EdmType, Value};
 pub mod __private;
 
 /// Everything a typical user imports: `use tablekit::prelude::*;`.
+///
+/// ```
+/// use tablekit::prelude::*;
+///
+/// #[derive(TableEntity)]
+/// #[tablekit(table = "Gamers")]
+/// struct Gamer {
+///     #[tablekit(partition_key)]
+///     region: String,
+///     #[tablekit(row_key)]
+///     tag: String,
+///     joined: DateTime<Utc>,
+/// }
+///
+/// let gamer = GamerEntity::new("eu", "dragon");
+/// assert_eq!(gamer.joined(), DateTime::<Utc>::default());
+/// let recent = Query::<Gamer>::new().filter(Gamer::JOINED.gt(DateTime::<Utc>::UNIX_EPOCH));
+/// # let _ = recent;
+/// ```
 pub mod prelude {
     pub use crate::client::{Table, TableServiceClient};
     pub use crate::{

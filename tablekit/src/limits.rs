@@ -26,54 +26,20 @@ use crate::params::ParamError;
 use crate::value::{max_datetime, min_datetime, utf16_len, Value};
 
 /// Longest PartitionKey or RowKey, in UTF-16 units (1 KiB).
-///
-/// ```
-/// use tablekit::limits::{validate_key, MAX_KEY_UNITS};
-/// use tablekit::KeyKind;
-/// assert!(validate_key(KeyKind::RowKey, &"k".repeat(MAX_KEY_UNITS)).is_ok());
-/// ```
 pub const MAX_KEY_UNITS: usize = tablekit_rules::MAX_KEY_UNITS;
 /// Longest string value, in UTF-16 units.
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_STRING_UNITS, 32_767);
-/// ```
 pub const MAX_STRING_UNITS: usize = 32_767;
 /// Largest binary value, in bytes.
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_BINARY_BYTES, 65_536);
-/// ```
 pub const MAX_BINARY_BYTES: usize = 64 * 1024;
 /// Most user properties on one entity (255 less PartitionKey, RowKey and Timestamp).
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_PROPERTIES, 252);
-/// ```
 pub const MAX_PROPERTIES: usize = 252;
 /// Longest property name, in characters.
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_PROPERTY_NAME_CHARS, 255);
-/// ```
 pub const MAX_PROPERTY_NAME_CHARS: usize = tablekit_rules::MAX_PROPERTY_NAME_CHARS;
 /// Largest entity by [`entity_size`].
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_ENTITY_BYTES, 1 << 20);
-/// ```
 pub const MAX_ENTITY_BYTES: usize = 1024 * 1024;
 /// Most operations in one entity group transaction.
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_BATCH_OPERATIONS, 100);
-/// ```
 pub const MAX_BATCH_OPERATIONS: usize = 100;
 /// Largest entity group transaction body.
-///
-/// ```
-/// assert_eq!(tablekit::limits::MAX_BATCH_BYTES, 4 << 20);
-/// ```
 pub const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
 
 /// Which key a key error is about.
@@ -383,15 +349,6 @@ pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput>
 
 /// Checks everything the service checks on a write: keys, property names and values, the
 /// property count and the entity size.
-///
-/// ```
-/// use tablekit::{limits::validate_entity, DynamicEntity};
-/// let mut e = DynamicEntity::new("p", "r");
-/// e.set("Ok", 1);
-/// assert!(validate_entity(&e).is_ok());
-/// e.set("Not ok", 1);
-/// assert!(validate_entity(&e).is_err());
-/// ```
 pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
     validate_key(KeyKind::PartitionKey, entity.partition_key())?;
     validate_key(KeyKind::RowKey, entity.row_key())?;
@@ -412,12 +369,6 @@ pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
 }
 
 /// The entity's size by the service's formula (see [`DynamicEntity::size`]).
-///
-/// ```
-/// let mut e = tablekit::DynamicEntity::new("pk", "rk");
-/// e.set("Age", 30);
-/// assert_eq!(tablekit::limits::entity_size(&e), 4 + 2 * 4 + (8 + 2 * 3 + 4));
-/// ```
 pub fn entity_size(entity: &DynamicEntity) -> usize {
     entity.size()
 }

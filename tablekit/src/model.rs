@@ -23,21 +23,6 @@ use crate::value::Value;
 /// ```
 pub trait TableEntity: Sized + Send + Sync + 'static {
     /// Wraps a dynamic entity read from the service.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, TableEntity};
-    /// # use tablekit::prelude::*;
-    /// # #[derive(TableEntity)]
-    /// # pub struct Gamer {
-    /// #     #[tablekit(partition_key)]
-    /// #     pub tag: String,
-    /// #     pub score: i32,
-    /// # }
-    /// let mut read = DynamicEntity::new("dragon", "");
-    /// read.set("Score", 30);
-    /// let gamer = <GamerEntity as TableEntity>::wrap(read);
-    /// assert_eq!(gamer.score(), 30);
-    /// ```
     fn wrap(dynamic: DynamicEntity) -> Self;
     /// Gives the dynamic entity back, with every property (declared or not).
     ///
@@ -58,81 +43,16 @@ pub trait TableEntity: Sized + Send + Sync + 'static {
     /// ```
     fn into_dynamic(self) -> DynamicEntity;
     /// The dynamic entity inside.
-    ///
-    /// ```
-    /// use tablekit::TableEntity;
-    /// # use tablekit::prelude::*;
-    /// # #[derive(TableEntity)]
-    /// # pub struct Gamer {
-    /// #     #[tablekit(partition_key)]
-    /// #     pub tag: String,
-    /// #     pub score: i32,
-    /// # }
-    /// let mut gamer = GamerEntity::new("dragon");
-    /// gamer.set_score(30);
-    /// let dynamic = TableEntity::as_dynamic(&gamer);
-    /// assert_eq!(dynamic.partition_key(), "dragon");
-    /// assert_eq!(dynamic.get::<i32>("Score"), Some(30));
-    /// ```
     fn as_dynamic(&self) -> &DynamicEntity;
     /// The dynamic entity inside, mutably (the client records ETags through it).
-    ///
-    /// ```
-    /// use tablekit::{ETag, TableEntity};
-    /// # use tablekit::prelude::*;
-    /// # #[derive(TableEntity)]
-    /// # pub struct Gamer {
-    /// #     #[tablekit(partition_key)]
-    /// #     pub tag: String,
-    /// #     pub score: i32,
-    /// # }
-    /// let mut gamer = GamerEntity::new("dragon");
-    /// let dynamic = TableEntity::as_dynamic_mut(&mut gamer);
-    /// dynamic.set("Score", 30);
-    /// dynamic.set_etag(Some(ETag::new("W/\"1\"")));
-    /// assert_eq!(gamer.score(), 30);
-    /// assert_eq!(gamer.etag().map(ETag::as_str), Some("W/\"1\""));
-    /// ```
     fn as_dynamic_mut(&mut self) -> &mut DynamicEntity;
 
     /// The PartitionKey.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, TableEntity};
-    /// # use tablekit::prelude::*;
-    /// # #[derive(TableEntity)]
-    /// # pub struct Gamer {
-    /// #     #[tablekit(partition_key)]
-    /// #     pub tag: String,
-    /// #     pub score: i32,
-    /// # }
-    /// fn partition_of<E: TableEntity>(entity: &E) -> &str {
-    ///     entity.partition_key()
-    /// }
-    /// assert_eq!(partition_of(&DynamicEntity::new("eu", "42")), "eu");
-    /// assert_eq!(partition_of(&GamerEntity::new("dragon")), "dragon");
-    /// ```
     fn partition_key(&self) -> &str {
         self.as_dynamic().partition_key()
     }
 
     /// The RowKey.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, TableEntity};
-    /// # use tablekit::prelude::*;
-    /// # #[derive(TableEntity)]
-    /// # pub struct Gamer {
-    /// #     #[tablekit(partition_key)]
-    /// #     pub tag: String,
-    /// #     pub score: i32,
-    /// # }
-    /// fn row_of<E: TableEntity>(entity: &E) -> &str {
-    ///     entity.row_key()
-    /// }
-    /// assert_eq!(row_of(&DynamicEntity::new("eu", "42")), "42");
-    /// assert_eq!(row_of(&GamerEntity::new("dragon")), ""); // `Gamer` has no row key field
-    /// ```
     fn row_key(&self) -> &str {
         self.as_dynamic().row_key()
     }
@@ -221,21 +141,6 @@ pub trait TableModel: Send + Sync + 'static {
 )]
 pub trait NamedTable: TableModel {
     /// The table's name, checked at compile time by `#[derive(TableEntity)]`.
-    ///
-    /// ```
-    /// use tablekit::{NamedTable, TableModel};
-    /// # use tablekit::prelude::*;
-    /// # #[derive(TableEntity)]
-    /// # #[tablekit(table = "Gamers")]
-    /// # pub struct Gamer {
-    /// #     #[tablekit(partition_key)]
-    /// #     pub tag: String,
-    /// # }
-    /// fn table_of<M: NamedTable>() -> &'static str {
-    ///     M::TABLE_NAME
-    /// }
-    /// assert_eq!(table_of::<Gamer>(), "Gamers");
-    /// ```
     const TABLE_NAME: &'static str;
 }
 
@@ -265,15 +170,6 @@ pub struct Discriminator {
 
 impl Discriminator {
     /// Whether `entity` holds this kind.
-    ///
-    /// ```
-    /// use tablekit::{Discriminator, DynamicEntity};
-    /// let order = Discriminator { property: "Kind", value: "Order" };
-    /// let mut row = DynamicEntity::new("alice", "o-1");
-    /// assert!(!order.matches(&row)); // no kind at all
-    /// row.set("Kind", "Order");
-    /// assert!(order.matches(&row));
-    /// ```
     pub fn matches(&self, entity: &DynamicEntity) -> bool {
         matches!(entity.value(self.property), Some(Value::String(s)) if s == self.value)
     }
@@ -331,7 +227,7 @@ pub(crate) fn check_kind<M: TableModel>(entity: &DynamicEntity) -> Result<(), Wr
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let shop = client.table_named::<DynamicEntity>("Shop");
 /// shop.create().await?;
 /// let mut profile = DynamicEntity::new("alice", "profile");

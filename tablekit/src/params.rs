@@ -35,12 +35,6 @@ pub struct Params {
 
 impl Params {
     /// No values yet.
-    ///
-    /// ```
-    /// use tablekit::filter::{bind_params, Params};
-    /// assert_eq!(bind_params("A eq 1", Params::new())?, "A eq 1");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn new() -> Self {
         Params::default()
     }

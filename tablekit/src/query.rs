@@ -56,14 +56,6 @@ pub struct Query<M> {
 
 impl<M: TableModel> Query<M> {
     /// A query for every entity.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// let q = Query::<DynamicEntity>::new(); // every entity, every property, full pages
-    /// assert_eq!(q.filter_string(), None);
-    /// assert_eq!(q.select_list(), None);
-    /// assert_eq!(q.top_value(), None);
-    /// ```
     pub fn new() -> Self {
         Query {
             filter: None,
@@ -78,13 +70,6 @@ impl<M: TableModel> Query<M> {
 impl<M> Query<M> {
     /// Sets the `$filter` from a typed filter over `M` (a filter over another entity does not
     /// compile). A filter that matches everything sets none.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity, Query};
-    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
-    /// let q = Query::<DynamicEntity>::new().filter(score.ge(20).and(score.le(40)));
-    /// assert_eq!(q.filter_string(), Some("Score ge 20 and Score le 40"));
-    /// ```
     pub fn filter(mut self, filter: impl IntoFilter<M>) -> Self {
         let filter = filter.into_filter();
         self.filter = (!filter.is_all()).then(|| filter.to_string());
@@ -98,26 +83,12 @@ impl<M> Query<M> {
     /// declares one), so an entity read this way can be written back; it knows it is
     /// [partial](crate::DynamicEntity::is_partial): a field it did not fetch reads as an
     /// error from its `try_` getter, merges send only what it holds, and replaces refuse it.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity, Query};
-    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
-    /// let q = Query::<DynamicEntity>::new().select(score);
-    /// assert_eq!(q.select_list(), Some(&["Score".to_owned()][..]));
-    /// ```
     pub fn select(mut self, columns: impl Select<M>) -> Self {
         self.select = Some(columns.names());
         self
     }
 
     /// Sets the `$filter` from text (the escape hatch; typed filters are safer).
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// // sent as written: nothing checks the text or escapes quotes in it
-    /// let q = Query::<DynamicEntity>::new().filter_raw("PartitionKey eq 'eu'");
-    /// assert_eq!(q.filter_string(), Some("PartitionKey eq 'eu'"));
-    /// ```
     pub fn filter_raw(mut self, filter: impl Into<String>) -> Self {
         self.filter = Some(filter.into());
         self
@@ -136,9 +107,7 @@ impl<M> Query<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
-    /// #     &emulator.connection_string(),
-    /// # )?;
+    /// # let client = emulator.client();
     /// use tablekit::filter::{ParamError, Params};
     /// use tablekit::{DynamicEntity, Query};
     ///
@@ -180,13 +149,6 @@ impl<M> Query<M> {
 
     /// Sets the `$select` list by stored property names (the keys and Timestamp always come
     /// back too, as with [`select`](Self::select)).
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// let q = Query::<DynamicEntity>::new().select_names(["GamerTag", "Score"]);
-    /// let names = ["GamerTag".to_owned(), "Score".to_owned()];
-    /// assert_eq!(q.select_list(), Some(&names[..]));
-    /// ```
     pub fn select_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.select = Some(names.into_iter().map(Into::into).collect());
         self
@@ -201,9 +163,7 @@ impl<M> Query<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
-    /// #     &emulator.connection_string(),
-    /// # )?;
+    /// # let client = emulator.client();
     /// use tablekit::{DynamicEntity, InvalidInput, Query};
     /// let table = client.table_named::<DynamicEntity>("Scores");
     /// table.create().await?;
@@ -236,9 +196,7 @@ impl<M> Query<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
-    /// #     &emulator.connection_string(),
-    /// # )?;
+    /// # let client = emulator.client();
     /// use futures::TryStreamExt;
     /// use tablekit::{DynamicEntity, Query};
     /// let table = client.table_named::<DynamicEntity>("Scores");
@@ -261,50 +219,22 @@ impl<M> Query<M> {
     }
 
     /// The `$filter` text, if any.
-    ///
-    /// ```
-    /// use tablekit::{Column, DynamicEntity, Query};
-    /// let tag: Column<DynamicEntity, String> = Column::dynamic("GamerTag");
-    /// let q = Query::<DynamicEntity>::new().filter(tag.eq("O'Brien"));
-    /// assert_eq!(q.filter_string(), Some("GamerTag eq 'O''Brien'")); // the quote is escaped
-    /// assert_eq!(Query::<DynamicEntity>::new().filter_string(), None);
-    /// ```
     pub fn filter_string(&self) -> Option<&str> {
         self.filter.as_deref()
     }
 
     /// The `$select` names the query asked for, if any (the keys and Timestamp, always sent
     /// besides them, are not listed).
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// assert_eq!(Query::<DynamicEntity>::new().select_list(), None); // every property
-    /// let q = Query::<DynamicEntity>::new().select_names(["Score"]);
-    /// assert_eq!(q.select_list(), Some(&["Score".to_owned()][..]));
-    /// ```
     pub fn select_list(&self) -> Option<&[String]> {
         self.select.as_deref()
     }
 
     /// The `$top` value, if any.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// assert_eq!(Query::<DynamicEntity>::new().top_value(), None); // the service's 1000
-    /// assert_eq!(Query::<DynamicEntity>::new().top(20)?.top_value(), Some(20));
-    /// # Ok::<(), tablekit::InvalidInput>(())
-    /// ```
     pub fn top_value(&self) -> Option<u32> {
         self.top
     }
 
     /// The total set by [`take`](Self::take), if any.
-    ///
-    /// ```
-    /// use tablekit::{DynamicEntity, Query};
-    /// assert_eq!(Query::<DynamicEntity>::new().take_value(), None); // every match
-    /// assert_eq!(Query::<DynamicEntity>::new().take(20).take_value(), Some(20));
-    /// ```
     pub fn take_value(&self) -> Option<usize> {
         self.take
     }

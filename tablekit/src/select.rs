@@ -36,25 +36,9 @@ use crate::split;
 )]
 pub trait Select<M> {
     /// Appends the stored property names to fetch.
-    ///
-    /// ```
-    /// use tablekit::select::Select;
-    /// use tablekit::{Column, DynamicEntity};
-    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
-    /// let b: Column<DynamicEntity, String> = Column::dynamic("B");
-    /// let mut names = vec!["B".to_owned()];
-    /// Select::<DynamicEntity>::push_names(&(a, b), &mut names);
-    /// assert_eq!(names, ["B", "A"]); // `B` was already there: not added twice
-    /// ```
     fn push_names(&self, names: &mut Vec<String>);
 
     /// The stored property names to fetch.
-    ///
-    /// ```
-    /// use tablekit::{select::Select, Column, DynamicEntity};
-    /// let a: Column<DynamicEntity, i32> = Column::dynamic("A");
-    /// assert_eq!(Select::<DynamicEntity>::names(&a), vec!["A".to_owned()]);
-    /// ```
     fn names(&self) -> Vec<String> {
         let mut names = Vec::new();
         self.push_names(&mut names);

@@ -177,11 +177,6 @@ pub enum SplitError {
 }
 
 /// The property name of chunk `index` of the split value `name` (`0` is `name` itself).
-///
-/// ```
-/// assert_eq!(tablekit::split::chunk_name("Blob", 0), "Blob");
-/// assert_eq!(tablekit::split::chunk_name("Blob", 2), "Blob__2");
-/// ```
 pub fn chunk_name(name: &str, index: usize) -> String {
     if index == 0 {
         name.to_owned()
@@ -213,10 +208,6 @@ fn chunk_index(name: &str, property: &str) -> Option<usize> {
 }
 
 /// The most bytes `max_properties` properties hold, header included.
-///
-/// ```
-/// assert_eq!(tablekit::split::max_bytes(16), 16 * 65_536 - 11);
-/// ```
 pub fn max_bytes(max_properties: usize) -> usize {
     max_properties
         .saturating_mul(MAX_BINARY_BYTES)
@@ -405,16 +396,6 @@ pub fn read_split(entity: &DynamicEntity, name: &str) -> Result<Option<Vec<u8>>,
 }
 
 /// Removes `name` and all its chunk properties (whatever budget wrote them).
-///
-/// ```
-/// use tablekit::{split, DynamicEntity};
-/// let mut e = DynamicEntity::new("p", "r");
-/// split::write_split(&mut e, "Blob", &vec![1; 100_000], 4)?;
-/// e.set("Other", 1);
-/// split::remove_split(&mut e, "Blob");
-/// assert_eq!(e.len(), 1);
-/// # Ok::<(), tablekit::split::SplitError>(())
-/// ```
 pub fn remove_split(entity: &mut DynamicEntity, name: &str) {
     entity.retain(|property, _| property != name && chunk_index(name, property).is_none());
 }
@@ -500,20 +481,6 @@ pub fn write_records<R: Record>(
 }
 
 /// Reads what [`write_records`] stored; no property reads as no records.
-///
-/// ```
-/// # use tablekit::record::{RecordReader, RecordWriter};
-/// # use tablekit::{Record, RecordError};
-/// # #[derive(Debug, PartialEq)] struct Id(u32);
-/// # impl Record for Id {
-/// #     const VERSION: u16 = 0;
-/// #     fn write(&self, w: &mut RecordWriter) { w.write_u32(self.0); }
-/// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Id(r.read_u32()?)) }
-/// # }
-/// let e = tablekit::DynamicEntity::new("p", "r");
-/// assert!(tablekit::split::read_records::<Id>(&e, "Ids")?.is_empty());
-/// # Ok::<(), tablekit::split::SplitError>(())
-/// ```
 pub fn read_records<R: Record>(entity: &DynamicEntity, name: &str) -> Result<Vec<R>, SplitError> {
     match read_split(entity, name)? {
         Some(bytes) => Ok(decode_records(&bytes)?),
@@ -553,13 +520,6 @@ pub fn write_json<T: Serialize + ?Sized>(
 }
 
 /// Reads what [`write_json`] stored: `Ok(None)` when `name` is absent.
-///
-/// ```
-/// use tablekit::{split, DynamicEntity};
-/// let mut e = DynamicEntity::new("p", "r");
-/// e.set("Tags", "not json");
-/// assert!(split::read_json::<Vec<String>>(&e, "Tags").is_err());
-/// ```
 pub fn read_json<T: DeserializeOwned>(
     entity: &DynamicEntity,
     name: &str,

@@ -41,12 +41,6 @@ use uuid::Uuid;
 /// There is no `Null`: the service never stores one, so an absent property is simply absent
 /// (see [`DynamicEntity::set`](crate::DynamicEntity::set) with an `Option`).
 ///
-/// ```
-/// use tablekit::{EdmType, Value};
-/// let v = Value::Int64(5);
-/// assert_eq!(v.edm_type(), EdmType::Int64);
-/// ```
-///
 /// Equality is "the same stored value": a NaN equals a NaN (so an entity holding one equals
 /// itself and survives a round trip), and otherwise doubles compare as numbers.
 ///
@@ -76,12 +70,6 @@ pub enum Value {
     /// `Edm.String`: at most 32,767 UTF-16 code units. Up to 23 bytes are kept inline and
     /// longer text is shared, so decoding allocates for few strings and cloning copies none;
     /// `"text".into()` or `String::into()` makes one, and it reads as a `&str`.
-    ///
-    /// ```
-    /// use tablekit::Value;
-    /// let v = Value::String("Drako".into());
-    /// if let Value::String(s) = &v { assert_eq!(s.as_str(), "Drako"); }
-    /// ```
     String(SmolStr),
     /// `Edm.Binary`: at most 64 KiB.
     Binary(Vec<u8>),
@@ -132,11 +120,6 @@ pub enum EdmType {
 
 impl EdmType {
     /// The annotation text, e.g. `Edm.Int64`.
-    ///
-    /// ```
-    /// use tablekit::EdmType;
-    /// assert_eq!(EdmType::Int64.odata_name(), "Edm.Int64");
-    /// ```
     pub fn odata_name(self) -> &'static str {
         match self {
             EdmType::Boolean => "Edm.Boolean",
@@ -151,12 +134,6 @@ impl EdmType {
     }
 
     /// Parses an annotation such as `Edm.DateTime`; `None` for anything else.
-    ///
-    /// ```
-    /// use tablekit::EdmType;
-    /// assert_eq!(EdmType::from_odata_name("Edm.DateTime"), Some(EdmType::DateTime));
-    /// assert_eq!(EdmType::from_odata_name("Edm.Decimal"), None);
-    /// ```
     pub fn from_odata_name(name: &str) -> Option<EdmType> {
         Some(match name {
             "Edm.Boolean" => EdmType::Boolean,
@@ -180,11 +157,6 @@ impl fmt::Display for EdmType {
 
 impl Value {
     /// The EDM type of this value.
-    ///
-    /// ```
-    /// use tablekit::{EdmType, Value};
-    /// assert_eq!(Value::Binary(vec![1]).edm_type(), EdmType::Binary);
-    /// ```
     pub fn edm_type(&self) -> EdmType {
         match self {
             Value::Bool(_) => EdmType::Boolean,
@@ -235,10 +207,6 @@ pub fn utf16_len(s: &str) -> usize {
 const UNIX_EPOCH_TICKS: i64 = 621_355_968_000_000_000;
 
 /// The smallest DateTime the service stores: 1601-01-01T00:00:00Z.
-///
-/// ```
-/// assert_eq!(tablekit::value::min_datetime().to_rfc3339(), "1601-01-01T00:00:00+00:00");
-/// ```
 pub const fn min_datetime() -> DateTime<Utc> {
     match NaiveDate::from_ymd_opt(1601, 1, 1) {
         Some(day) => day.and_time(NaiveTime::MIN).and_utc(),
@@ -247,11 +215,6 @@ pub const fn min_datetime() -> DateTime<Utc> {
 }
 
 /// The largest DateTime the service stores: the last tick of 9999-12-31.
-///
-/// ```
-/// use chrono::Datelike;
-/// assert_eq!(tablekit::value::max_datetime().year(), 9999);
-/// ```
 pub const fn max_datetime() -> DateTime<Utc> {
     let day = NaiveDate::from_ymd_opt(9999, 12, 31);
     let time = NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_900);
@@ -262,11 +225,6 @@ pub const fn max_datetime() -> DateTime<Utc> {
 }
 
 /// The ticks of .NET's `DateTime.MaxValue` (9999-12-31T23:59:59.9999999).
-///
-/// ```
-/// use tablekit::value::{from_ticks, max_datetime, MAX_TICKS};
-/// assert_eq!(from_ticks(MAX_TICKS), Some(max_datetime()));
-/// ```
 pub const MAX_TICKS: i64 = 3_155_378_975_999_999_999;
 
 /// .NET ticks (100 ns since 0001-01-01 UTC) of a time, the unit of `inverted_ticks` keys.

@@ -97,13 +97,11 @@ impl Operation {
 /// An entity group transaction on one table, built operation by operation.
 ///
 /// ```
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::DynamicEntity;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
-/// let client = TableServiceClient::from_connection_string(&connection_string)?;
+/// # let client = emulator.client();
 /// let table = client.table_named::<DynamicEntity>("Orders");
 /// table.create().await?;
 /// let mut batch = table.batch();
@@ -150,25 +148,6 @@ impl<M: TableModel> fmt::Debug for Batch<M> {
 
 impl<M: TableModel> Table<M> {
     /// An empty entity group transaction on this table.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// let mut batch = table.batch();
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
-    /// batch.submit().await?; // both, or neither
-    /// assert_eq!(table.query_all().count().await?, 2);
-    /// # Ok(()) }
-    /// ```
     pub fn batch(&self) -> Batch<M> {
         Batch::new(self.clone())
     }
@@ -200,9 +179,7 @@ impl<M: TableModel> Batch<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Orders");
     /// # table.create().await?;
     /// let mut batch = table.batch();
@@ -223,63 +200,11 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds an insert-or-merge.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// # table.create().await?;
-    /// # let mut stored = DynamicEntity::new("eu", "dragon");
-    /// # stored.set("Tag", "Dragon");
-    /// # table.insert(&mut stored).await?;
-    /// let mut update = DynamicEntity::new("eu", "dragon");
-    /// update.set("Score", 30);
-    /// let mut batch = table.batch();
-    /// batch.upsert_merge(&update)?;
-    /// batch.upsert_merge(&DynamicEntity::new("eu", "wyvern"))?; // does not exist yet: inserted
-    /// batch.submit().await?;
-    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
-    /// assert_eq!(dragon.get::<String>("Tag").as_deref(), Some("Dragon")); // kept
-    /// assert_eq!(dragon.get::<i32>("Score"), Some(30));
-    /// assert!(table.get("eu", "wyvern").await?.is_some());
-    /// # Ok(()) }
-    /// ```
     pub fn upsert_merge(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::UpsertMerge, entity.as_dynamic())
     }
 
     /// Adds an insert-or-replace.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// # table.create().await?;
-    /// # let mut stored = DynamicEntity::new("eu", "dragon");
-    /// # stored.set("Tag", "Dragon");
-    /// # table.insert(&mut stored).await?;
-    /// let mut update = DynamicEntity::new("eu", "dragon");
-    /// update.set("Score", 30);
-    /// let mut batch = table.batch();
-    /// batch.upsert_replace(&update)?;
-    /// batch.submit().await?;
-    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
-    /// assert!(!dragon.contains("Tag")); // replaced entirely
-    /// assert_eq!(dragon.get::<i32>("Score"), Some(30));
-    /// # Ok(()) }
-    /// ```
     pub fn upsert_replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::UpsertReplace, entity.as_dynamic())
     }
@@ -292,9 +217,7 @@ impl<M: TableModel> Batch<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Gamers");
     /// # table.create().await?;
     /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
@@ -315,59 +238,11 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds a replace conditional on the entity's ETag ([`ETag::any`] for unconditional).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, ETag};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// # table.create().await?;
-    /// # let mut stored = DynamicEntity::new("eu", "dragon");
-    /// # stored.set("Tag", "Dragon");
-    /// # table.insert(&mut stored).await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// dragon.set("Score", 50);
-    /// dragon.set_etag(Some(ETag::any())); // whatever version is stored
-    /// let mut batch = table.batch();
-    /// batch.replace(&dragon)?;
-    /// batch.submit().await?;
-    /// let stored = table.get("eu", "dragon").await?.expect("stored");
-    /// assert!(!stored.contains("Tag"));
-    /// assert_eq!(stored.get::<i32>("Score"), Some(50));
-    /// # Ok(()) }
-    /// ```
     pub fn replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_write(OperationKind::Replace, entity.as_dynamic())
     }
 
     /// Adds a delete conditional on the entity's ETag ([`ETag::any`] for unconditional).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// # table.create().await?;
-    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
-    /// # table.insert(&mut DynamicEntity::new("eu", "wyvern")).await?;
-    /// let mut batch = table.batch();
-    /// for gamer in table.query_all().collect_all().await? {
-    ///     batch.delete(&gamer)?; // If-Match: the ETag just read
-    /// }
-    /// batch.submit().await?;
-    /// assert_eq!(table.query_all().count().await?, 0);
-    /// # Ok(()) }
-    /// ```
     pub fn delete(&mut self, entity: &M::Entity) -> Result<()> {
         let dynamic = entity.as_dynamic();
         let etag = required_etag(dynamic)?;
@@ -375,28 +250,6 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, ETag};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
-    /// # table.insert(&mut DynamicEntity::new("order-17", "line-2")).await?;
-    /// let mut batch = table.batch();
-    /// for line in ["line-1", "line-2"] {
-    ///     batch.delete_by_key("order-17", line, &ETag::any())?; // no need to read them first
-    /// }
-    /// batch.submit().await?;
-    /// assert!(table.get("order-17", "line-1").await?.is_none());
-    /// # Ok(()) }
-    /// ```
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
         limits::validate_key(KeyKind::PartitionKey, partition_key)?;
         limits::validate_key(KeyKind::RowKey, row_key)?;
@@ -432,64 +285,16 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Whether it holds none.
-    ///
-    /// ```
-    /// use tablekit::client::Table;
-    /// use tablekit::DynamicEntity;
-    /// # let dev = "UseDevelopmentStorage=true";
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
-    /// let table: Table = client.table_named("Orders");
-    /// let mut batch = table.batch();
-    /// assert!(batch.is_empty());
-    /// let bad = DynamicEntity::new("order/17", "line-1"); // '/' cannot appear in a key
-    /// assert!(batch.insert(&bad).is_err());
-    /// assert!(batch.is_empty()); // a refused operation is not added
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn is_empty(&self) -> bool {
         self.operations.is_empty()
     }
 
     /// The PartitionKey all operations share (`None` while empty).
-    ///
-    /// ```
-    /// use tablekit::client::Table;
-    /// use tablekit::DynamicEntity;
-    /// # let dev = "UseDevelopmentStorage=true";
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
-    /// let table: Table = client.table_named("Orders");
-    /// let mut batch = table.batch();
-    /// assert_eq!(batch.partition_key(), None);
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// assert_eq!(batch.partition_key(), Some("order-17"));
-    /// let other = DynamicEntity::new("order-18", "line-1");
-    /// let err = batch.insert(&other).unwrap_err().to_string();
-    /// assert!(err.contains("the transaction is for `order-17`"));
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn partition_key(&self) -> Option<&str> {
         self.partition_key.as_deref()
     }
 
     /// The kinds of the operations, in order.
-    ///
-    /// ```
-    /// use tablekit::client::OperationKind::{Delete, Insert, UpsertMerge};
-    /// use tablekit::client::Table;
-    /// use tablekit::{DynamicEntity, ETag};
-    /// # let dev = "UseDevelopmentStorage=true";
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
-    /// let table: Table = client.table_named("Orders");
-    /// let mut batch = table.batch();
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// batch.upsert_merge(&DynamicEntity::new("order-17", "line-2"))?;
-    /// batch.delete_by_key("order-17", "line-3", &ETag::any())?;
-    /// assert_eq!(
-    ///     batch.kinds().collect::<Vec<_>>(),
-    ///     [Insert, UpsertMerge, Delete]
-    /// );
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn kinds(&self) -> impl ExactSizeIterator<Item = OperationKind> + '_ {
         self.operations.iter().map(|o| o.kind)
     }
@@ -517,21 +322,6 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// The `multipart/mixed` body as it would be sent.
-    ///
-    /// ```
-    /// use tablekit::client::Table;
-    /// use tablekit::{DynamicEntity, ETag};
-    /// # let dev = "UseDevelopmentStorage=true";
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
-    /// let table: Table = client.table_named("Orders");
-    /// let mut batch = table.batch();
-    /// batch.delete_by_key("order-17", "line 1", &ETag::any())?;
-    /// let body = String::from_utf8(batch.encode())?;
-    /// let path = "/devstoreaccount1/Orders(PartitionKey='order-17',RowKey='line%201')";
-    /// assert!(body.contains(&format!("DELETE http://127.0.0.1:10002{path} HTTP/1.1\r\n")));
-    /// assert!(body.contains("If-Match: *\r\n"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn encode(&self) -> Vec<u8> {
         let mut body = Vec::with_capacity(self.encoded_len());
         body.extend_from_slice(self.head().as_bytes());
@@ -543,23 +333,6 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// The request's `Content-Type`, naming the boundary.
-    ///
-    /// ```
-    /// use tablekit::client::Table;
-    /// use tablekit::DynamicEntity;
-    /// # let dev = "UseDevelopmentStorage=true";
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(dev)?;
-    /// let table: Table = client.table_named("Orders");
-    /// let mut batch = table.batch();
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// let content_type = batch.content_type();
-    /// let boundary = content_type
-    ///     .strip_prefix("multipart/mixed; boundary=")
-    ///     .unwrap();
-    /// let body = String::from_utf8(batch.encode())?;
-    /// assert!(body.starts_with(&format!("--{boundary}\r\n")));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn content_type(&self) -> String {
         format!("multipart/mixed; boundary={}", self.batch_boundary)
     }
@@ -584,9 +357,7 @@ impl<M: TableModel> Batch<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Orders");
     /// # table.create().await?;
     /// let mut batch = table.batch();
@@ -883,9 +654,7 @@ fn failing_index(message: &str) -> Option<usize> {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
-/// # let client =
-/// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+/// # let client = emulator.client();
 /// let table: Table = client.table_named("Orders");
 /// # table.create().await?;
 /// let mut batch = table.batch();
@@ -909,9 +678,7 @@ pub struct BatchOutcome {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
-/// # let client =
-/// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+/// # let client = emulator.client();
 /// let table: Table = client.table_named("Orders");
 /// # table.create().await?;
 /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
@@ -933,78 +700,16 @@ pub struct OperationResult {
 
 impl OperationResult {
     /// What the operation was, in the order operations were added.
-    ///
-    /// ```
-    /// # use tablekit::client::{OperationKind, Table};
-    /// # use tablekit::{DynamicEntity, ETag};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
-    /// let mut batch = table.batch();
-    /// batch.delete_by_key("order-17", "line-1", &ETag::any())?;
-    /// batch.upsert_replace(&DynamicEntity::new("order-17", "line-2"))?;
-    /// let outcome = batch.submit().await?;
-    /// let kinds: Vec<_> = outcome.results().iter().map(|r| r.kind()).collect();
-    /// assert_eq!(kinds, [OperationKind::Delete, OperationKind::UpsertReplace]);
-    /// # Ok(()) }
-    /// ```
     pub fn kind(&self) -> OperationKind {
         self.kind
     }
 
     /// The HTTP status (201 or 204).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// let mut batch = table.batch();
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// batch.upsert_merge(&DynamicEntity::new("order-17", "line-2"))?;
-    /// let outcome = batch.submit().await?;
-    /// let (insert, merge) = (&outcome.results()[0], &outcome.results()[1]);
-    /// assert!(matches!(insert.status(), 201 | 204)); // services differ here
-    /// assert_eq!(merge.status(), 204);
-    /// # Ok(()) }
-    /// ```
     pub fn status(&self) -> u16 {
         self.status
     }
 
     /// The entity's new ETag (`None` for a delete).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// let mut batch = table.batch();
-    /// batch.insert(&DynamicEntity::new("order-17", "line-1"))?;
-    /// let outcome = batch.submit().await?;
-    /// let etag = outcome.results()[0].etag().expect("a write has a new ETag");
-    /// let stored = table.get("order-17", "line-1").await?.expect("inserted");
-    /// assert_eq!(stored.etag(), Some(etag));
-    /// # Ok(()) }
-    /// ```
     pub fn etag(&self) -> Option<&ETag> {
         self.etag.as_ref()
     }
@@ -1012,53 +717,11 @@ impl OperationResult {
 
 impl BatchOutcome {
     /// The per-operation results, in the order the operations were added.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// let mut batch = table.batch();
-    /// for line in 1..=3 {
-    ///     batch.insert(&DynamicEntity::new("order-17", format!("line-{line}")))?;
-    /// }
-    /// let outcome = batch.submit().await?;
-    /// assert_eq!(outcome.results().len(), 3); // one per operation, in order
-    /// # Ok(()) }
-    /// ```
     pub fn results(&self) -> &[OperationResult] {
         &self.results
     }
 
     /// The new ETags, in operation order (`None` for deletes).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, ETag};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Orders");
-    /// # table.create().await?;
-    /// # table.insert(&mut DynamicEntity::new("order-17", "line-1")).await?;
-    /// let mut batch = table.batch();
-    /// batch.delete_by_key("order-17", "line-1", &ETag::any())?;
-    /// batch.insert(&DynamicEntity::new("order-17", "line-2"))?;
-    /// let outcome = batch.submit().await?;
-    /// let etags = outcome.etags();
-    /// assert_eq!(etags[0], None); // the delete
-    /// assert!(etags[1].is_some());
-    /// # Ok(()) }
-    /// ```
     pub fn etags(&self) -> Vec<Option<&ETag>> {
         self.results.iter().map(OperationResult::etag).collect()
     }
@@ -1076,7 +739,7 @@ impl BatchOutcome {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
     /// # #[tokio::main(flavor = "current_thread")]
@@ -1087,8 +750,8 @@ impl BatchOutcome {
     ///     .only(&[Operation::Batch])
     ///     .at_most(1);
     /// let emulator = Emulator::builder().faults(lost).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
     ///     .build()?;
     /// let table = client.table_named::<DynamicEntity>("Orders");
@@ -1120,9 +783,7 @@ impl BatchOutcome {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Orders");
     /// # table.create().await?;
     /// let mut lines = vec![

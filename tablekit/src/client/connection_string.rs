@@ -12,13 +12,6 @@ use super::endpoint::Endpoint;
 use super::error::{Error, Result};
 
 /// The public development account Azurite and the emulator accept.
-///
-/// ```
-/// use tablekit::client::{ConnectionString, DEVELOPMENT_ACCOUNT};
-/// let cs = ConnectionString::parse("UseDevelopmentStorage=true")?;
-/// assert_eq!(cs.endpoint().account(), DEVELOPMENT_ACCOUNT);
-/// # Ok::<(), tablekit::Error>(())
-/// ```
 pub const DEVELOPMENT_ACCOUNT: &str = "devstoreaccount1";
 /// The development account's well-known (public) key.
 ///
@@ -143,14 +136,6 @@ impl ConnectionString {
     }
 
     /// Both parts.
-    ///
-    /// ```
-    /// use tablekit::client::{ConnectionString, DEVELOPMENT_ACCOUNT};
-    /// let (endpoint, credential) = ConnectionString::parse("UseDevelopmentStorage=true")?.into_parts();
-    /// assert_eq!(endpoint.account(), DEVELOPMENT_ACCOUNT);
-    /// assert!(credential.carries_secret()); // the development key
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn into_parts(self) -> (Endpoint, Credential) {
         (self.endpoint, self.credential)
     }

@@ -162,20 +162,6 @@ impl Credential {
     }
 
     /// SharedKeyLite (signs only the date and resource) with the base64 account key.
-    ///
-    /// ```
-    /// use tablekit::client::{Credential, TableServiceClient, DEVELOPMENT_KEY};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .endpoint(&emulator.endpoint())
-    ///     .credential(Credential::shared_key_lite(DEVELOPMENT_KEY)?)
-    ///     .build()?;
-    /// client.create_table("Gamers").await?;
-    /// assert!(client.table_exists("Gamers").await?);
-    /// # Ok(()) }
-    /// ```
     pub fn shared_key_lite(key_base64: &str) -> Result<Self> {
         Ok(Credential(Kind::SharedKeyLite(decode_key(key_base64)?)))
     }
@@ -243,20 +229,6 @@ impl Credential {
     }
 
     /// No authorization: for public emulators and tests of the service's refusal.
-    ///
-    /// ```
-    /// use tablekit::client::{Credential, TableServiceClient};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .endpoint(&emulator.endpoint())
-    ///     .credential(Credential::anonymous())
-    ///     .build()?;
-    /// let err = client.create_table("Gamers").await.unwrap_err();
-    /// assert_eq!(err.status(), Some(403)); // the emulator, like Azure, wants a signed request
-    /// # Ok(()) }
-    /// ```
     pub fn anonymous() -> Self {
         Credential(Kind::Anonymous)
     }

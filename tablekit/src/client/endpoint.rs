@@ -54,13 +54,6 @@ impl Endpoint {
     }
 
     /// An endpoint URL with an explicit account name (for hosts that do not name it).
-    ///
-    /// ```
-    /// use tablekit::client::Endpoint;
-    /// let e = Endpoint::with_account("https://tables.example.com", "acct")?;
-    /// assert_eq!(e.account(), "acct");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn with_account(url: &str, account: &str) -> Result<Self> {
         if account.is_empty() {
             return Err(Error::Configuration("the account name is empty".into()));
@@ -72,15 +65,6 @@ impl Endpoint {
     }
 
     /// The account name used in signatures.
-    ///
-    /// ```
-    /// use tablekit::client::Endpoint;
-    /// let azurite = Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1")?;
-    /// assert_eq!(azurite.account(), "devstoreaccount1"); // path-style: the first segment
-    /// let azure = Endpoint::parse("https://acct.table.core.windows.net")?;
-    /// assert_eq!(azure.account(), "acct"); // host-style: the first label
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn account(&self) -> &str {
         &self.account
     }
@@ -119,13 +103,6 @@ impl Endpoint {
     }
 
     /// Whether the scheme is https.
-    ///
-    /// ```
-    /// use tablekit::client::Endpoint;
-    /// assert!(Endpoint::parse("https://acct.table.core.windows.net")?.is_https());
-    /// assert!(!Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1")?.is_https());
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn is_https(&self) -> bool {
         self.base.scheme() == "https"
     }

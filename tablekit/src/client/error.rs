@@ -212,28 +212,11 @@ fn wrapped_client_error<'e>(pattern: &'e (dyn StdError + 'static)) -> Option<&'e
 
 impl Error {
     /// An error reading property `name`.
-    ///
-    /// ```
-    /// use tablekit::{Error, PropertyError, ValueError};
-    /// let err = Error::property("Level", ValueError::Invalid("unknown level 7".into()));
-    /// assert!(matches!(&err, Error::Property(PropertyError { property, .. }) if property == "Level"));
-    /// assert_eq!(err.to_string(), "property `Level`: unknown level 7");
-    /// ```
     pub fn property(name: &str, source: ValueError) -> Self {
         Error::Property(PropertyError::new(name, source))
     }
 
     /// A decode error about `what`.
-    ///
-    /// ```
-    /// use tablekit::Error;
-    /// let err = Error::decode("backup header", "wrong magic bytes");
-    /// assert!(matches!(err, Error::Decode(_)));
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "cannot decode backup header: wrong magic bytes"
-    /// );
-    /// ```
     pub fn decode(what: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Decode(DecodeError::new(what, message))
     }
@@ -248,9 +231,7 @@ impl Error {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let client = tablekit::client::TableServiceClient::from_connection_string(
-    /// #     &emulator.connection_string(),
-    /// # )?;
+    /// # let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Counters");
     /// table.create().await?;
     /// table.insert(&mut DynamicEntity::new("hits", "")).await?;
@@ -291,34 +272,11 @@ impl Error {
     }
 
     /// Whether the input was refused before sending.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// let mut bad = DynamicEntity::new("a/b", "");
-    /// let err = table.insert(&mut bad).await.unwrap_err();
-    /// assert!(err.is_invalid_input()); // '/' cannot appear in a key
-    /// assert_eq!(emulator.requests().total(), 0); // nothing was sent
-    /// # Ok(()) }
-    /// ```
     pub fn is_invalid_input(&self) -> bool {
         matches!(self.answering(), Error::InvalidInput(_))
     }
 
     /// The service's error, for a failed request or a failed transaction operation.
-    ///
-    /// ```
-    /// # use tablekit::Error;
-    /// let err = Error::Configuration("no endpoint".into());
-    /// assert!(err.service_error().is_none());
-    /// ```
     pub fn service_error(&self) -> Option<&ServiceError> {
         match self.answering() {
             Error::Service(e) => Some(e),
@@ -334,9 +292,7 @@ impl Error {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Missing");
     /// let err = table.get("p", "r").await.unwrap_err(); // the table does not exist
     /// assert_eq!(err.status(), Some(404));
@@ -350,60 +306,16 @@ impl Error {
     }
 
     /// The service's error code (`EntityAlreadyExists`, `TableNotFound`, ...), if any.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// client.create_table("Gamers").await?;
-    /// let err = client.create_table("Gamers").await.unwrap_err();
-    /// assert_eq!(err.code(), Some("TableAlreadyExists"));
-    /// # Ok(()) }
-    /// ```
     pub fn code(&self) -> Option<&str> {
         self.service_error().and_then(ServiceError::code)
     }
 
     /// 404: the table or entity does not exist.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let err = client.delete_table("Missing").await.unwrap_err();
-    /// assert!(err.is_not_found());
-    /// # Ok(()) }
-    /// ```
     pub fn is_not_found(&self) -> bool {
         self.status() == Some(404)
     }
 
     /// 409: the table or entity already exists (or the table is being deleted).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// table.insert(&mut dragon).await?;
-    /// let mut again = DynamicEntity::new("eu", "dragon");
-    /// let err = table.insert(&mut again).await.unwrap_err();
-    /// assert!(err.is_conflict()); // 409 EntityAlreadyExists
-    /// # Ok(()) }
-    /// ```
     pub fn is_conflict(&self) -> bool {
         self.status() == Some(409)
     }
@@ -416,9 +328,7 @@ impl Error {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Gamers");
     /// table.create().await?;
     /// let mut mine = DynamicEntity::new("eu", "dragon");
@@ -448,7 +358,7 @@ impl Error {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
     /// # #[tokio::main(flavor = "current_thread")]
@@ -458,8 +368,8 @@ impl Error {
     ///     .rate(Fault::AppliedThenDropped, 1.0)
     ///     .only(&[Operation::Insert]);
     /// let emulator = Emulator::builder().faults(lost).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
     ///     .build()?;
     /// let table = client.table_named::<DynamicEntity>("Orders");
@@ -498,7 +408,7 @@ impl Error {
     /// may have been applied, yet no attempt came before it.
     ///
     /// ```
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
     /// # #[tokio::main(flavor = "current_thread")]
@@ -508,8 +418,8 @@ impl Error {
     ///     .rate(Fault::AppliedThenInternalError, 1.0)
     ///     .only(&[Operation::Insert]);
     /// let emulator = Emulator::builder().faults(failing).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::none())
     ///     .build()?;
     /// let table = client.table_named::<DynamicEntity>("Orders");
@@ -538,14 +448,14 @@ impl Error {
     /// 429, or 503 `ServerBusy`: the service asks the client to slow down.
     ///
     /// ```
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503 ServerBusy
     /// let emulator = Emulator::builder().faults(busy).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::none())
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();
@@ -564,14 +474,14 @@ impl Error {
     /// transaction), timeouts and transport failures.
     ///
     /// ```
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let failing = Faults::seeded(1).rate(Fault::InternalError, 1.0); // every request: 500
     /// let emulator = Emulator::builder().faults(failing).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::none())
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();

@@ -45,18 +45,6 @@ pub struct Page<E> {
 
 impl<E> Page<E> {
     /// A page of `entities`, followed by `continuation` if more remain.
-    ///
-    /// ```
-    /// use tablekit::client::{ContinuationToken, Page};
-    /// use tablekit::DynamicEntity;
-    /// // e.g. a fake repository in a test hands out pages as the service would
-    /// let page = Page::new(
-    ///     vec![DynamicEntity::new("eu", "dragon")],
-    ///     Some(ContinuationToken::new("1!4!ZXU-", None)),
-    /// );
-    /// assert_eq!(page.len(), 1);
-    /// assert!(page.continuation().is_some());
-    /// ```
     pub fn new(entities: Vec<E>, continuation: Option<ContinuationToken>) -> Self {
         Page {
             entities,
@@ -65,122 +53,26 @@ impl<E> Page<E> {
     }
 
     /// The entities on this page (possibly none, even when more follow).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)?).first_page().await?;
-    /// let keys: Vec<&str> = page.entities().iter().map(|e| e.row_key()).collect();
-    /// assert_eq!(keys, ["player-1", "player-2"]);
-    /// # Ok(()) }
-    /// ```
     pub fn entities(&self) -> &[E] {
         &self.entities
     }
 
     /// The entities, by value.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)?).first_page().await?;
-    /// let mut players = page.into_entities(); // owned: no clone to keep or change them
-    /// players[0].set("Seen", true);
-    /// assert_eq!(players.len(), 2);
-    /// # Ok(()) }
-    /// ```
     pub fn into_entities(self) -> Vec<E> {
         self.entities
     }
 
     /// Where the next page starts; `None` on the last page.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let first = table.query(Query::new().top(2)?).first_page().await?;
-    /// let token = first.continuation().expect("a third follows").clone();
-    /// let last = table.query(Query::new().top(2)?).resume_from(token);
-    /// let last = last.first_page().await?;
-    /// assert_eq!(last.len(), 1);
-    /// assert!(last.continuation().is_none());
-    /// # Ok(()) }
-    /// ```
     pub fn continuation(&self) -> Option<&ContinuationToken> {
         self.continuation.as_ref()
     }
 
     /// How many entities this page holds.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=3).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)?).first_page().await?;
-    /// assert_eq!(page.len(), 2); // at most `top`
-    /// # Ok(()) }
-    /// ```
     pub fn len(&self) -> usize {
         self.entities.len()
     }
 
     /// Whether this page holds no entity.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::Query;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// let table: Table = client.table_named("Players");
-    /// let q = Query::new().filter_raw("PartitionKey eq 'mars'");
-    /// let page = table.query(q).first_page().await?;
-    /// assert!(page.is_empty()); // nothing matches: an empty page, not an error
-    /// # Ok(()) }
-    /// ```
     pub fn is_empty(&self) -> bool {
         self.entities.is_empty()
     }
@@ -199,17 +91,15 @@ impl<E> IntoIterator for Page<E> {
 ///
 /// ```
 /// use futures::TryStreamExt;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::{DynamicEntity, Query};
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
+/// # let client = emulator.client();
 /// # emulator.create_table("Players")?;
 /// # let players = (1..=25).map(|i| DynamicEntity::new("eu", format!("player-{i:02}")));
 /// # let elsewhere = DynamicEntity::new("us", "player-01");
 /// # emulator.seed("Players", players.chain([elsewhere]))?;
-/// let client = TableServiceClient::from_connection_string(&connection_string)?;
 /// let table = client.table_named::<DynamicEntity>("Players");
 /// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
 ///
@@ -244,50 +134,11 @@ pub struct EntityQuery<M: TableModel> {
 impl<M: TableModel> Table<M> {
     /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
     /// continuation tokens.
-    ///
-    /// ```
-    /// use futures::TryStreamExt;
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
-    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
-    /// # }
-    /// let q = Query::new().filter_raw("PartitionKey eq 'eu'");
-    /// let players: Vec<DynamicEntity> = table.query(q).entities().try_collect().await?;
-    /// assert_eq!(players.len(), 2);
-    /// # Ok(()) }
-    /// ```
     pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
         EntityQuery::new(self.clone(), query)
     }
 
     /// Every entity of the table (a query without a filter).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # for (pk, rk) in [("eu", "dragon"), ("eu", "wyvern"), ("us", "eagle")] {
-    /// #     table.insert(&mut DynamicEntity::new(pk, rk)).await?;
-    /// # }
-    /// assert_eq!(table.query_all().count().await?, 3);
-    /// # Ok(()) }
-    /// ```
     pub fn query_all(&self) -> EntityQuery<M> {
         self.query(Query::new())
     }
@@ -316,14 +167,12 @@ impl<M: TableModel> EntityQuery<M> {
     ///
     /// ```
     /// use futures::TryStreamExt;
-    /// # use tablekit::client::TableServiceClient;
     /// # use tablekit::DynamicEntity;
     /// # use tablekit_testing::Operation;
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client = TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Logs")?;
     /// # let entries = (0..2500).map(|i| DynamicEntity::new("app", format!("{i:04}")));
     /// # emulator.seed("Logs", entries)?;
@@ -345,55 +194,12 @@ impl<M: TableModel> EntityQuery<M> {
     }
 
     /// Starts where an earlier page's [`continuation`](Page::continuation) pointed.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let q = Query::new().top(2)?;
-    /// let first = table.query(q.clone()).first_page().await?;
-    /// let link = first.continuation().expect("more follow").to_string(); // e.g. in a "next" link
-    ///
-    /// // a later request, from the link
-    /// let second = table.query(q).resume_from(link.parse()?);
-    /// let second = second.first_page().await?;
-    /// assert_eq!(second.entities()[0].row_key(), "player-3");
-    /// # Ok(()) }
-    /// ```
     pub fn resume_from(mut self, token: ContinuationToken) -> Self {
         self.start = Some(token);
         self
     }
 
     /// The first page only (from the resume point, if any), with its continuation token.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let page = table.query(Query::new().top(2)?).first_page().await?; // one request
-    /// assert_eq!(page.len(), 2);
-    /// assert!(page.continuation().is_some());
-    /// # Ok(()) }
-    /// ```
     pub async fn first_page(self) -> Result<Page<M::Entity>> {
         let (sent, start) = self.prepare()?;
         let Some(top) = sent.top_for(sent.take) else {
@@ -414,29 +220,6 @@ impl<M: TableModel> EntityQuery<M> {
     }
 
     /// Every page, following continuations until the service has no more.
-    ///
-    /// ```
-    /// use futures::TryStreamExt;
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let mut sizes = Vec::new();
-    /// let mut pages = table.query(Query::new().top(2)?).pages();
-    /// while let Some(page) = pages.try_next().await? {
-    ///     sizes.push(page.len());
-    /// }
-    /// assert_eq!(sizes, [2, 2, 1]);
-    /// # Ok(()) }
-    /// ```
     pub fn pages(self) -> BoxStream<'static, Result<Page<M::Entity>>> {
         let read_ahead = self.read_ahead && tokio::runtime::Handle::try_current().is_ok();
         let (sent, start) = match self.prepare() {
@@ -478,9 +261,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
@@ -509,9 +290,7 @@ impl<M: TableModel> EntityQuery<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
@@ -532,24 +311,6 @@ impl<M: TableModel> EntityQuery<M> {
 
     /// Counts the matching entities (reading every page, with
     /// [read-ahead](EntityQuery::read_ahead)).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let q = Query::new().filter_raw("RowKey ge 'player-3'");
-    /// assert_eq!(table.query(q).count().await?, 3);
-    /// # Ok(()) }
-    /// ```
     pub async fn count(self) -> Result<usize> {
         self.read_ahead(true)
             .pages()
@@ -559,26 +320,6 @@ impl<M: TableModel> EntityQuery<M> {
 
     /// Collects every matching entity into memory (with [read-ahead](EntityQuery::read_ahead)):
     /// only for results known to be small.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let q = Query::new().filter_raw("RowKey le 'player-2'");
-    /// let players = table.query(q).collect_all().await?;
-    /// let keys: Vec<&str> = players.iter().map(|p| p.row_key()).collect();
-    /// assert_eq!(keys, ["player-1", "player-2"]);
-    /// # Ok(()) }
-    /// ```
     pub async fn collect_all(self) -> Result<Vec<M::Entity>> {
         self.read_ahead(true).entities().try_collect().await
     }
@@ -590,13 +331,11 @@ impl<M: TableModel> EntityQuery<M> {
 /// .NET Languages").
 ///
 /// ```
-/// # use tablekit::client::TableServiceClient;
 /// # use tablekit::DynamicEntity;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
-/// # let client = TableServiceClient::from_connection_string(&connection_string)?;
+/// # let client = emulator.client();
 /// # emulator.create_table("Logs")?;
 /// # let entries = (0..1100).map(|i| DynamicEntity::new("app", format!("{i:04}")));
 /// # emulator.seed("Logs", entries)?;
@@ -625,9 +364,7 @@ impl<E: TableEntity> Chunker<E> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
@@ -658,9 +395,7 @@ impl<E: TableEntity> Chunker<E> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # emulator.create_table("Players")?;
     /// # let players = (1..=5).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
     /// # emulator.seed("Players", players)?;
@@ -684,28 +419,6 @@ impl<E: TableEntity> Chunker<E> {
 
     /// Whether more entities may follow (leftovers, or pages not yet read): false as soon as
     /// the last page's entities are all taken.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::{DynamicEntity, Query};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// # emulator.create_table("Players")?;
-    /// # let players = (1..=4).map(|i| DynamicEntity::new("eu", format!("player-{i}")));
-    /// # emulator.seed("Players", players)?;
-    /// let table: Table = client.table_named("Players");
-    /// let mut chunks = table.query_all().chunks();
-    /// let mut sizes = Vec::new();
-    /// while chunks.has_more() {
-    ///     sizes.push(chunks.next_chunk(2).await?.len());
-    /// }
-    /// assert_eq!(sizes, [2, 2]); // no empty chunk after the last
-    /// # Ok(()) }
-    /// ```
     pub fn has_more(&self) -> bool {
         !self.buffer.is_empty() || !self.exhausted
     }

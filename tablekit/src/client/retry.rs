@@ -85,14 +85,14 @@ impl RetryPolicy {
     /// Never retry.
     ///
     /// ```
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503
     /// let emulator = Emulator::builder().faults(busy).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::none()) // e.g. the caller retries on its own terms
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();
@@ -188,11 +188,6 @@ impl RetryPolicy {
 }
 
 /// Whether an HTTP status is worth retrying.
-///
-/// ```
-/// assert!(tablekit::client::is_retryable_status(503));
-/// assert!(!tablekit::client::is_retryable_status(409));
-/// ```
 pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
 }

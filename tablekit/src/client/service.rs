@@ -22,18 +22,6 @@ use crate::codec;
 use crate::limits::{self, InvalidInput};
 
 /// The default per-request timeout.
-///
-/// ```
-/// use tablekit::client::{TableServiceClient, DEFAULT_TIMEOUT};
-/// assert_eq!(DEFAULT_TIMEOUT, std::time::Duration::from_secs(30));
-/// // e.g. more patience for large transactions over a slow link
-/// let client = TableServiceClient::builder()
-///     .connection_string("UseDevelopmentStorage=true")
-///     .timeout(DEFAULT_TIMEOUT * 4)
-///     .build()?;
-/// # drop(client);
-/// # Ok::<(), tablekit::Error>(())
-/// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A client for one account's Table service (Azure Storage, Cosmos DB Table API, Azurite or
@@ -93,8 +81,9 @@ impl TableServiceClient {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let connection_string = emulator.connection_string();
     /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    ///     .connection_string(&connection_string)
     ///     .retry_policy(RetryPolicy::default().max_attempts(6))
     ///     .timeout(Duration::from_secs(5))
     ///     .build()?;
@@ -106,18 +95,6 @@ impl TableServiceClient {
     }
 
     /// The endpoint requests go to.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// assert_eq!(client.endpoint().base_url().as_str(), emulator.endpoint());
-    /// assert_eq!(client.endpoint().account(), "devstoreaccount1");
-    /// # Ok(()) }
-    /// ```
     pub fn endpoint(&self) -> &Endpoint {
         &self.transport.endpoint
     }
@@ -132,9 +109,7 @@ impl TableServiceClient {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// client.create_table("Gamers").await?;
     /// assert!(client.table_exists("Gamers").await?);
     /// let err = client.create_table("Gamers").await.unwrap_err();
@@ -154,18 +129,6 @@ impl TableServiceClient {
     }
 
     /// Creates a table unless it exists; `true` when this call created it.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// assert!(client.create_table_if_not_exists("Gamers").await?);
-    /// assert!(!client.create_table_if_not_exists("Gamers").await?); // already there: not an error
-    /// # Ok(()) }
-    /// ```
     pub async fn create_table_if_not_exists(&self, name: &str) -> Result<bool> {
         match self.create_table(name).await {
             Ok(()) => Ok(true),
@@ -176,39 +139,11 @@ impl TableServiceClient {
 
     /// Deletes a table and its entities; a 404 error if it does not exist. A retried delete
     /// that answers 404 because an earlier attempt succeeded counts as success.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// client.create_table("Gamers").await?;
-    /// client.delete_table("Gamers").await?;
-    /// assert!(!client.table_exists("Gamers").await?);
-    /// let err = client.delete_table("Gamers").await.unwrap_err();
-    /// assert!(err.is_not_found());
-    /// # Ok(()) }
-    /// ```
     pub async fn delete_table(&self, name: &str) -> Result<()> {
         self.delete_table_call(name).await
     }
 
     /// Deletes a table if it exists; `true` when this call deleted it.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// client.create_table("Gamers").await?;
-    /// assert!(client.delete_table_if_exists("Gamers").await?);
-    /// assert!(!client.delete_table_if_exists("Gamers").await?); // already gone: not an error
-    /// # Ok(()) }
-    /// ```
     pub async fn delete_table_if_exists(&self, name: &str) -> Result<bool> {
         match self.delete_table_call(name).await {
             // Also when an earlier attempt of this call did the deleting.
@@ -227,19 +162,6 @@ impl TableServiceClient {
     }
 
     /// Whether a table exists.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// assert!(!client.table_exists("Gamers").await?);
-    /// client.create_table("Gamers").await?;
-    /// assert!(client.table_exists("Gamers").await?);
-    /// # Ok(()) }
-    /// ```
     pub async fn table_exists(&self, name: &str) -> Result<bool> {
         limits::validate_table_name(name)?;
         let filter = format!("TableName eq '{name}'");
@@ -255,9 +177,7 @@ impl TableServiceClient {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// for name in ["Orders2025", "Orders2026", "Players"] {
     ///     client.create_table(name).await?;
     /// }
@@ -297,9 +217,7 @@ impl TableServiceClient {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// for name in ["Orders2025", "Players"] {
     ///     client.create_table(name).await?;
     /// }
@@ -493,15 +411,15 @@ impl ClientBuilder {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503
     /// let emulator = Emulator::builder().faults(busy).start().await?;
     /// let quick = Duration::from_millis(1);
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::default().max_attempts(3).base_delay(quick))
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();
@@ -518,15 +436,15 @@ impl ClientBuilder {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit::Error;
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let hang = Faults::seeded(1).rate(Fault::Timeout, 1.0);
     /// let emulator = Emulator::builder().faults(hang).start().await?; // never answers
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .timeout(Duration::from_millis(100))
     ///     .retry_policy(RetryPolicy::none())
     ///     .build()?;
@@ -563,18 +481,6 @@ impl ClientBuilder {
     }
 
     /// Validates the settings and builds the client.
-    ///
-    /// ```
-    /// use tablekit::client::TableServiceClient;
-    /// use tablekit::Error;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string("UseDevelopmentStorage=true")
-    ///     .build()?;
-    /// assert_eq!(client.endpoint().account(), "devstoreaccount1");
-    /// let err = TableServiceClient::builder().build().unwrap_err(); // no endpoint given
-    /// assert!(matches!(err, Error::Configuration(_)));
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn build(self) -> Result<TableServiceClient> {
         let from_string = self
             .connection_string

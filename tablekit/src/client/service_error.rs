@@ -68,12 +68,6 @@ impl ServiceError {
     }
 
     /// A service error from its parts (for emulators and tests).
-    ///
-    /// ```
-    /// use tablekit::client::ServiceError;
-    /// let err = ServiceError::new(404, Some("TableNotFound"), "no table");
-    /// assert_eq!(err.status(), 404);
-    /// ```
     pub fn new(status: u16, code: Option<&str>, message: &str) -> Self {
         ServiceError {
             status,
@@ -93,9 +87,7 @@ impl ServiceError {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Orders");
     /// # table.create().await?;
     /// # table.insert(&mut DynamicEntity::new("order-17", "line-2")).await?;
@@ -111,70 +103,16 @@ impl ServiceError {
     }
 
     /// The service error code, e.g. `UpdateConditionNotSatisfied`.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// # table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// table.insert(&mut dragon).await?;
-    /// let mut again = DynamicEntity::new("eu", "dragon");
-    /// let err = table.insert(&mut again).await.unwrap_err();
-    /// let service = err.service_error().expect("the service answered");
-    /// assert_eq!(service.code(), Some("EntityAlreadyExists"));
-    /// # Ok(()) }
-    /// ```
     pub fn code(&self) -> Option<&str> {
         self.code.as_deref()
     }
 
     /// The service's message (first line only).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Gamers");
-    /// # table.create().await?;
-    /// let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// table.insert(&mut dragon).await?;
-    /// let mut again = DynamicEntity::new("eu", "dragon");
-    /// let err = table.insert(&mut again).await.unwrap_err();
-    /// let service = err.service_error().expect("the service answered");
-    /// // the service's `RequestId:` and `Time:` lines are dropped
-    /// assert_eq!(service.message(), "The specified entity already exists.");
-    /// # Ok(()) }
-    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// The service's `x-ms-request-id`, to quote in a support request.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let err = client.delete_table("Missing").await.unwrap_err();
-    /// let id = err.service_error().and_then(|e| e.request_id()).unwrap();
-    /// assert!(err.to_string().ends_with(&format!("(request id {id})")));
-    /// # Ok(()) }
-    /// ```
     pub fn request_id(&self) -> Option<&str> {
         self.request_id.as_deref()
     }
@@ -194,7 +132,7 @@ impl ServiceError {
     ///
     /// ```
     /// # use std::time::Duration;
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
     /// # #[tokio::main(flavor = "current_thread")]
@@ -204,8 +142,8 @@ impl ServiceError {
     ///     .rate(Fault::AppliedThenInternalError, 1.0)
     ///     .only(&[Operation::Batch]);
     /// let emulator = Emulator::builder().faults(failing).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
     ///     .build()?;
     /// let table = client.table_named::<DynamicEntity>("Orders");
@@ -227,14 +165,14 @@ impl ServiceError {
     /// ([`after_uncertain_attempt`](Self::after_uncertain_attempt)). Always false for a read.
     ///
     /// ```
-    /// use tablekit::client::{RetryPolicy, TableServiceClient};
+    /// use tablekit::client::RetryPolicy;
     /// use tablekit_testing::{Emulator, Fault, Faults};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let failing = Faults::seeded(1).rate(Fault::AppliedThenInternalError, 1.0);
     /// let emulator = Emulator::builder().faults(failing).start().await?;
-    /// let client = TableServiceClient::builder()
-    ///     .connection_string(&emulator.connection_string())
+    /// let client = emulator
+    ///     .client_builder()
     ///     .retry_policy(RetryPolicy::none())
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();

@@ -28,13 +28,12 @@ use crate::model::{check_kind, NamedTable, TableEntity, TableModel};
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
 ///
 /// ```
-/// use tablekit::client::{Table, TableServiceClient};
+/// use tablekit::client::Table;
 /// use tablekit::DynamicEntity;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
-/// let client = TableServiceClient::from_connection_string(&connection_string)?;
+/// # let client = emulator.client();
 /// let table: Table = client.table_named("Players");
 /// table.create_if_not_exists().await?;
 /// let mut player = DynamicEntity::new("eu", "dragon");
@@ -84,34 +83,11 @@ impl<M: TableModel> Table<M> {
     }
 
     /// The table's name, as given.
-    ///
-    /// ```
-    /// # use tablekit::client::{Table, TableServiceClient};
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let table: Table = client.table_named("Players");
-    /// assert_eq!(table.name(), "Players");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The client this handle sends through.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// table.create().await?;
-    /// // a repository holding only the handle still reaches the whole account
-    /// assert_eq!(table.client().list_table_names(None).await?, ["Players"]);
-    /// # Ok(()) }
-    /// ```
     pub fn client(&self) -> &TableServiceClient {
         &self.client
     }
@@ -123,41 +99,11 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Creates the table; a 409 error if it exists.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// table.create().await?;
-    /// assert!(table.exists().await?);
-    /// let err = table.create().await.unwrap_err();
-    /// assert_eq!(err.code(), Some("TableAlreadyExists"));
-    /// # Ok(()) }
-    /// ```
     pub async fn create(&self) -> Result<()> {
         self.client.create_table(self.checked_name()?).await
     }
 
     /// Creates the table unless it exists; `true` when this call created it.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// assert!(table.create_if_not_exists().await?); // e.g. at start-up: created
-    /// assert!(!table.create_if_not_exists().await?); // already there
-    /// # Ok(()) }
-    /// ```
     pub async fn create_if_not_exists(&self) -> Result<bool> {
         self.client
             .create_table_if_not_exists(self.checked_name()?)
@@ -165,42 +111,11 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Deletes the table and everything in it; a 404 error if it does not exist.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// table.create().await?;
-    /// table.delete_table().await?;
-    /// assert!(!table.exists().await?);
-    /// assert!(table.delete_table().await.unwrap_err().is_not_found());
-    /// # Ok(()) }
-    /// ```
     pub async fn delete_table(&self) -> Result<()> {
         self.client.delete_table(self.checked_name()?).await
     }
 
     /// Deletes the table if it exists; `true` when this call deleted it.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// table.create().await?;
-    /// assert!(table.delete_table_if_exists().await?);
-    /// assert!(!table.delete_table_if_exists().await?); // already gone: not an error
-    /// # Ok(()) }
-    /// ```
     pub async fn delete_table_if_exists(&self) -> Result<bool> {
         self.client
             .delete_table_if_exists(self.checked_name()?)
@@ -208,21 +123,6 @@ impl<M: TableModel> Table<M> {
     }
 
     /// Whether the table exists.
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
-    /// let table: Table = client.table_named("Players");
-    /// assert!(!table.exists().await?);
-    /// table.create().await?;
-    /// assert!(table.exists().await?);
-    /// # Ok(()) }
-    /// ```
     pub async fn exists(&self) -> Result<bool> {
         self.client.table_exists(self.checked_name()?).await
     }
@@ -236,9 +136,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// # let mut dragon = DynamicEntity::new("eu", "dragon");
@@ -320,14 +218,6 @@ impl TableServiceClient {
     /// A handle on table `name` for model `M`; with `M = DynamicEntity` (e.g.
     /// `let t: Table = client.table_named("T")`) it is the untyped handle. The name is
     /// validated by each operation, before sending.
-    ///
-    /// ```
-    /// # use tablekit::client::{Table, TableServiceClient};
-    /// # let client = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
-    /// let logs: Table = client.table_named("Logs");
-    /// assert_eq!(logs.name(), "Logs");
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
     pub fn table_named<M: TableModel>(&self, name: &str) -> Table<M> {
         Table::new(self.clone(), name)
     }

@@ -36,9 +36,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// let mut dragon = DynamicEntity::new("eu", "dragon");
@@ -74,9 +72,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// let mut dragon = DynamicEntity::new("eu", "dragon");
@@ -102,9 +98,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// let mut dragon = DynamicEntity::new("eu", "dragon");
@@ -132,9 +126,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// # let mut stored = DynamicEntity::new("eu", "dragon");
@@ -165,9 +157,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
@@ -196,9 +186,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// let mut dragon = DynamicEntity::new("eu", "dragon");
@@ -227,9 +215,7 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// let table: Table = client.table_named("Players");
     /// # table.create().await?;
     /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;

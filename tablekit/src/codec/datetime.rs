@@ -62,13 +62,6 @@ const TEXT_LEN: usize = 28;
 impl DateTimeText {
     /// Formats `time`. The text holds 100 ns ticks, the service's finest unit: smaller
     /// digits are dropped.
-    ///
-    /// ```
-    /// use chrono::DateTime;
-    /// use tablekit::wire::{DateTimeText, Fraction};
-    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 123_456_789).unwrap());
-    /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.1234567");
-    /// ```
     pub fn new(time: &DateTime<Utc>) -> Self {
         let mut digits = [0u8; TEXT_LEN];
         let fallback = match seven_digits(time, &mut digits) {
@@ -79,14 +72,6 @@ impl DateTimeText {
     }
 
     /// The text without its closing `Z`.
-    ///
-    /// ```
-    /// use chrono::DateTime;
-    /// use tablekit::wire::{DateTimeText, Fraction};
-    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 250_000_000).unwrap());
-    /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.2500000");
-    /// assert_eq!(text.without_zone(Fraction::Trimmed), "1970-01-01T00:00:00.25");
-    /// ```
     pub fn without_zone(&self, fraction: Fraction) -> &str {
         // Only ASCII digits and separators are ever written.
         std::str::from_utf8(self.ascii_without_zone(fraction)).unwrap_or_default()
@@ -94,13 +79,6 @@ impl DateTimeText {
 
     /// [`without_zone`](Self::without_zone) as ASCII bytes, for writers that append bytes
     /// (thousands per page) and need not check them again.
-    ///
-    /// ```
-    /// use chrono::DateTime;
-    /// use tablekit::wire::{DateTimeText, Fraction};
-    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
-    /// assert_eq!(text.ascii_without_zone(Fraction::Trimmed), b"1970-01-01T00:00:00");
-    /// ```
     pub fn ascii_without_zone(&self, fraction: Fraction) -> &[u8] {
         let full = match &self.fallback {
             Some(text) => text.as_bytes(),
@@ -114,15 +92,6 @@ impl DateTimeText {
     }
 
     /// Appends the text, `Z` included.
-    ///
-    /// ```
-    /// use chrono::DateTime;
-    /// use tablekit::wire::{DateTimeText, Fraction};
-    /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
-    /// let mut out = b"\"Timestamp\":\"".to_vec();
-    /// text.write(&mut out, Fraction::Seven);
-    /// assert_eq!(out, b"\"Timestamp\":\"1970-01-01T00:00:00.0000000Z");
-    /// ```
     pub fn write(&self, out: &mut Vec<u8>, fraction: Fraction) {
         out.extend_from_slice(self.ascii_without_zone(fraction));
         out.push(b'Z');

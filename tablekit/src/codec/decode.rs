@@ -42,11 +42,6 @@ pub struct DecodeError {
 
 impl DecodeError {
     /// A decode error about `what`.
-    ///
-    /// ```
-    /// let err = tablekit::codec::DecodeError::new("table name", "not a string");
-    /// assert_eq!((err.what.as_str(), err.message.as_str()), ("table name", "not a string"));
-    /// ```
     pub fn new(what: impl Into<String>, message: impl Into<String>) -> Self {
         DecodeError {
             what: what.into(),

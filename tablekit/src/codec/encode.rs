@@ -22,12 +22,6 @@ pub fn encode_entity(entity: &DynamicEntity) -> Vec<u8> {
 }
 
 /// Encodes an entity, appending to `out`.
-///
-/// ```
-/// let mut out = b"[".to_vec();
-/// tablekit::codec::encode_entity_into(&tablekit::DynamicEntity::new("p", "r"), &mut out);
-/// assert_eq!(out, br#"[{"PartitionKey":"p","RowKey":"r"}"#);
-/// ```
 pub fn encode_entity_into(entity: &DynamicEntity, out: &mut Vec<u8>) {
     out.push(b'{');
     write_str_member(out, "PartitionKey", entity.partition_key());

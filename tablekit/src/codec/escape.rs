@@ -40,13 +40,6 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Appends the escaped characters of `s` without quotes (to build a string from pieces).
-///
-/// ```
-/// let mut out = b"\"a".to_vec();
-/// tablekit::wire::write_json_str_body(&mut out, "\tb");
-/// out.push(b'"');
-/// assert_eq!(out, br#""a\tb""#);
-/// ```
 pub fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
     let mut rest = s.as_bytes();
     // The reader's search for a string's end finds exactly the bytes that need an escape.

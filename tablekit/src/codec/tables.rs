@@ -34,12 +34,6 @@ pub fn decode_table_names(bytes: &[u8]) -> Result<Vec<String>> {
 }
 
 /// Decodes one table (the body of a create-table response) into its name.
-///
-/// ```
-/// let body = br#"{"odata.metadata":"x","TableName":"Gamers"}"#;
-/// assert_eq!(tablekit::codec::decode_table_name(body)?, "Gamers");
-/// # Ok::<(), tablekit::codec::DecodeError>(())
-/// ```
 pub fn decode_table_name(bytes: &[u8]) -> Result<String> {
     let table: TableItem = read(bytes, "table")?;
     Ok(table.name)

@@ -341,10 +341,9 @@ pub(crate) struct Exhausted<E> {
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use futures::future::try_join_all;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
 /// use tablekit::DynamicEntity;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let table = client.table_named::<DynamicEntity>("Counters");
 /// table.create().await?;
 /// table.insert(&mut DynamicEntity::new("hits", "")).await?;
@@ -437,9 +436,8 @@ impl<M: TableModel> Table<M> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::DynamicEntity;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Counters");
     /// table.create().await?;
     /// table.insert(&mut DynamicEntity::new("hits", "")).await?;
@@ -474,10 +472,9 @@ impl<M: TableModel> Table<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use futures::future::try_join_all;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::conflict_retry::ConflictRetry;
     /// use tablekit::DynamicEntity;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Counters");
     /// table.create().await?;
     /// table.insert(&mut DynamicEntity::new("hits", "")).await?;

@@ -616,9 +616,7 @@ type CheckpointFn = Arc<dyn Fn(&ContinuationToken) + Send + Sync>;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let connection_string = emulator.connection_string();
-/// # let client =
-/// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+/// # let client = emulator.client();
 /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
 /// # table.create().await?;
 /// # for i in 0..5 {
@@ -674,9 +672,7 @@ impl MigrateOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// # for i in 0..5 {
@@ -730,9 +726,7 @@ impl MigrateOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// # for i in 0..5 {
@@ -763,9 +757,7 @@ impl MigrateOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// # for i in 0..5 {
@@ -799,9 +791,7 @@ impl MigrateOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let connection_string = emulator.connection_string();
-    /// # let client =
-    /// #     tablekit::client::TableServiceClient::from_connection_string(&connection_string)?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// # for i in 0..5 {
@@ -836,10 +826,8 @@ impl MigrateOptions {
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # use tablekit_testing::{Fault, Faults, Operation};
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// # let client = tablekit::client::TableServiceClient::builder()
-/// #     .connection_string(&emulator.connection_string())
-/// #     .retry_policy(tablekit::client::RetryPolicy::none())
-/// #     .build()?;
+/// # let no_retries = tablekit::client::RetryPolicy::none();
+/// # let client = emulator.client_builder().retry_policy(no_retries).build()?;
 /// # client.create_table("Gamers").await?;
 /// # for i in 0..6 {
 /// #     let mut e = tablekit::DynamicEntity::new("g", format!("{i}"));
@@ -907,10 +895,9 @@ impl Migration {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::migrate::{MigrateOptions, Migration};
     /// use tablekit::{DynamicEntity, Query};
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// # for (rk, nick) in [("1", Some("drako")), ("2", Some("kestrel")), ("3", None)] {

@@ -37,11 +37,10 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let emulator = tablekit_testing::Emulator::start().await?;
-//! use tablekit::client::TableServiceClient;
 //! use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 //! use tablekit::DynamicEntity;
 //!
-//! let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+//! # let client = emulator.client();
 //! client.create_table("Readings").await?;
 //! // 250 writes to two partitions: planned as 100 + 25 per partition, sent concurrently.
 //! let ops = (0..250).map(|i| {

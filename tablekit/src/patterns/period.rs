@@ -412,10 +412,9 @@ impl TableFamily {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
 /// use chrono::{Duration, Utc};
 /// use futures::TryStreamExt;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
 /// use tablekit::{DynamicEntity, Query};
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
 /// let now = Utc::now();
 /// let mut line = DynamicEntity::new("worker1", "0001");
@@ -470,10 +469,9 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
     /// use tablekit::DynamicEntity;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
     /// let mut line = DynamicEntity::new("worker1", "0001");
@@ -513,9 +511,8 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
     /// let table = logs.table_for(t);
@@ -537,11 +534,10 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
     /// use tablekit::DynamicEntity;
     /// use tablekit_testing::Operation;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
     /// for row in ["1", "2", "3"] {
@@ -570,9 +566,8 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let t = Utc.with_ymd_and_hms(2024, 1, 31, 12, 0, 0).unwrap();
     /// let table = logs.table_for_write(t).await?;
@@ -608,9 +603,8 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let day = |d| Utc.with_ymd_and_hms(2024, 1, d, 12, 0, 0).unwrap();
     /// logs.table_for_write(day(2)).await?;
@@ -639,11 +633,10 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
     /// use futures::TryStreamExt;
     /// use tablekit::{DynamicEntity, Query};
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let day = |d| Utc.with_ymd_and_hms(2024, 1, d, 12, 0, 0).unwrap();
     /// for d in 1..=3 {
@@ -695,9 +688,8 @@ impl<M: TableModel> PeriodTables<M> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use chrono::{TimeZone, Utc};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let logs: PeriodTables = PeriodTables::new(&client, TableFamily::new("Log", Period::Day)?);
     /// let day = |d| Utc.with_ymd_and_hms(2024, 1, d, 12, 0, 0).unwrap();
     /// for d in 1..=3 {

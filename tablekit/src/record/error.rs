@@ -114,12 +114,6 @@ pub enum RecordError {
 
 impl RecordError {
     /// An error for a value a hand-written reader does not accept.
-    ///
-    /// ```
-    /// use tablekit::RecordError;
-    /// let e = RecordError::invalid("unknown level 9");
-    /// assert_eq!(e.to_string(), "invalid record value: unknown level 9");
-    /// ```
     pub fn invalid(message: impl Into<String>) -> Self {
         RecordError::Invalid {
             message: message.into(),

@@ -55,15 +55,6 @@ pub trait RecordField: Sized {
     fn write_field(&self, writer: &mut RecordWriter);
 
     /// Reads a value written by [`write_field`](Self::write_field).
-    ///
-    /// ```
-    /// use tablekit::record::{RecordField, RecordReader};
-    /// let mut r = RecordReader::new(&[0x2c, 0x01, 2, 0xc3, 0xa9]);
-    /// assert_eq!(u16::read_field(&mut r)?, 300);
-    /// assert_eq!(String::read_field(&mut r)?, "é");
-    /// assert!(u16::read_field(&mut r).is_err()); // no bytes left
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     fn read_field(reader: &mut RecordReader<'_>) -> Result<Self, RecordError>;
 
     /// Appends a slice of values: the count (a varint), then each value. Types override it
@@ -82,13 +73,6 @@ pub trait RecordField: Sized {
     }
 
     /// Reads what [`write_slice`](Self::write_slice) wrote.
-    ///
-    /// ```
-    /// use tablekit::record::{RecordField, RecordReader};
-    /// let v = u16::read_vec(&mut RecordReader::new(&[2, 1, 0, 2, 0]))?;
-    /// assert_eq!(v, [1, 2]);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     fn read_vec(reader: &mut RecordReader<'_>) -> Result<Vec<Self>, RecordError> {
         // Every value takes at least one byte, so read_len's bound also bounds the count.

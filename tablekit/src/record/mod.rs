@@ -159,7 +159,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let emulator = tablekit_testing::Emulator::start().await?;
-//! # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+//! # let client = emulator.client();
 //! let orders = client.table_named::<Order>("Orders");
 //! # orders.create().await?;
 //! # // Items written by newer code: version 2 of the record.

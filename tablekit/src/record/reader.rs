@@ -40,10 +40,6 @@ macro_rules! read_le {
 
 impl<'a> RecordReader<'a> {
     /// A reader at the start of `bytes`.
-    ///
-    /// ```
-    /// assert_eq!(tablekit::record::RecordReader::new(&[1, 2]).remaining(), 2);
-    /// ```
     pub fn new(bytes: &'a [u8]) -> Self {
         RecordReader {
             bytes,
@@ -53,25 +49,11 @@ impl<'a> RecordReader<'a> {
     }
 
     /// How many bytes are left.
-    ///
-    /// ```
-    /// let mut r = tablekit::record::RecordReader::new(&[1, 2]);
-    /// r.read_u8()?;
-    /// assert_eq!(r.remaining(), 1);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     pub fn remaining(&self) -> usize {
         self.bytes.len()
     }
 
     /// How many bytes have been read: the offset errors report.
-    ///
-    /// ```
-    /// let mut r = tablekit::record::RecordReader::new(&[1, 2]);
-    /// r.read_u8()?;
-    /// assert_eq!(r.position(), 1);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn position(&self) -> usize {
         self.len - self.bytes.len()
@@ -79,12 +61,6 @@ impl<'a> RecordReader<'a> {
 
     /// Succeeds only when every byte has been read: leftovers mean the data is not what the
     /// reader thinks it is.
-    ///
-    /// ```
-    /// use tablekit::record::RecordReader;
-    /// let r = RecordReader::new(&[1]);
-    /// assert!(r.finish().is_err());
-    /// ```
     pub fn finish(self) -> Result<(), RecordError> {
         if self.bytes.is_empty() {
             Ok(())
@@ -134,85 +110,28 @@ impl<'a> RecordReader<'a> {
 
     read_le! {
         /// Reads one byte.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[7]).read_u8()?, 7);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_u8: u8;
         /// Reads 2 bytes, little-endian.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[1, 0]).read_u16()?, 1);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_u16: u16;
         /// Reads 4 bytes, little-endian.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[1, 0, 0, 0]).read_u32()?, 1);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_u32: u32;
         /// Reads 8 bytes, little-endian.
-        ///
-        /// ```
-        /// assert!(tablekit::record::RecordReader::new(&[1, 0, 0, 0]).read_u64().is_err());
-        /// ```
         read_u64: u64;
         /// Reads one byte, two's complement.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[0xff]).read_i8()?, -1);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_i8: i8;
         /// Reads 2 bytes, little-endian two's complement.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[0xfe, 0xff]).read_i16()?, -2);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_i16: i16;
         /// Reads 4 bytes, little-endian two's complement.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[0xff; 4]).read_i32()?, -1);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_i32: i32;
         /// Reads 8 bytes, little-endian two's complement.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[0xff; 8]).read_i64()?, -1);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_i64: i64;
         /// Reads a 4-byte IEEE 754 value, little-endian.
-        ///
-        /// ```
-        /// assert_eq!(tablekit::record::RecordReader::new(&[0, 0, 0x80, 0x3f]).read_f32()?, 1.0);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_f32: f32;
         /// Reads an 8-byte IEEE 754 value, little-endian.
-        ///
-        /// ```
-        /// let bytes = 2.5f64.to_le_bytes();
-        /// assert_eq!(tablekit::record::RecordReader::new(&bytes).read_f64()?, 2.5);
-        /// # Ok::<(), tablekit::RecordError>(())
-        /// ```
         read_f64: f64;
     }
 
     /// Reads a `bool`: `0` or `1`, anything else is an error.
-    ///
-    /// ```
-    /// use tablekit::record::RecordReader;
-    /// assert!(RecordReader::new(&[1]).read_bool()?);
-    /// assert!(RecordReader::new(&[2]).read_bool().is_err());
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read_bool(&mut self) -> Result<bool, RecordError> {
         self.read_tag("bool")
@@ -234,13 +153,6 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Reads a time written by [`write_datetime`](super::RecordWriter::write_datetime).
-    ///
-    /// ```
-    /// let ticks = 621_355_968_000_000_000i64.to_le_bytes();
-    /// let t = tablekit::record::RecordReader::new(&ticks).read_datetime()?;
-    /// assert_eq!(t, chrono::DateTime::UNIX_EPOCH);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read_datetime(&mut self) -> Result<DateTime<Utc>, RecordError> {
         let offset = self.position();
@@ -251,12 +163,6 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Reads 16 bytes as a UUID.
-    ///
-    /// ```
-    /// let u = tablekit::record::RecordReader::new(&[0; 16]).read_uuid()?;
-    /// assert!(u.is_nil());
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read_uuid(&mut self) -> Result<Uuid, RecordError> {
         Ok(Uuid::from_bytes(self.take_array()?))
@@ -289,11 +195,6 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Reads length-prefixed bytes without copying.
-    ///
-    /// ```
-    /// assert_eq!(tablekit::record::RecordReader::new(&[2, 9, 8]).read_bytes()?, [9, 8]);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read_bytes(&mut self) -> Result<&'a [u8], RecordError> {
         let len = self.read_len()?;
@@ -316,37 +217,18 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Reads a length-prefixed UTF-8 string into a `String`.
-    ///
-    /// ```
-    /// assert_eq!(tablekit::record::RecordReader::new(&[1, b'x']).read_string()?, "x");
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read_string(&mut self) -> Result<String, RecordError> {
         self.read_str().map(str::to_owned)
     }
 
     /// Reads a value in its [`RecordField`] format.
-    ///
-    /// ```
-    /// let mut r = tablekit::record::RecordReader::new(&[7, 0, 1, b'x']);
-    /// assert_eq!(r.read::<u16>()?, 7);
-    /// assert_eq!(r.read::<String>()?, "x");
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read<T: RecordField>(&mut self) -> Result<T, RecordError> {
         T::read_field(self)
     }
 
     /// Reads what [`write_option`](super::RecordWriter::write_option) wrote.
-    ///
-    /// ```
-    /// let mut r = tablekit::record::RecordReader::new(&[1, 5, 0]);
-    /// assert_eq!(r.read_option::<u8>()?, Some(5));
-    /// assert_eq!(r.read_option::<u8>()?, None);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     #[inline]
     pub fn read_option<T: RecordField>(&mut self) -> Result<Option<T>, RecordError> {
         if self.read_tag("Option tag")? {
@@ -372,19 +254,6 @@ impl<'a> RecordReader<'a> {
 
     /// Reads a nested record written by [`write_record`](super::RecordWriter::write_record):
     /// its version, then its fields as that version wrote them.
-    ///
-    /// ```
-    /// # use tablekit::record::{RecordReader, RecordWriter, RecordError};
-    /// # #[derive(Debug, PartialEq)] struct Point(i8);
-    /// # impl tablekit::Record for Point {
-    /// #     const VERSION: u16 = 3;
-    /// #     fn write(&self, w: &mut RecordWriter) { w.write_i8(self.0); }
-    /// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Point(r.read_i8()?)) }
-    /// # }
-    /// let mut r = RecordReader::new(&[3, 0, 0xff]);
-    /// assert_eq!(r.read_record::<Point>()?, Point(-1));
-    /// # Ok::<(), RecordError>(())
-    /// ```
     #[inline]
     pub fn read_record<R: Record>(&mut self) -> Result<R, RecordError> {
         let version = self.read_version::<R>()?;
@@ -396,19 +265,6 @@ impl<'a> RecordReader<'a> {
     /// The count is checked against the bytes left (every record takes at least one byte), so
     /// a corrupt count fails at once instead of allocating or looping; the loop runs exactly
     /// `count` times, whatever the record's `read` does.
-    ///
-    /// ```
-    /// # use tablekit::record::{RecordReader, RecordWriter, RecordError};
-    /// # #[derive(Debug, PartialEq)] struct Point(i8);
-    /// # impl tablekit::Record for Point {
-    /// #     const VERSION: u16 = 3;
-    /// #     fn write(&self, w: &mut RecordWriter) { w.write_i8(self.0); }
-    /// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Point(r.read_i8()?)) }
-    /// # }
-    /// let mut r = RecordReader::new(&[3, 0, 2, 1, 2]);
-    /// assert_eq!(r.read_records::<Point>()?, [Point(1), Point(2)]);
-    /// # Ok::<(), RecordError>(())
-    /// ```
     #[inline]
     pub fn read_records<R: Record>(&mut self) -> Result<Vec<R>, RecordError> {
         let version = self.read_version::<R>()?;
@@ -421,13 +277,6 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Reads what [`write_value`](super::RecordWriter::write_value) wrote.
-    ///
-    /// ```
-    /// use tablekit::{record::RecordReader, Value};
-    /// assert_eq!(RecordReader::new(&[1, 1, 0, 0, 0]).read_value()?, Value::Int32(1));
-    /// assert!(RecordReader::new(&[8]).read_value().is_err());
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     pub fn read_value(&mut self) -> Result<Value, RecordError> {
         let offset = self.position();
         Ok(match self.read_u8()? {

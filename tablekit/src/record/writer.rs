@@ -40,20 +40,11 @@ macro_rules! write_le {
 
 impl RecordWriter {
     /// An empty writer.
-    ///
-    /// ```
-    /// assert!(tablekit::record::RecordWriter::new().as_bytes().is_empty());
-    /// ```
     pub fn new() -> Self {
         RecordWriter::default()
     }
 
     /// An empty writer with room for `capacity` bytes.
-    ///
-    /// ```
-    /// let w = tablekit::record::RecordWriter::with_capacity(64);
-    /// assert!(w.as_bytes().is_empty());
-    /// ```
     pub fn with_capacity(capacity: usize) -> Self {
         RecordWriter {
             buf: Vec::with_capacity(capacity),
@@ -62,25 +53,12 @@ impl RecordWriter {
     }
 
     /// The bytes written so far.
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// w.write_u16(0x0102);
-    /// assert_eq!(w.as_bytes(), [2, 1]);
-    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf
     }
 
     /// The bytes written, or [`RecordError::EmptyValue`] when a record or element of a
     /// counted sequence wrote no bytes (its data could not be read back).
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// w.write_u8(9);
-    /// assert_eq!(w.finish()?, [9]);
-    /// # Ok::<(), tablekit::RecordError>(())
-    /// ```
     pub fn finish(self) -> Result<Vec<u8>, RecordError> {
         match self.empty {
             Some(what) => Err(RecordError::EmptyValue { what }),
@@ -102,83 +80,28 @@ impl RecordWriter {
 
     write_le! {
         /// Writes one byte.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_u8(7).as_bytes(), [7]);
-        /// ```
         write_u8: u8;
         /// Writes 2 bytes, little-endian.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_u16(1).as_bytes(), [1, 0]);
-        /// ```
         write_u16: u16;
         /// Writes 4 bytes, little-endian.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_u32(1).as_bytes(), [1, 0, 0, 0]);
-        /// ```
         write_u32: u32;
         /// Writes 8 bytes, little-endian.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_u64(1).as_bytes().len(), 8);
-        /// ```
         write_u64: u64;
         /// Writes one byte, two's complement.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_i8(-1).as_bytes(), [0xff]);
-        /// ```
         write_i8: i8;
         /// Writes 2 bytes, little-endian two's complement.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_i16(-2).as_bytes(), [0xfe, 0xff]);
-        /// ```
         write_i16: i16;
         /// Writes 4 bytes, little-endian two's complement.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_i32(-1).as_bytes(), [0xff; 4]);
-        /// ```
         write_i32: i32;
         /// Writes 8 bytes, little-endian two's complement.
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_i64(-1).as_bytes(), [0xff; 8]);
-        /// ```
         write_i64: i64;
         /// Writes the 4 bytes of the IEEE 754 value, little-endian (NaN payloads kept).
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_f32(1.0).as_bytes(), [0, 0, 0x80, 0x3f]);
-        /// ```
         write_f32: f32;
         /// Writes the 8 bytes of the IEEE 754 value, little-endian (NaN payloads kept).
-        ///
-        /// ```
-        /// let mut w = tablekit::record::RecordWriter::new();
-        /// assert_eq!(w.write_f64(1.0).as_bytes()[7], 0x3f);
-        /// ```
         write_f64: f64;
     }
 
     /// Writes `0` or `1`.
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// assert_eq!(w.write_bool(true).write_bool(false).as_bytes(), [1, 0]);
-    /// ```
     #[inline]
     pub fn write_bool(&mut self, value: bool) -> &mut Self {
         self.write_u8(u8::from(value))
@@ -199,11 +122,6 @@ impl RecordWriter {
     }
 
     /// Writes the 16 bytes of the UUID in RFC 4122 order (as `Uuid::as_bytes`).
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// assert_eq!(w.write_uuid(&uuid::Uuid::nil()).as_bytes(), [0; 16]);
-    /// ```
     #[inline]
     pub fn write_uuid(&mut self, value: &Uuid) -> &mut Self {
         self.buf.extend_from_slice(value.as_bytes());
@@ -223,22 +141,12 @@ impl RecordWriter {
     }
 
     /// Writes the string's UTF-8 byte length (a varint), then its bytes.
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// assert_eq!(w.write_str("ab").as_bytes(), [2, b'a', b'b']);
-    /// ```
     #[inline]
     pub fn write_str(&mut self, value: &str) -> &mut Self {
         self.write_bytes(value.as_bytes())
     }
 
     /// Writes the byte length (a varint), then the bytes.
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// assert_eq!(w.write_bytes(&[9, 9]).as_bytes(), [2, 9, 9]);
-    /// ```
     #[inline]
     pub fn write_bytes(&mut self, value: &[u8]) -> &mut Self {
         self.write_len(value.len());
@@ -247,12 +155,6 @@ impl RecordWriter {
     }
 
     /// Writes `value` as its [`RecordField`] format.
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// w.write(&7u16).write(&String::from("x"));
-    /// assert_eq!(w.as_bytes(), [7, 0, 1, b'x']);
-    /// ```
     #[inline]
     pub fn write<T: RecordField>(&mut self, value: &T) -> &mut Self {
         value.write_field(self);
@@ -260,12 +162,6 @@ impl RecordWriter {
     }
 
     /// Writes a tag byte (`0` for `None`, `1` for `Some`), then the value when present.
-    ///
-    /// ```
-    /// let mut w = tablekit::record::RecordWriter::new();
-    /// w.write_option(&Some(5u8)).write_option(&None::<u8>);
-    /// assert_eq!(w.as_bytes(), [1, 5, 0]);
-    /// ```
     #[inline]
     pub fn write_option<T: RecordField>(&mut self, value: &Option<T>) -> &mut Self {
         self.write(value)
@@ -295,19 +191,6 @@ impl RecordWriter {
 
     /// Writes records: the 2-byte version once, the count (a varint), then each record's
     /// fields. This is exactly what [`encode_records`](super::encode_records) produces.
-    ///
-    /// ```
-    /// # use tablekit::record::{RecordReader, RecordWriter, RecordError};
-    /// # struct Point(i8);
-    /// # impl tablekit::Record for Point {
-    /// #     const VERSION: u16 = 3;
-    /// #     fn write(&self, w: &mut RecordWriter) { w.write_i8(self.0); }
-    /// #     fn read(r: &mut RecordReader<'_>, _: u16) -> Result<Self, RecordError> { Ok(Point(r.read_i8()?)) }
-    /// # }
-    /// let mut w = RecordWriter::new();
-    /// w.write_records(&[Point(1), Point(2)]);
-    /// assert_eq!(w.as_bytes(), [3, 0, 2, 1, 2]);
-    /// ```
     #[inline]
     pub fn write_records<R: Record>(&mut self, records: &[R]) -> &mut Self {
         self.write_u16(R::VERSION);

@@ -21,11 +21,10 @@ use crate::query::Query;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{self, BackupReader};
 /// use tablekit::patterns::progress::NoProgress;
 /// use tablekit::{DynamicEntity, Query};
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let table = client.table_named::<DynamicEntity>("Gamers");
 /// # table.create().await?;
 /// # for pk in ["a", "b", "c"] {
@@ -106,7 +105,6 @@ impl WriteMode {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
 /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
 /// # let mut file = Vec::new();
@@ -115,7 +113,7 @@ impl WriteMode {
 /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
 /// # }
 /// # w.finish().await?;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let table = client.table_named("Gamers");
 /// table.create().await?;
 /// // `file` holds a backup of three entities.
@@ -161,7 +159,6 @@ impl RestoreOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
     /// use tablekit::DynamicEntity;
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
@@ -171,7 +168,7 @@ impl RestoreOptions {
     /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
     /// # }
     /// # w.finish().await?;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// // `file` holds ("a", "1"), ("b", "1") and ("c", "1"); the table has a newer ("a", "1").
@@ -196,7 +193,6 @@ impl RestoreOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::backup::{restore, RestoreOptions};
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
     /// # let mut file = Vec::new();
@@ -205,7 +201,7 @@ impl RestoreOptions {
     /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
     /// # }
     /// # w.finish().await?;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// // `file` holds three entities; an earlier run stopped at checkpoint 2.
@@ -237,7 +233,6 @@ impl RestoreOptions {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::backup::{restore, RestoreOptions};
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
     /// # let mut file = Vec::new();
@@ -246,7 +241,7 @@ impl RestoreOptions {
     /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
     /// # }
     /// # w.finish().await?;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// let report = restore(&file[..], &table, RestoreOptions::new().concurrency(1)).await?;
@@ -269,7 +264,6 @@ impl RestoreOptions {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use std::sync::atomic::{AtomicU64, Ordering};
     /// use std::sync::Arc;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::backup::{restore, RestoreOptions};
     /// use tablekit::patterns::progress::Progress;
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
@@ -279,7 +273,7 @@ impl RestoreOptions {
     /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
     /// # }
     /// # w.finish().await?;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// let settled = Arc::new(AtomicU64::new(0));
@@ -322,7 +316,6 @@ impl ProgressSink for SharedSink {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{restore, RestoreOptions};
 /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
 /// # let mut file = Vec::new();
@@ -331,7 +324,7 @@ impl ProgressSink for SharedSink {
 /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
 /// # }
 /// # w.finish().await?;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let table = client.table_named("Gamers");
 /// # table.create().await?;
 /// // `file` holds three entities; the copy at hand lost its last byte.
@@ -366,7 +359,6 @@ impl RestoreReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::backup::{restore, RestoreOptions};
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
     /// # let mut file = Vec::new();
@@ -375,7 +367,7 @@ impl RestoreReport {
     /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
     /// # }
     /// # w.finish().await?;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// assert!(restore(&file[..], &table, RestoreOptions::new()).await?.is_complete());
@@ -393,7 +385,6 @@ impl RestoreReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::backup::{restore, BackupError, RestoreOptions};
     /// use tablekit::Error;
     /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
@@ -403,7 +394,7 @@ impl RestoreReport {
     /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
     /// # }
     /// # w.finish().await?;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// # table.create().await?;
     /// // `file` holds three entities; cut it inside the trailer.
@@ -433,7 +424,6 @@ impl RestoreReport {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{restore, RestoreOptions, WriteMode};
 /// # use tablekit::patterns::backup::{BackupHeader, BackupWriter};
 /// # let mut file = Vec::new();
@@ -442,7 +432,7 @@ impl RestoreReport {
 /// #     w.write_entity(&tablekit::DynamicEntity::new(pk, "1")).await?;
 /// # }
 /// # w.finish().await?;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let table = client.table_named("Gamers");
 /// table.create_if_not_exists().await?;
 /// // `file` holds ("a", "1"), ("b", "1") and ("c", "1"). From disk, wrap the file:
@@ -487,13 +477,12 @@ pub async fn restore<R: AsyncBufRead + Unpin>(
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::backup::{copy_table, RestoreOptions};
 /// use tablekit::{DynamicEntity, Query};
-/// use tablekit_testing::Emulator;
-/// let (live_service, lab_service) = (Emulator::start().await?, Emulator::start().await?);
-/// let live = TableServiceClient::from_connection_string(&live_service.connection_string())?;
-/// let lab = TableServiceClient::from_connection_string(&lab_service.connection_string())?;
+/// # use tablekit_testing::Emulator;
+/// # let (live_service, lab_service) = (Emulator::start().await?, Emulator::start().await?);
+/// # let (live, lab) = (live_service.client(), lab_service.client());
+/// // `live` and `lab`: clients of two different services
 /// let source = live.table_named::<DynamicEntity>("Gamers");
 /// # source.create().await?;
 /// # for (pk, score) in [("a", 10), ("b", 20), ("c", 30)] {

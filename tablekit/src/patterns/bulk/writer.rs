@@ -24,10 +24,9 @@ use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 /// use tablekit::DynamicEntity;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// client.create_table("Readings").await?;
 /// let ops = (0..5_000).map(|i| {
 ///     let mut e = DynamicEntity::new(format!("p{}", i % 10), format!("{i:06}"));
@@ -83,10 +82,9 @@ impl BulkWriter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// let table = client.table_named::<DynamicEntity>("Logs");
     /// table.create().await?;
     /// let ops = (0..3).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
@@ -111,10 +109,9 @@ impl BulkWriter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let writer = BulkWriter::new(&client).concurrency(2)?;
@@ -142,10 +139,9 @@ impl BulkWriter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let ops = (0..25).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
@@ -168,10 +164,9 @@ impl BulkWriter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BatchPlanner, BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let ops = (0..25).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
@@ -193,11 +188,10 @@ impl BulkWriter {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use std::sync::{Arc, Mutex};
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
     /// use tablekit::patterns::progress::Progress;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let last = Arc::new(Mutex::new(None));
@@ -222,10 +216,9 @@ impl BulkWriter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let ops = (0..250).map(|i| WriteOp::upsert("Logs", DynamicEntity::new("p", i.to_string())));
@@ -246,10 +239,9 @@ impl BulkWriter {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use futures::stream;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let ops = stream::iter([
@@ -481,10 +473,9 @@ fn add(batch: &mut Batch<DynamicEntity>, op: &WriteOp) -> Result<()> {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::bulk::{BulkWriter, ItemOutcome, WriteOp};
 /// use tablekit::DynamicEntity;
-/// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// # let table = client.table_named::<DynamicEntity>("Logs");
 /// # table.create().await?;
 /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -554,10 +545,9 @@ impl ItemOutcome {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -582,10 +572,9 @@ impl ItemOutcome {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 /// use tablekit::DynamicEntity;
-/// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// # let table = client.table_named::<DynamicEntity>("Logs");
 /// # table.create().await?;
 /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -622,10 +611,9 @@ pub struct TransactionRecord {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::client::TableServiceClient;
 /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 /// use tablekit::DynamicEntity;
-/// let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+/// # let client = emulator.client();
 /// let table = client.table_named::<DynamicEntity>("Logs");
 /// table.create().await?;
 /// table.insert(&mut DynamicEntity::new("p1", "7")).await?; // exists already
@@ -655,10 +643,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -684,10 +671,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -716,10 +702,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -742,10 +727,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -769,10 +753,9 @@ impl BulkReport {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// use futures::stream;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// let clean = BulkWriter::new(&client)
@@ -794,10 +777,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -822,10 +804,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already
@@ -854,10 +835,9 @@ impl BulkReport {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// use tablekit::client::TableServiceClient;
     /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
     /// use tablekit::DynamicEntity;
-    /// # let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    /// # let client = emulator.client();
     /// # let table = client.table_named::<DynamicEntity>("Logs");
     /// # table.create().await?;
     /// table.insert(&mut DynamicEntity::new("a", "1")).await?; // exists already

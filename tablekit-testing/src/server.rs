@@ -373,6 +373,14 @@ impl Emulator {
     }
 }
 
+impl Drop for Emulator {
+    // Connections may still hold the state for a moment: the data directory is released now,
+    // so a new emulator can start on it as soon as this one is gone.
+    fn drop(&mut self) {
+        self.state.store.close();
+    }
+}
+
 /// Options for an [`Emulator`]; [`start`](EmulatorBuilder::start) validates and starts it.
 ///
 /// ```

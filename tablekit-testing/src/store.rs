@@ -74,7 +74,10 @@ pub(crate) struct Store {
     /// Keyed by (account, lowercase table name): table names are case-insensitive.
     tables: RwLock<BTreeMap<(String, String), TableRef>>,
     last_ticks: AtomicI64,
-    database: Option<Database>,
+    /// Whether writes must be made durable: then a closed database refuses them.
+    persisted: bool,
+    /// Taken out by [`close`](Store::close), which waits for the commits in flight.
+    database: RwLock<Option<Database>>,
 }
 
 impl Store {
@@ -83,7 +86,8 @@ impl Store {
         Store {
             tables: RwLock::new(BTreeMap::new()),
             last_ticks: AtomicI64::new(0),
-            database: None,
+            persisted: false,
+            database: RwLock::new(None),
         }
     }
 
@@ -108,8 +112,18 @@ impl Store {
         }
         store.tables = RwLock::new(map);
         store.last_ticks = AtomicI64::new(last_ticks);
-        store.database = Some(database);
+        store.persisted = true;
+        store.database = RwLock::new(Some(database));
         Ok(store)
+    }
+
+    /// Closes the database once the commits in flight are durable, so another emulator can
+    /// open the directory at once; later writes are refused, never acknowledged undurably.
+    pub(crate) fn close(&self) {
+        self.database
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
     }
 
     /// A fresh write time, strictly later than every earlier one, so every write gets a new
@@ -210,7 +224,7 @@ impl Store {
         table: &mut Table,
         changes: Vec<Change>,
     ) -> Result<(), ServiceError> {
-        if self.database.is_some() {
+        if self.persisted {
             let name = table.name.as_str();
             let writes: Vec<Write<'_>> = changes
                 .iter()
@@ -238,8 +252,16 @@ impl Store {
 
     /// Makes one commit durable (a no-op in memory).
     fn log(&self, writes: &[Write<'_>]) -> Result<(), ServiceError> {
-        let Some(database) = &self.database else {
+        if !self.persisted {
             return Ok(());
+        }
+        let database = self.database.read().unwrap_or_else(|e| e.into_inner());
+        let Some(database) = database.as_ref() else {
+            return Err(ServiceError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "ServerBusy",
+                "The emulator is shutting down; the write was not applied.",
+            ));
         };
         database.commit(writes).map_err(|err| {
             tracing::error!("cannot write the emulator's database: {err}");

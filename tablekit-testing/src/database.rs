@@ -124,7 +124,10 @@ impl Database {
         }
         let damaged = |problem: String| Error::DataFile {
             path: path.clone(),
-            problem,
+            problem: format!(
+                "{problem}; the file is left as it is: restore it from a copy, or move it away \
+                 to start empty"
+            ),
         };
         let db = verified(&path).map_err(damaged)?;
         let database = Database {
@@ -222,16 +225,22 @@ impl Database {
 }
 
 /// Opens the file and verifies every checksum in it (redb verifies them on its own only
-/// after a crash). Some damage (a file shorter than its header says) makes redb panic
-/// rather than answer an error: that is caught and reported as damage too.
+/// after a crash). A check that had to repair something means a commit slot was damaged
+/// and redb fell back to the commit before it: refused too, since that commit may have
+/// been acknowledged (a crash's torn commit is rolled back by the open, before the check).
+/// Some damage (a file shorter than its header says) makes redb panic rather than answer
+/// an error: that is caught and reported as damage too.
 fn verified(path: &Path) -> Result<redb::Database, String> {
-    let open = || -> Result<redb::Database, redb::Error> {
-        let mut db = builder().open(path)?;
-        db.check_integrity()?;
-        Ok(db)
+    let open = || -> Result<redb::Database, String> {
+        let mut db = builder().open(path).map_err(|e| e.to_string())?;
+        match db.check_integrity() {
+            Ok(true) => Ok(db),
+            Ok(false) => Err("its latest commit is damaged".to_owned()),
+            Err(e) => Err(e.to_string()),
+        }
     };
     match std::panic::catch_unwind(open) {
-        Ok(opened) => opened.map_err(|e| e.to_string()),
+        Ok(opened) => opened,
         Err(panic) => Err(match panic.downcast_ref::<&str>() {
             Some(message) => format!("it is not a whole database ({message})"),
             None => "it is not a whole database".to_owned(),

@@ -1,7 +1,8 @@
 //! The data directory of a persistent emulator (`persist_to`): a damaged file refuses the
-//! start with a message naming it and is left as it was (never served wrong, never
-//! silently shortened); a journal of earlier versions is migrated once or refused with its
-//! line number; and overwriting the same entities does not grow the directory.
+//! start with a message naming it, every time (never served wrong, never silently
+//! shortened); a journal of earlier versions is migrated once or refused with its
+//! line number; overwriting the same entities does not grow the directory; and one
+//! directory serves one emulator at a time.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -270,4 +271,19 @@ async fn overwriting_the_same_entities_keeps_the_directory_bounded() {
     let got = table.get("p", "00").await.unwrap().unwrap();
     assert_eq!(got.get::<i32>("Round"), Some(399));
     emulator.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_directory_serves_one_emulator_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = start(dir.path()).await.unwrap();
+    let table: Table = first.client().table_named("Kept");
+    // A connection now holds the emulator's state as well.
+    table.create().await.unwrap();
+    let err = start(dir.path()).await.unwrap_err().to_string();
+    assert!(err.contains("tables.redb"), "{err}");
+    drop(first);
+    // Released with the emulator, even while its connections wind down.
+    let again = start(dir.path()).await.unwrap();
+    assert_eq!(again.table_names(), ["Kept"]);
 }

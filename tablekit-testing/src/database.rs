@@ -66,6 +66,23 @@ fn entities_table(account: &str, lowercase: &str) -> String {
     format!("entities/{account}/{lowercase}")
 }
 
+/// A redb error of any kind, boxed: redb's own error type is large, and only its message
+/// is ever used.
+#[derive(Debug)]
+pub(crate) struct DbError(Box<redb::Error>);
+
+impl<E: Into<redb::Error>> From<E> for DbError {
+    fn from(err: E) -> Self {
+        DbError(Box::new(err.into()))
+    }
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A change to make durable; [`Database::commit`] makes a list of them durable at once.
 #[derive(Debug)]
 pub(crate) enum Write<'a> {
@@ -143,7 +160,7 @@ impl Database {
     }
 
     /// Makes `writes` durable in one transaction: all of them or (on an error) none.
-    pub(crate) fn commit(&self, writes: &[Write<'_>]) -> Result<(), redb::Error> {
+    pub(crate) fn commit(&self, writes: &[Write<'_>]) -> Result<(), DbError> {
         let txn = begin(&self.db)?;
         for write in writes {
             apply(&txn, write)?;
@@ -168,7 +185,7 @@ impl Database {
     /// The journal was migrated into this file if the file says so (a crash came between
     /// the two renames): set it aside now. Any other journal is refused, not merged.
     fn finish_migration(&self, journal: &Path) -> Result<(), Error> {
-        let recorded = (|| -> Result<Option<(u64, u64)>, redb::Error> {
+        let recorded = (|| -> Result<Option<(u64, u64)>, DbError> {
             let txn = self.db.begin_read()?;
             let meta = txn.open_table(META)?;
             let len = meta.get(JOURNAL_LEN_KEY)?.map(|v| v.value());
@@ -266,13 +283,13 @@ fn builder() -> redb::Builder {
 
 /// A write transaction as every commit here needs it: durable on return (the default) and
 /// two-phase, see the module docs.
-fn begin(db: &redb::Database) -> Result<WriteTransaction, redb::Error> {
+fn begin(db: &redb::Database) -> Result<WriteTransaction, DbError> {
     let mut txn = db.begin_write()?;
     txn.set_two_phase_commit(true);
     Ok(txn)
 }
 
-fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), redb::Error> {
+fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), DbError> {
     match *write {
         Write::CreateTable { account, table } => {
             let lowercase = table.to_ascii_lowercase();
@@ -331,13 +348,13 @@ fn create(dir: &Path, path: &Path, journal: &Path, tables: &[TableData]) -> Resu
         true => Some(journal::fingerprint(journal)?),
         false => None,
     };
-    let failed = |e: redb::Error| Error::DataFile {
+    let failed = |e: DbError| Error::DataFile {
         path: tmp.clone(),
         problem: e.to_string(),
     };
     let db = builder().create(&tmp).map_err(|e| failed(e.into()))?;
     let txn = begin(&db).map_err(failed)?;
-    (|| -> Result<(), redb::Error> {
+    (|| -> Result<(), DbError> {
         let mut meta = txn.open_table(META)?;
         meta.insert(FORMAT_KEY, FORMAT)?;
         if let Some((len, crc)) = fingerprint {

@@ -115,7 +115,10 @@ fn unreadable(path: &Path, source: io::Error) -> Error {
 /// The journal's tables as replayed so far: by (account, lowercase name), the name as
 /// created and the entities by key.
 #[derive(Default)]
-struct Tables(BTreeMap<(String, String), (String, BTreeMap<(String, String), Stored>)>);
+struct Tables(BTreeMap<(String, String), (String, Entities)>);
+
+/// A table's entities by (PartitionKey, RowKey).
+type Entities = BTreeMap<(String, String), Stored>;
 
 impl Tables {
     fn apply(&mut self, record: Record) -> Result<(), String> {

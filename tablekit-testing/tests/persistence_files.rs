@@ -287,3 +287,29 @@ async fn a_directory_serves_one_emulator_at_a_time() {
     let again = start(dir.path()).await.unwrap();
     assert_eq!(again.table_names(), ["Kept"]);
 }
+
+#[tokio::test]
+async fn a_changed_byte_in_a_commit_slot_never_rolls_back_silently() {
+    // The database file's two commit slots (the latest commit and the one before it) are
+    // bytes 64..192 and 192..320, as redb's design document lays out its header.
+    for slot in [64, 192] {
+        let dir = filled_dir().await;
+        let file = dir.path().join("tables.redb");
+        let mut bytes = fs::read(&file).unwrap();
+        bytes[slot + 16] ^= 0x01;
+        fs::write(&file, &bytes).unwrap();
+        match start(dir.path()).await {
+            // The slot of the commit before: not in use, the data is whole.
+            Ok(emulator) => {
+                assert_eq!(emulator.entities("Kept").unwrap().len(), 201);
+                let table: Table = emulator.client().table_named("Kept");
+                let marked = table.get("p", "marked").await.unwrap().unwrap();
+                assert_eq!(
+                    marked.get::<String>("Value").as_deref().map(str::as_bytes),
+                    Some(MARKER)
+                );
+            }
+            Err(err) => assert!(err.to_string().contains("tables.redb"), "{err}"),
+        }
+    }
+}

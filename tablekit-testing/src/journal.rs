@@ -106,9 +106,9 @@ pub(crate) fn set_aside(path: &Path) -> Result<(), Error> {
 }
 
 fn unreadable(path: &Path, source: io::Error) -> Error {
-    Error::Persistence {
+    Error::DataFile {
         path: PathBuf::from(path),
-        source,
+        problem: format!("cannot read or rename it: {source}"),
     }
 }
 

@@ -56,6 +56,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A data file is damaged or not what the emulator wrote: it refuses to start on it and
+    /// changes nothing, so nothing in the file is lost.
+    #[error("cannot start on {}: {problem}", path.display())]
+    DataFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it, and what to do.
+        problem: String,
+    },
     /// A [`FaultProxy`](crate::FaultProxy) cannot forward to this upstream.
     #[error("cannot proxy `{url}`: {reason}")]
     Upstream {

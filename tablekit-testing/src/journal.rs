@@ -1,27 +1,29 @@
-//! The journal of a persistent emulator: what makes an acknowledged write survive a crash.
+//! The journal that earlier versions of the emulator kept (`journal.jsonl`, one JSON line per
+//! commit): read once, strictly, to migrate its data into the [database](crate::database).
 //!
-//! Durability guarantee: with [`persist_to`](crate::EmulatorBuilder::persist_to), the
-//! emulator answers a write only after its journal line is written and `fsync`ed
-//! (`File::sync_data`), so the write survives the process being killed and, on a disk that
-//! honours flushes, a power loss. One commit is one line: a `$batch` is all in the journal
-//! or (a torn last line, skipped on replay) not at all. A write whose line cannot be made
-//! durable is refused with 500 and not applied.
-//!
-//! On start the journal is replayed, then rewritten as the current state (compaction):
-//! into a temporary file that is fsynced, renamed over the journal, after which the
-//! directory is fsynced so the rename itself is durable. A crash at any point leaves
-//! either the old journal or the new one.
+//! Every line must be valid: one that does not parse, or holds an entity or Timestamp that
+//! does not decode, refuses the migration with its line number, and the journal is left as
+//! it was (never skipped: a skipped line is lost data). Once the database holding its data is
+//! in place, the journal is renamed to `journal.jsonl.migrated` and kept.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tablekit::codec;
+
+use crate::database::sync_dir;
+use crate::error::Error;
+use crate::stored::{Stored, TableData};
 
 /// The journal's file name inside the data directory.
-const FILE_NAME: &str = "journal.jsonl";
+pub(crate) const FILE_NAME: &str = "journal.jsonl";
+/// What the journal is renamed to once migrated.
+const MIGRATED: &str = "journal.jsonl.migrated";
 
-/// One journaled change.
+/// One journaled change, as earlier versions wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub(crate) enum Record {
@@ -46,180 +48,252 @@ pub(crate) enum Record {
         partition_key: String,
         row_key: String,
     },
-    /// Changes that stand or fall together (a `$batch`): one line, so never half-applied.
+    /// Changes that stood or fell together (a `$batch`).
     Batch {
         records: Vec<Record>,
     },
 }
 
-/// The open journal, appended to.
-#[derive(Debug)]
-pub(crate) struct Journal {
-    file: File,
-    /// The length of the journal's durable part: a failed append is cut back to it.
-    len: u64,
+/// The tables the journal at `path` describes, every line verified.
+pub(crate) fn replay(path: &Path) -> Result<Vec<TableData>, Error> {
+    let file = File::open(path).map_err(|e| unreadable(path, e))?;
+    let mut tables = Tables::default();
+    for (index, line) in BufReader::new(file).split(b'\n').enumerate() {
+        let line = line.map_err(|e| unreadable(path, e))?;
+        let refused = |problem: String| Error::DataFile {
+            path: path.to_owned(),
+            problem: format!(
+                "line {} is not a valid journal record ({problem}); nothing was migrated and \
+                 the journal is unchanged: repair or delete that line (a cut-off last line is \
+                 a write that was never acknowledged), or move the journal away to start empty",
+                index + 1
+            ),
+        };
+        let record = serde_json::from_slice(&line).map_err(|e| refused(e.to_string()))?;
+        tables.apply(record).map_err(refused)?;
+    }
+    Ok(tables.into_data())
 }
 
-impl Journal {
-    /// Reads every record of the journal in `dir` (none when there is no journal). Lines
-    /// that cannot be read are skipped: only a torn last line is expected, from a crash in
-    /// the middle of an append that was therefore never acknowledged.
-    pub(crate) fn read(dir: &Path) -> io::Result<Vec<Record>> {
-        let path = dir.join(FILE_NAME);
-        let file = match File::open(&path) {
-            Ok(file) => file,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(err) => return Err(err),
-        };
-        let mut records = Vec::new();
-        for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
-            let line = line?;
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
+/// The journal's length and CRC-32: what the database records of the journal it migrated.
+pub(crate) fn fingerprint(path: &Path) -> Result<(u64, u64), Error> {
+    let mut file = File::open(path).map_err(|e| unreadable(path, e))?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut len = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| unreadable(path, e))?;
+        if n == 0 {
+            return Ok((len, u64::from(hasher.finalize())));
+        }
+        hasher.update(&buf[..n]);
+        len += n as u64;
+    }
+}
+
+/// Renames the migrated journal so it is not migrated again (kept: never deleted).
+pub(crate) fn set_aside(path: &Path) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut target = dir.join(MIGRATED);
+    let mut n = 1;
+    while target.exists() {
+        target = dir.join(format!("{MIGRATED}.{n}"));
+        n += 1;
+    }
+    fs::rename(path, &target)
+        .and_then(|()| sync_dir(dir))
+        .map_err(|e| unreadable(path, e))
+}
+
+fn unreadable(path: &Path, source: io::Error) -> Error {
+    Error::DataFile {
+        path: PathBuf::from(path),
+        problem: format!("cannot read or rename it: {source}"),
+    }
+}
+
+/// The journal's tables as replayed so far: by (account, lowercase name), the name as
+/// created and the entities by key.
+#[derive(Default)]
+struct Tables(BTreeMap<(String, String), (String, Entities)>);
+
+/// A table's entities by (PartitionKey, RowKey).
+type Entities = BTreeMap<(String, String), Stored>;
+
+impl Tables {
+    fn apply(&mut self, record: Record) -> Result<(), String> {
+        match record {
+            Record::CreateTable { account, table } => {
+                let key = (account, table.to_ascii_lowercase());
+                self.0
+                    .entry(key)
+                    .or_insert_with(|| (table, BTreeMap::new()));
             }
-            match serde_json::from_slice(&line) {
-                Ok(record) => records.push(record),
-                Err(err) => {
-                    tracing::warn!("journal line {} unreadable, skipped: {err}", number + 1);
+            Record::DeleteTable { account, table } => {
+                self.0.remove(&(account, table.to_ascii_lowercase()));
+            }
+            Record::Put {
+                account,
+                table,
+                timestamp,
+                entity,
+            } => {
+                let mut entity = codec::decode_entity(entity.as_bytes())
+                    .map_err(|e| format!("its entity does not decode: {e}"))?;
+                let ts = codec::parse_datetime(&timestamp)
+                    .ok_or_else(|| format!("its Timestamp `{timestamp}` does not parse"))?;
+                entity.set_timestamp(Some(ts));
+                // A write that raced its table's deletion was journaled after it, and was
+                // never visible: the table is gone.
+                if let Some((_, entities)) = self.0.get_mut(&(account, table.to_ascii_lowercase()))
+                {
+                    let key = (
+                        entity.partition_key().to_owned(),
+                        entity.row_key().to_owned(),
+                    );
+                    entities.insert(key, Stored::new(entity));
+                }
+            }
+            Record::Delete {
+                account,
+                table,
+                partition_key,
+                row_key,
+            } => {
+                if let Some((_, entities)) = self.0.get_mut(&(account, table.to_ascii_lowercase()))
+                {
+                    entities.remove(&(partition_key, row_key));
+                }
+            }
+            Record::Batch { records } => {
+                for record in records {
+                    self.apply(record)?;
                 }
             }
         }
-        Ok(records)
+        Ok(())
     }
 
-    /// Replaces the journal in `dir` with `records` (atomically and durably, see the module
-    /// docs) and opens it for appending.
-    pub(crate) fn rewrite(
-        dir: &Path,
-        records: impl IntoIterator<Item = Record>,
-    ) -> io::Result<Self> {
-        fs::create_dir_all(dir)?;
-        let path = dir.join(FILE_NAME);
-        let tmp: PathBuf = dir.join(format!("{FILE_NAME}.tmp"));
-        let mut out = BufWriter::new(File::create(&tmp)?);
-        for record in records {
-            out.write_all(&line(&record)?)?;
-        }
-        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, &path)?;
-        sync_dir(dir)?;
-        let file = OpenOptions::new().append(true).open(&path)?;
-        let len = file.metadata()?.len();
-        Ok(Journal { file, len })
+    fn into_data(self) -> Vec<TableData> {
+        self.0
+            .into_iter()
+            .map(|((account, _), (name, entities))| TableData {
+                account,
+                name,
+                entities: entities.into_values().collect(),
+            })
+            .collect()
     }
-
-    /// Appends one commit (a single record, or a [`Record::Batch`] of several) as one line
-    /// and makes it durable before returning. On failure the journal is cut back to where
-    /// it was, so a refused write does not reappear after a restart.
-    pub(crate) fn append(&mut self, records: Vec<Record>) -> io::Result<()> {
-        let record = match <[Record; 1]>::try_from(records) {
-            Ok([one]) => one,
-            Err(records) => Record::Batch { records },
-        };
-        let line = line(&record)?;
-        let written = self
-            .file
-            .write_all(&line)
-            .and_then(|()| self.file.sync_data());
-        match written {
-            Ok(()) => {
-                self.len += line.len() as u64;
-                Ok(())
-            }
-            Err(err) => {
-                // Best effort: the error is what the caller needs to see.
-                let _ = self.file.set_len(self.len);
-                Err(err)
-            }
-        }
-    }
-}
-
-/// A record's JSON and the newline ending it.
-fn line(record: &Record) -> io::Result<Vec<u8>> {
-    let mut line = serde_json::to_vec(record)?;
-    line.push(b'\n');
-    Ok(line)
-}
-
-/// Makes a directory's entries (a created or renamed file) durable.
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    // Directories can be opened for reading and fsynced on Unix; elsewhere the rename's
-    // durability is the file system's.
-    #[cfg(unix)]
-    File::open(dir)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn put(row: &str) -> Record {
+    fn put(row: &str, n: i32) -> Record {
         Record::Put {
             account: "a".into(),
             table: "T".into(),
             timestamp: "2026-01-01T00:00:00.0000001Z".into(),
-            entity: format!(r#"{{"PartitionKey":"p","RowKey":"{row}"}}"#),
+            entity: format!(r#"{{"PartitionKey":"p","RowKey":"{row}","N":{n}}}"#),
         }
     }
 
+    fn create() -> Record {
+        Record::CreateTable {
+            account: "a".into(),
+            table: "T".into(),
+        }
+    }
+
+    fn write(dir: &Path, records: &[Record]) -> PathBuf {
+        let path = dir.join(FILE_NAME);
+        let mut text = String::new();
+        for record in records {
+            text.push_str(&serde_json::to_string(record).unwrap());
+            text.push('\n');
+        }
+        fs::write(&path, text).unwrap();
+        path
+    }
+
     #[test]
-    fn appended_commits_read_back_in_order() {
+    fn every_kind_of_record_replays() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::rewrite(dir.path(), [put("0")]).unwrap();
-        journal.append(vec![put("1")]).unwrap();
-        journal.append(vec![put("2"), put("3")]).unwrap();
-        let records = Journal::read(dir.path()).unwrap();
-        assert_eq!(
-            records,
-            [
-                put("0"),
-                put("1"),
+        let path = write(
+            dir.path(),
+            &[
+                create(),
+                put("a", 1),
                 Record::Batch {
-                    records: vec![put("2"), put("3")]
-                }
-            ]
+                    records: vec![put("b", 2), put("a", 3)],
+                },
+                Record::Delete {
+                    account: "a".into(),
+                    table: "t".into(),
+                    partition_key: "p".into(),
+                    row_key: "b".into(),
+                },
+                Record::CreateTable {
+                    account: "a".into(),
+                    table: "Gone".into(),
+                },
+                Record::DeleteTable {
+                    account: "a".into(),
+                    table: "GONE".into(),
+                },
+            ],
         );
+        let tables = replay(&path).unwrap();
+        assert_eq!(tables.len(), 1);
+        let [only] = &tables[0].entities[..] else {
+            panic!("{:?}", tables[0].entities)
+        };
+        assert_eq!((only.row_key(), only.get::<i32>("N")), ("a", Some(3)));
+        assert!(only.timestamp().is_some());
     }
 
     #[test]
-    fn a_torn_last_line_loses_only_its_own_commit() {
+    fn a_changed_byte_refuses_the_replay_with_its_line_number() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::rewrite(dir.path(), []).unwrap();
-        journal.append(vec![put("kept")]).unwrap();
-        journal.append(vec![put("b1"), put("b2")]).unwrap();
-        // A crash in the middle of the batch's line: half of it reached the disk.
-        let path = dir.path().join(FILE_NAME);
-        let text = fs::read(&path).unwrap();
-        let first_line = text.iter().position(|&b| b == b'\n').unwrap() + 1;
-        let torn = first_line + (text.len() - first_line) / 2;
-        fs::write(&path, &text[..torn]).unwrap();
-        assert_eq!(Journal::read(dir.path()).unwrap(), [put("kept")]);
+        let path = write(dir.path(), &[create(), put("a", 1), put("b", 2)]);
+        let mut text = fs::read(&path).unwrap();
+        let second = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+        text[second] = b'X';
+        fs::write(&path, &text).unwrap();
+        let err = replay(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2 is not a valid journal record"),
+            "{err}"
+        );
+        assert!(err.contains(FILE_NAME), "{err}");
     }
 
     #[test]
-    fn rewriting_replaces_the_journal_and_leaves_no_temporary_file() {
+    fn an_entity_that_does_not_decode_refuses_the_replay() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::rewrite(dir.path(), [put("old")]).unwrap();
-        journal.append(vec![put("older")]).unwrap();
-        drop(journal);
-        Journal::rewrite(dir.path(), [put("new")]).unwrap();
-        assert_eq!(Journal::read(dir.path()).unwrap(), [put("new")]);
-        let names: Vec<_> = fs::read_dir(dir.path())
+        let mut bad = put("a", 1);
+        if let Record::Put { entity, .. } = &mut bad {
+            *entity = r#"{"PartitionKey":"p","RowKey":"a","N":1"#.into();
+        }
+        let path = write(dir.path(), &[create(), bad]);
+        let err = replay(&path).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("does not decode"), "{err}");
+    }
+
+    #[test]
+    fn a_set_aside_journal_is_kept_beside_earlier_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        for _ in 0..2 {
+            let path = write(dir.path(), &[create()]);
+            set_aside(&path).unwrap();
+        }
+        let mut names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
-            .map(|e| e.unwrap().file_name())
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(names, [FILE_NAME]);
-    }
-
-    #[test]
-    fn no_journal_reads_as_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(Journal::read(dir.path()).unwrap().is_empty());
+        names.sort();
+        assert_eq!(names, [MIGRATED, format!("{MIGRATED}.1").as_str()]);
     }
 }

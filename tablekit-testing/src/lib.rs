@@ -7,6 +7,7 @@ mod call;
 mod context;
 mod continuation;
 mod counter;
+mod database;
 mod datetime;
 mod entity_json;
 mod error;

@@ -369,6 +369,14 @@ impl Emulator {
     }
 }
 
+impl Drop for Emulator {
+    // Connections may still hold the state for a moment: the data directory is released now,
+    // so a new emulator can start on it as soon as this one is gone.
+    fn drop(&mut self) {
+        self.state.store.close();
+    }
+}
+
 /// Options for an [`Emulator`]; [`start`](EmulatorBuilder::start) validates and starts it.
 ///
 /// ```
@@ -467,11 +475,16 @@ impl EmulatorBuilder {
     /// Keeps the data in `dir` (created if needed): acknowledged writes survive a restart,
     /// a killed process and, on a disk that honours flushes, a power cut.
     ///
-    /// Every write is answered only after its journal line is written and fsynced (one line
-    /// per request, so a `$batch` survives whole or not at all); a write that cannot be made
-    /// durable is refused with 500 `InternalError` and not applied. On start the journal is
-    /// replayed and compacted (temporary file, fsync, rename, directory fsync). An fsync per
-    /// write costs time: leave persistence off where durability does not matter.
+    /// The data is kept in an embedded database file, `tables.redb`: every write is answered
+    /// only after its transaction is committed and fsynced (one transaction per request, so a
+    /// `$batch` survives whole or not at all); a write that cannot be made durable is refused
+    /// with 500 `InternalError` and not applied. Space freed by overwrites and deletes is
+    /// reused while running. On start every checksum in the file is verified: a damaged file
+    /// refuses the start with [`Error::DataFile`] naming it, and is left untouched. A
+    /// `journal.jsonl` written by earlier versions is migrated once (every line verified;
+    /// one that does not parse refuses the migration with its line number) and then kept as
+    /// `journal.jsonl.migrated`. Commits cost fsyncs: leave persistence off where durability
+    /// does not matter.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -543,10 +556,7 @@ impl EmulatorBuilder {
                 account: primary_name,
             })?;
         let store = match &self.persist {
-            Some(dir) => Store::open(dir).map_err(|source| Error::Persistence {
-                path: dir.clone(),
-                source,
-            })?,
+            Some(dir) => Store::open(dir)?,
             None => Store::in_memory(),
         };
         let listener = TcpListener::bind(("127.0.0.1", self.port))

@@ -4,20 +4,22 @@
 //!
 //! Locks are held only for the synchronous work of one request (never across an `.await`),
 //! so concurrent requests are safe and a batch applies atomically under its table's lock.
-//! With a directory, every change is made durable in the [`Journal`] before it is applied
-//! and answered, and the journal is replayed (then compacted) on start.
+//! With a directory, every change is made durable in the [`Database`] (one transaction per
+//! request) before it is applied and answered, and the tables are read from it on start:
+//! memory serves every read, the database is the durable copy.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
 use http::StatusCode;
-use tablekit::{codec, value};
+use tablekit::value;
 
+use crate::database::{Database, Write};
+use crate::error::Error;
 use crate::filter::utf16_cmp;
-use crate::journal::{Journal, Record};
 use crate::service_error::ServiceError;
 use crate::stored::Stored;
 
@@ -72,7 +74,10 @@ pub(crate) struct Store {
     /// Keyed by (account, lowercase table name): table names are case-insensitive.
     tables: RwLock<BTreeMap<(String, String), TableRef>>,
     last_ticks: AtomicI64,
-    journal: Option<Mutex<Journal>>,
+    /// Whether writes must be made durable: then a closed database refuses them.
+    persisted: bool,
+    /// Taken out by [`close`](Store::close), which waits for the commits in flight.
+    database: RwLock<Option<Database>>,
 }
 
 impl Store {
@@ -81,19 +86,44 @@ impl Store {
         Store {
             tables: RwLock::new(BTreeMap::new()),
             last_ticks: AtomicI64::new(0),
-            journal: None,
+            persisted: false,
+            database: RwLock::new(None),
         }
     }
 
-    /// A store persisted in `dir`: replays the journal found there, then compacts it.
-    pub(crate) fn open(dir: &Path) -> std::io::Result<Self> {
+    /// A store persisted in `dir`, holding the tables found there.
+    pub(crate) fn open(dir: &Path) -> Result<Self, Error> {
+        let (database, tables) = Database::open(dir)?;
         let mut store = Store::in_memory();
-        for record in Journal::read(dir)? {
-            store.replay(record);
+        let mut map = BTreeMap::new();
+        let mut last_ticks = 0;
+        for data in tables {
+            let mut table = Table {
+                name: data.name,
+                ..Table::default()
+            };
+            for entity in data.entities {
+                let ticks = entity.timestamp().map_or(0, |t| value::to_ticks(&t));
+                last_ticks = last_ticks.max(ticks);
+                apply(&mut table, Change::Put(Arc::new(entity)));
+            }
+            let key = (data.account, table.name.to_ascii_lowercase());
+            map.insert(key, Arc::new(RwLock::new(table)));
         }
-        let journal = Journal::rewrite(dir, store.snapshot())?;
-        store.journal = Some(Mutex::new(journal));
+        store.tables = RwLock::new(map);
+        store.last_ticks = AtomicI64::new(last_ticks);
+        store.persisted = true;
+        store.database = RwLock::new(Some(database));
         Ok(store)
+    }
+
+    /// Closes the database once the commits in flight are durable, so another emulator can
+    /// open the directory at once; later writes are refused, never acknowledged undurably.
+    pub(crate) fn close(&self) {
+        self.database
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
     }
 
     /// A fresh write time, strictly later than every earlier one, so every write gets a new
@@ -133,9 +163,9 @@ impl Store {
         if tables.contains_key(&key) {
             return Err(ServiceError::table_exists());
         }
-        self.log(vec![Record::CreateTable {
-            account: account.to_owned(),
-            table: name.to_owned(),
+        self.log(&[Write::CreateTable {
+            account,
+            table: name,
         }])?;
         tables.insert(
             key,
@@ -151,16 +181,18 @@ impl Store {
     pub(crate) fn delete_table(&self, account: &str, name: &str) -> Result<(), ServiceError> {
         let mut tables = self.write_tables();
         let key = (account.to_owned(), name.to_ascii_lowercase());
-        if !tables.contains_key(&key) {
+        let Some(table) = tables.get(&key).cloned() else {
             return Err(ServiceError::resource_not_found());
-        }
-        self.log(vec![Record::DeleteTable {
-            account: account.to_owned(),
-            table: name.to_owned(),
+        };
+        // Locked before the deletion is made durable, so a write to the table in flight is
+        // durable before it and not after it (where it would outlive the table).
+        let mut table = table.write().unwrap_or_else(|e| e.into_inner());
+        self.log(&[Write::DeleteTable {
+            account,
+            table: name,
         }])?;
-        if let Some(table) = tables.remove(&key) {
-            table.write().unwrap_or_else(|e| e.into_inner()).deleted = true;
-        }
+        table.deleted = true;
+        tables.remove(&key);
         Ok(())
     }
 
@@ -184,20 +216,33 @@ impl Store {
             .ok_or_else(ServiceError::table_not_found)
     }
 
-    /// Applies changes to a locked table, journaling them first when persistent; when the
-    /// journal cannot be written nothing is applied (500: the write is not acknowledged).
+    /// Applies changes to a locked table, making them durable first when persistent (in one
+    /// transaction); when they cannot be, nothing is applied (500: not acknowledged).
     pub(crate) fn commit(
         &self,
         account: &str,
         table: &mut Table,
         changes: Vec<Change>,
     ) -> Result<(), ServiceError> {
-        if self.journal.is_some() {
-            let records = changes
+        if self.persisted {
+            let name = table.name.as_str();
+            let writes: Vec<Write<'_>> = changes
                 .iter()
-                .map(|change| Record::from_change(account, &table.name, change))
+                .map(|change| match change {
+                    Change::Put(entity) => Write::Put {
+                        account,
+                        table: name,
+                        entity,
+                    },
+                    Change::Delete(pk, rk) => Write::Delete {
+                        account,
+                        table: name,
+                        partition_key: pk,
+                        row_key: rk,
+                    },
+                })
                 .collect();
-            self.log(records)?;
+            self.log(&writes)?;
         }
         for change in changes {
             apply(table, change);
@@ -206,89 +251,26 @@ impl Store {
     }
 
     /// Makes one commit durable (a no-op in memory).
-    fn log(&self, records: Vec<Record>) -> Result<(), ServiceError> {
-        let Some(journal) = &self.journal else {
+    fn log(&self, writes: &[Write<'_>]) -> Result<(), ServiceError> {
+        if !self.persisted {
             return Ok(());
+        }
+        let database = self.database.read().unwrap_or_else(|e| e.into_inner());
+        let Some(database) = database.as_ref() else {
+            return Err(ServiceError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "ServerBusy",
+                "The emulator is shutting down; the write was not applied.",
+            ));
         };
-        let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
-        journal.append(records).map_err(|err| {
-            tracing::error!("cannot write the emulator journal: {err}");
+        database.commit(writes).map_err(|err| {
+            tracing::error!("cannot write the emulator's database: {err}");
             ServiceError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "InternalError",
                 "The emulator could not make the write durable; it was not applied.",
             )
         })
-    }
-
-    fn replay(&mut self, record: Record) {
-        match record {
-            Record::CreateTable { account, table } => {
-                let _ = self.create_table(&account, &table);
-            }
-            Record::DeleteTable { account, table } => {
-                let _ = self.delete_table(&account, &table);
-            }
-            Record::Put {
-                account,
-                table,
-                timestamp,
-                entity,
-            } => {
-                let (Ok(table), Ok(mut entity), Some(ts)) = (
-                    self.table(&account, &table),
-                    codec::decode_entity(entity.as_bytes()),
-                    codec::parse_datetime(&timestamp),
-                ) else {
-                    return;
-                };
-                entity.set_timestamp(Some(ts));
-                self.last_ticks
-                    .fetch_max(value::to_ticks(&ts), AtomicOrdering::Relaxed);
-                apply(
-                    &mut table.write().unwrap_or_else(|e| e.into_inner()),
-                    Change::Put(Arc::new(Stored::new(entity))),
-                );
-            }
-            Record::Delete {
-                account,
-                table,
-                partition_key,
-                row_key,
-            } => {
-                if let Ok(table) = self.table(&account, &table) {
-                    apply(
-                        &mut table.write().unwrap_or_else(|e| e.into_inner()),
-                        Change::Delete(partition_key, row_key),
-                    );
-                }
-            }
-            Record::Batch { records } => {
-                for record in records {
-                    self.replay(record);
-                }
-            }
-        }
-    }
-
-    /// The current state as records: every table, then its entities.
-    fn snapshot(&self) -> Vec<Record> {
-        let mut records = Vec::new();
-        for ((account, _), table) in self.read_tables().iter() {
-            let table = table.read().unwrap_or_else(|e| e.into_inner());
-            records.push(Record::CreateTable {
-                account: account.clone(),
-                table: table.name.clone(),
-            });
-            for entity in table.entities.values() {
-                records.push(Record::from_change(
-                    account,
-                    &table.name,
-                    &Change::Put(entity.clone()),
-                ));
-            }
-        }
-        records
     }
 }
 
@@ -300,28 +282,6 @@ fn apply(table: &mut Table, change: Change) {
         }
         Change::Delete(pk, rk) => {
             table.entities.remove(&(Key(pk), Key(rk)));
-        }
-    }
-}
-
-impl Record {
-    fn from_change(account: &str, table: &str, change: &Change) -> Record {
-        match change {
-            Change::Put(entity) => Record::Put {
-                account: account.to_owned(),
-                table: table.to_owned(),
-                timestamp: entity
-                    .timestamp()
-                    .map(|t| codec::format_datetime(&t))
-                    .unwrap_or_default(),
-                entity: String::from_utf8_lossy(&codec::encode_entity(entity)).into_owned(),
-            },
-            Change::Delete(pk, rk) => Record::Delete {
-                account: account.to_owned(),
-                table: table.to_owned(),
-                partition_key: pk.clone(),
-                row_key: rk.clone(),
-            },
         }
     }
 }

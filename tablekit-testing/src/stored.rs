@@ -37,6 +37,14 @@ impl Stored {
     }
 }
 
+/// A table as read from disk: its account, its name as created and its entities.
+#[derive(Debug)]
+pub(crate) struct TableData {
+    pub(crate) account: String,
+    pub(crate) name: String,
+    pub(crate) entities: Vec<Stored>,
+}
+
 impl EntityText for Stored {
     /// Written the first time it is asked for, then kept.
     fn minimal_members(&self) -> &[u8] {

@@ -145,3 +145,64 @@ async fn a_killed_emulator_keeps_every_acknowledged_write() {
     assert_eq!(names, ["Durable"]);
     crash(child);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_in_the_middle_of_commits_restarts_with_every_acknowledged_write() {
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..3 {
+        let (child, client) = start(dir.path());
+        let table: Table = client.table_named("Busy");
+        if round == 0 {
+            table.create().await.unwrap();
+        }
+        // Writers keep 8 inserts in flight; the process is killed once 100 more are
+        // acknowledged, so some commits are under way when it dies.
+        let (acked_tx, mut acked_rx) = tokio::sync::mpsc::unbounded_channel();
+        let writers = tokio::spawn({
+            let table = table.clone();
+            async move {
+                stream::iter(0..)
+                    .map(|n| {
+                        let table = table.clone();
+                        async move {
+                            let mut e = entity(&format!("r{round}"), &format!("{n:06}"), n);
+                            table.insert(&mut e).await.map(|()| n)
+                        }
+                    })
+                    .buffer_unordered(8)
+                    .for_each(|done| {
+                        if let Ok(n) = done {
+                            let _ = acked_tx.send(n);
+                        }
+                        async {}
+                    })
+                    .await;
+            }
+        });
+        let mut acknowledged = Vec::new();
+        while acknowledged.len() < 100 {
+            acknowledged.push(acked_rx.recv().await.unwrap());
+        }
+        crash(child);
+        writers.abort();
+        // Answers that arrived before the kill are acknowledged too.
+        while let Ok(n) = acked_rx.try_recv() {
+            acknowledged.push(n);
+        }
+
+        let (child, client) = start(dir.path());
+        let table: Table = client.table_named("Busy");
+        for n in &acknowledged {
+            let got = table
+                .get(&format!("r{round}"), &format!("{n:06}"))
+                .await
+                .unwrap();
+            assert_eq!(
+                got.and_then(|e| e.get::<i32>("N")),
+                Some(*n),
+                "round {round}: insert {n} was acknowledged"
+            );
+        }
+        crash(child);
+    }
+}

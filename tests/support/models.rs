@@ -1,0 +1,1 @@
+//! The models the tests share, each defined once.

@@ -8,9 +8,6 @@
 //! - Filter rendering is injection-proof: adversarial strings in typed filters, evaluated by
 //!   the emulator, select exactly the entities holding that string.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use base64::Engine;
 use chrono::{Duration, Utc};
 use proptest::prelude::*;
@@ -75,36 +72,6 @@ fn sas_client(emulator: &Emulator, token: &str) -> TableServiceClient {
         .credential(Credential::sas(token).expect("a SAS credential"))
         .build()
         .expect("SAS client")
-}
-
-/// A `MakeWriter` collecting everything traced into one buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        let bytes = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        String::from_utf8_lossy(&bytes).into_owned()
-    }
-}
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut bytes = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        bytes.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
 }
 
 #[test]
@@ -180,15 +147,8 @@ fn errors_about_bad_configuration_never_repeat_the_key() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn traces_of_signed_and_refused_requests_hold_no_secret() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    // Global, not scoped: a scoped subscriber can miss events whose callsites other tests'
-    // threads registered first. Every test of this binary then traces into the buffer.
-    tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
+    // Every test of this binary traces into the capture: no secret may appear in any of it.
+    let captured = crate::support::traces::captured();
 
     let emulator = emulator().await;
     let test_table = emulator.unique_table("Traced").expect("table");

@@ -545,30 +545,7 @@ async fn transient_failures_are_retried_by_the_transport() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn requests_are_logged_through_tracing() {
-    #[derive(Clone, Default)]
-    struct Lines(Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Lines {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let lines = Lines::default();
-    let writer = lines.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    // Global, not scoped: a scoped subscriber can miss events whose callsites other tests'
-    // threads registered first.
-    tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
+    let traces = crate::support::traces::captured();
     let (emulator, client) = setup().await;
     let test_table = emulator.unique_table("Logged").expect("table");
     let table: Table = client.table_named(test_table.name());
@@ -578,10 +555,6 @@ async fn requests_are_logged_through_tracing() {
         .try_collect::<Vec<_>>()
         .await
         .expect("query");
-    let text =
-        String::from_utf8_lossy(&lines.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
-    assert!(
-        text.contains(test_table.name()) || text.contains("GET"),
-        "{text}"
-    );
+    let text = traces.text();
+    assert!(text.contains(test_table.name()), "{text}");
 }

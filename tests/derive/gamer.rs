@@ -9,42 +9,7 @@ use tablekit::codec::{decode_entity, encode_entity};
 use tablekit::prelude::*;
 use tablekit::{Value, ValueError};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, TableValue)]
-#[repr(i32)]
-pub enum Level {
-    #[default]
-    Dungeon = 0,
-    Castle = 1,
-    Forest = 2,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, TableValue)]
-#[tablekit(as_name)]
-pub enum Mood {
-    #[default]
-    Calm,
-    #[tablekit(rename = "Angry!")]
-    Angry,
-}
-
-#[derive(Debug, Clone, PartialEq, TableEntity)]
-#[tablekit(table = "Gamers")]
-pub struct Gamer {
-    #[tablekit(partition_key, transform = lowercase)]
-    #[tablekit(rename = "GamerTag")]
-    pub tag: String,
-    #[tablekit(default = 0)]
-    pub score: i32,
-    pub level: Level,
-    pub mood: Mood,
-    #[tablekit(rename_from = "Nick")]
-    pub nickname: Option<String>,
-    pub active: bool,
-    #[tablekit(default = 3)]
-    pub lives: u32,
-    #[tablekit(skip)]
-    pub cache: Vec<String>,
-}
+use crate::support::models::{Gamer, GamerEntity, Level, Mood};
 
 #[test]
 fn new_computes_keys_and_stores_key_fields_and_defaults() {
@@ -163,6 +128,7 @@ fn model_and_wrapper_convert_both_ways() {
         active: true,
         lives: 1,
         cache: vec!["not stored".into()],
+        ..Gamer::default()
     };
     let entity = GamerEntity::try_from(model.clone()).unwrap();
     assert_eq!(entity.partition_key(), "dragon");

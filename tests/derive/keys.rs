@@ -10,28 +10,7 @@ use chrono::{TimeZone, Utc};
 use tablekit::codec::{decode_entity, encode_entity};
 use tablekit::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, TableEntity)]
-#[tablekit(table = "Blogs")]
-pub struct Blog {
-    #[tablekit(partition_key(order = 0))]
-    pub channel: String,
-    #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
-    #[tablekit(row_key(inverted_ticks))]
-    pub posted: DateTime<Utc>,
-    pub text: String,
-    pub rating: i32,
-}
-
-#[derive(Debug, Clone, PartialEq, TableEntity)]
-pub struct ExpenseItem {
-    #[tablekit(partition_key)]
-    pub user: String,
-    #[tablekit(row_key(order = 0))]
-    pub expense_id: Uuid,
-    #[tablekit(row_key(order = 1))]
-    pub item_id: Uuid,
-    pub amount: f64,
-}
+use crate::support::models::{Blog, BlogEntity, ExpenseItem, ExpenseItemEntity};
 
 #[derive(Debug, Clone, PartialEq, TableEntity)]
 #[tablekit(key_separator = "-", row_key(constant = "seq", order = 0))]

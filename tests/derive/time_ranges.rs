@@ -12,15 +12,7 @@ use std::ops::{Bound, RangeBounds};
 use chrono::{Datelike, Duration, TimeZone, Timelike, Utc};
 use tablekit::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, TableEntity)]
-pub struct Blog {
-    #[tablekit(partition_key(order = 0))]
-    pub channel: String,
-    #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
-    #[tablekit(row_key(inverted_ticks))]
-    pub posted: DateTime<Utc>,
-    pub text: String,
-}
+use crate::support::models::{Blog, BlogEntity};
 
 #[derive(Debug, Clone, PartialEq, TableEntity)]
 pub struct Reading {

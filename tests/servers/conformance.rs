@@ -10,6 +10,7 @@ use tablekit::client::{ContinuationToken, Credential, Page, Table, TableServiceC
 use tablekit::{DynamicEntity, ETag, Error, InvalidInput, Query, TableEntity, TableModel, Value};
 use uuid::Uuid;
 
+use crate::support::models::{Gamer, GamerEntity};
 use crate::support::servers::{fresh_table, unique_name};
 
 fn entity(pk: &str, rk: &str) -> DynamicEntity {
@@ -411,17 +412,6 @@ pub async fn typed_tables_read_and_write_their_entity_type(client: &TableService
     batch.submit().await.unwrap();
     assert_eq!(table.query_all().count().await.unwrap(), 2);
     table.delete_table().await.unwrap();
-}
-
-/// The READMEs' gamer, derived.
-#[derive(Debug, Clone, PartialEq, tablekit::TableEntity)]
-#[tablekit(table = "Gamers")]
-pub struct Gamer {
-    #[tablekit(partition_key, transform = lowercase)]
-    #[tablekit(rename = "GamerTag")]
-    pub tag: String,
-    #[tablekit(default = 0)]
-    pub score: i32,
 }
 
 pub async fn derived_entities_query_with_typed_filters(client: &TableServiceClient) {

@@ -12,6 +12,7 @@ use tablekit::client::Table;
 use tablekit::filter::Params;
 use tablekit::prelude::*;
 
+use crate::support::models::{Blog, BlogEntity};
 use crate::support::servers::unique_name;
 
 /// A fresh table no other case uses.
@@ -148,15 +149,6 @@ pub async fn a_spliced_value_changes_the_filter_where_a_parameter_does_not(
         "no gamer has that name"
     );
     table.delete_table().await.unwrap();
-}
-
-#[derive(Debug, Clone, PartialEq, TableEntity)]
-pub struct Blog {
-    #[tablekit(partition_key(order = 0))]
-    pub channel: String,
-    #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
-    #[tablekit(row_key(inverted_ticks))]
-    pub posted: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq, TableEntity)]

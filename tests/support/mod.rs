@@ -11,3 +11,4 @@ pub mod servers;
 
 pub mod models;
 pub mod raw;
+pub mod traces;

@@ -1,6 +1,6 @@
-//! The data layer without a server: values, the wire codec (against captured answers of the
-//! service), keys, limits, filters and their parameters, records and split values. The one
-//! server here is the emulator's filter engine, called in process, as a reference.
+//! The data layer, mostly without a server: values, the wire codec (against captured answers of
+//! the service), keys, limits, filters and their parameters, records and split values. Where a
+//! server helps, it is the emulator as a reference: its filter engine, in process or over HTTP.
 
 // Fixtures are `pub` for the modules that share them; a test binary has no API.
 #![allow(unreachable_pub)]

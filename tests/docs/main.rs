@@ -1,5 +1,5 @@
-//! The documentation works: every public item's doc example, the README's code, and the
-//! examples, run on both servers.
+//! The documentation holds: every public item has a doc example, the README's set-up and
+//! examples table are true, and the examples do what they say (on both servers).
 
 // Fixtures are `pub` for the modules that share them; a test binary has no API.
 #![allow(unreachable_pub)]

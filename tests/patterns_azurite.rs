@@ -1,9 +1,0 @@
-//! The storage-pattern cases against Azurite (the reference server).
-//!
-//! Azurite is `tablekit_testing`'s: started on first use (installed with npm into a cache
-//! directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running one;
-//! without Node.js these tests fail with a message saying so (they never skip silently).
-
-mod patterns_cases;
-
-patterns_suite!(tablekit_testing::azurite_client());

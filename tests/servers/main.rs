@@ -1,0 +1,18 @@
+//! Suites that run on every server: the in-process emulator and Azurite, both over real HTTP
+//! (see `support::servers` for how a suite names its cases and servers).
+
+// Cases and fixtures are `pub` for the modules that share them; a test binary has no API.
+#![allow(unreachable_pub)]
+
+#[macro_use]
+#[path = "../support/mod.rs"]
+mod support;
+
+mod concurrency;
+mod conformance;
+mod data_safety;
+mod filter_cases;
+mod patterns;
+mod records_gamer;
+mod split;
+mod uncertain_writes;

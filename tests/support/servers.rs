@@ -1,0 +1,92 @@
+//! The servers a suite runs on, and [`on_servers!`], the one way to run a suite on each.
+//!
+//! A suite is a module of cases, each an `async fn(&B)` where `B` is what a server gives the
+//! cases: usually a [`TableServiceClient`] (the cases then run on [`emulator`] and
+//! [`azurite`], both over real HTTP), or a richer backend of the suite's own (the
+//! uncertain-writes suite adds a server behind a fault-injecting proxy). The module ends with
+//! one `on_servers!` that lists its cases; each case becomes one `#[tokio::test]` per server,
+//! named `suite::server::case`.
+
+use std::ops::Deref;
+
+use tablekit::client::{Table, TableServiceClient};
+use tablekit_testing::Emulator;
+
+/// Expands to one module per server holding one `#[tokio::test]` per case.
+///
+/// `on_servers!(case_a, case_b)` runs the cases on the in-process emulator and on Azurite;
+/// `on_servers!({ name: backend_expr, ... } case_a, case_b)` on the servers named, each
+/// `backend_expr` (evaluated once per test, inside `async`, so it may `.await`; paths are
+/// relative to the generated module, so write `super::` or `crate::`) yielding what the cases
+/// take by reference (or something that dereferences to it). The runtime has worker threads:
+/// a server's tasks keep running while a case holds the test's own thread.
+macro_rules! on_servers {
+    ({ $($servers:tt)+ } $($case:ident),+ $(,)?) => {
+        on_servers!(@each [$($case),+] $($servers)+);
+    };
+    ($($case:ident),+ $(,)?) => {
+        on_servers!({
+            emulator: $crate::support::servers::emulator().await,
+            azurite: $crate::support::servers::azurite(),
+        } $($case),+);
+    };
+    // One server at a time: the case list repeats inside each server's module.
+    (@each $cases:tt $server:ident: $backend:expr $(, $($rest:tt)*)?) => {
+        on_servers!(@server $server, $backend, $cases);
+        $( on_servers!(@each $cases $($rest)*); )?
+    };
+    (@each $cases:tt) => {};
+    (@server $server:ident, $backend:expr, [$($case:ident),+]) => {
+        mod $server {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let backend = $backend;
+                    super::$case(&backend).await;
+                }
+            )+
+        }
+    };
+}
+
+/// A client for a fresh in-process emulator, which lives as long as this value.
+pub struct OnEmulator {
+    /// The server, for what only the emulator can show (request counts, faults, its store).
+    pub emulator: Emulator,
+    client: TableServiceClient,
+}
+
+impl Deref for OnEmulator {
+    type Target = TableServiceClient;
+
+    fn deref(&self) -> &TableServiceClient {
+        &self.client
+    }
+}
+
+/// A fresh in-process emulator in the test's runtime, and a client for it.
+pub async fn emulator() -> OnEmulator {
+    let emulator = Emulator::start().await.expect("start the emulator");
+    let client = emulator.client();
+    OnEmulator { emulator, client }
+}
+
+/// A client for `tablekit_testing`'s Azurite: started on first use (installed with npm into a
+/// cache directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running
+/// one; without Node.js the tests fail with a message saying so (they never skip).
+pub fn azurite() -> TableServiceClient {
+    tablekit_testing::azurite_client()
+}
+
+/// A table name no other case uses (cases run in parallel on one server).
+pub fn unique_name(prefix: &str) -> String {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    format!("{prefix}{}", &id[..12])
+}
+
+/// Creates a fresh table for one case.
+pub async fn fresh_table(client: &TableServiceClient, prefix: &str) -> Table {
+    let table: Table = client.table_named(&unique_name(prefix));
+    table.create().await.expect("create the case's table");
+    table
+}

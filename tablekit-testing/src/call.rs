@@ -44,9 +44,12 @@ impl<B> Call<B> {
         uuid::Uuid::new_v4()
             .hyphenated()
             .encode_lower(&mut request_id);
-        let params = query_params(parts.uri.query());
+        let (params, bad_query) = match query_params(parts.uri.query()) {
+            Ok(params) => (params, None),
+            Err(err) => (HashMap::new(), Some(err)),
+        };
         let (account, route) = match route::parse(parts.uri.path()) {
-            Ok((account, route)) => (account, Ok(route)),
+            Ok((account, route)) => (account, bad_query.map_or(Ok(route), Err)),
             Err(err) => (String::new(), Err(err)),
         };
         let operation = route.as_ref().map_or(Operation::Other, |route| {
@@ -105,16 +108,23 @@ impl<B> Call<B> {
     }
 }
 
-/// Query parameters, percent-decoded (`+` stays a plus, as the service reads it).
-pub(crate) fn query_params(query: Option<&str>) -> HashMap<String, String> {
+/// Query parameters, percent-decoded (`+` stays a plus, as the service reads it); 400 when
+/// one is not UTF-8 once decoded, rather than a value silently changed by replacement
+/// characters.
+pub(crate) fn query_params(query: Option<&str>) -> Result<HashMap<String, String>, ServiceError> {
+    let decode = |s: &str| {
+        percent_decode_str(s)
+            .decode_utf8()
+            .map(|text| text.into_owned())
+            .map_err(|_| ServiceError::invalid_input("The query string is not valid UTF-8."))
+    };
     query
         .unwrap_or_default()
         .split('&')
         .filter(|pair| !pair.is_empty())
         .map(|pair| {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
-            (decode(name), decode(value))
+            Ok((decode(name)?, decode(value)?))
         })
         .collect()
 }
@@ -130,10 +140,14 @@ mod tests {
 
     #[test]
     fn query_parameters_decode_but_keep_plus() {
-        let params = query_params(Some("$filter=PartitionKey%20eq%20%27a+b%27&$top=2&flag"));
+        let params =
+            query_params(Some("$filter=PartitionKey%20eq%20%27a+b%27&$top=2&flag")).unwrap();
         assert_eq!(params["$filter"], "PartitionKey eq 'a+b'");
         assert_eq!(params["$top"], "2");
         assert_eq!(params["flag"], "");
+        let err = query_params(Some("$filter=%FF")).unwrap_err();
+        assert_eq!(err.code, "InvalidInput");
+        assert!(query_params(Some("%C3=x")).is_err());
     }
 
     #[test]

@@ -13,3 +13,9 @@ pub(crate) const NEXT_TABLE_NAME: HeaderName =
 pub(crate) const NEXT_PARTITION_KEY: HeaderName =
     HeaderName::from_static("x-ms-continuation-nextpartitionkey");
 pub(crate) const NEXT_ROW_KEY: HeaderName = HeaderName::from_static("x-ms-continuation-nextrowkey");
+pub(crate) const DATA_SERVICE_ID: HeaderName = HeaderName::from_static("dataserviceid");
+
+/// The service version the emulator answers as (`x-ms-version`).
+pub(crate) const SERVICE_VERSION: &str = "2019-02-02";
+/// The emulator's `Server` header: it names itself, as Azurite does.
+pub(crate) const SERVER_NAME: &str = concat!("tablekit-emulator/", env!("CARGO_PKG_VERSION"));

@@ -25,6 +25,7 @@ mod journal;
 mod layers;
 mod metadata;
 mod operations;
+mod parse_errors;
 mod prefetch;
 mod proxy;
 mod reply;

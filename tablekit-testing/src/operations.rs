@@ -173,6 +173,7 @@ pub(crate) fn parse_entity(
         codec::decode_entity(body).map_err(|err| ServiceError::invalid_input(format!("{err}")))?;
     entity.set_etag(None);
     entity.set_timestamp(None);
+    require_annotated_properties(body)?;
     match url_keys {
         Some((pk, rk)) => {
             entity.set_partition_key(pk);
@@ -182,6 +183,55 @@ pub(crate) fn parse_entity(
     }
     limits::validate_entity(&entity)?;
     Ok(entity)
+}
+
+/// Every `Name@odata.type` annotation in a body must come with its `Name` member: one
+/// alone types nothing, and is refused rather than dropped.
+fn require_annotated_properties(body: &[u8]) -> Result<(), ServiceError> {
+    // Most bodies carry no annotation: the member names are read only for those that do.
+    if memchr::memmem::find(body, b"@odata.type").is_none() {
+        return Ok(());
+    }
+    let MemberNames(names) =
+        serde_json::from_slice(body).map_err(|e| ServiceError::invalid_input(e.to_string()))?;
+    for name in &names {
+        let Some(property) = name.strip_suffix("@odata.type") else {
+            continue;
+        };
+        if !names.iter().any(|n| n == property) {
+            return Err(ServiceError::invalid_input(format!(
+                "The annotation `{name}` has no property `{property}`."
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The member names of a JSON object, its values skipped.
+struct MemberNames(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for MemberNames {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = MemberNames;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MemberNames, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    names.push(name);
+                }
+                Ok(MemberNames(names))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 
 /// An insert body must name both keys (an empty key is allowed, a missing one is not).

@@ -2,7 +2,7 @@
 //! every answer carries, or nothing at all (a connection closed by an injected fault).
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Response, StatusCode};
+use http::{header, HeaderMap, HeaderName, HeaderValue, Response, StatusCode};
 use http_body_util::Full;
 
 use crate::headers as names;
@@ -69,14 +69,8 @@ impl<'a> Responder<'a> {
         *response.status_mut() = status;
         let headers = response.headers_mut();
         // Room for every header an answer carries, so the map never grows.
-        headers.reserve(12);
-        if let Ok(v) = HeaderValue::from_str(self.request_id) {
-            headers.insert(names::REQUEST_ID, v);
-        }
-        headers.insert(names::VERSION, HeaderValue::from_static("2019-02-02"));
-        if let Some(date) = crate::datetime::http_date() {
-            headers.insert(http::header::DATE, date);
-        }
+        headers.reserve(16);
+        service_headers(headers, self.request_id);
         if let Some(id) = self.client_request_id {
             headers.insert(names::CLIENT_REQUEST_ID, id.clone());
         }
@@ -91,6 +85,27 @@ impl<'a> Responder<'a> {
         let (content_type, body) = response::error_body(err, self.request_id, self.level, "");
         let reply = self.reply(err.status, Some(content_type), body);
         with_header(reply, names::ERROR_CODE, err.code)
+    }
+}
+
+/// The headers the service puts on every answer, errors included: clients read some of
+/// them unconditionally (the `azure_data_tables` crate stops without `Server`).
+pub(crate) fn service_headers(headers: &mut HeaderMap, request_id: &str) {
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        headers.insert(names::REQUEST_ID, v);
+    }
+    headers.insert(
+        names::VERSION,
+        HeaderValue::from_static(names::SERVICE_VERSION),
+    );
+    headers.insert(header::SERVER, HeaderValue::from_static(names::SERVER_NAME));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if let Some(date) = crate::datetime::http_date() {
+        headers.insert(header::DATE, date);
     }
 }
 

@@ -21,6 +21,7 @@ use crate::call::Call;
 use crate::counter::RequestCounts;
 use crate::error::{Error, Result};
 use crate::faults::Faults;
+use crate::parse_errors::ParseErrorAnswers;
 use crate::service::Service;
 use crate::serving::Serving;
 use crate::state::State;
@@ -604,7 +605,7 @@ async fn connection(
         // request cost a fresh 8 KiB buffer. A client that leaves mid-request is noticed
         // when the answer is written instead; like Azure, a write is applied either way.
         .half_close(true)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(TokioIo::new(ParseErrorAnswers::new(stream)), service);
     tokio::select! {
         _ = conn => {}
         _ = shutdown.changed() => {}

@@ -50,7 +50,9 @@ pub(crate) fn verify(
             "Request date header not specified.",
         ));
     }
-    let verified = dates.iter().any(|date| {
+    // The skew is checked on the date the signature covers: an unsigned fresh date beside a
+    // signed old one must not make an old request new again.
+    let signed = dates.iter().find(|date| {
         let to_sign = match scheme {
             "SharedKey" => shared_key_string_to_sign(
                 parts.method.as_str(),
@@ -64,12 +66,12 @@ pub(crate) fn verify(
         };
         key.verify(&to_sign, signature)
     });
-    if !verified {
+    let Some(signed) = signed else {
         return Err(ServiceError::authentication_failed(
             "The MAC signature found in the HTTP request is not the same as any computed signature.",
         ));
-    }
-    check_skew(dates.first().copied().unwrap_or_default())
+    };
+    check_skew(signed)
 }
 
 fn check_skew(date: &str) -> Result<(), ServiceError> {

@@ -128,6 +128,11 @@ impl Lexer<'_> {
         let suffix = self.peek();
         let bad =
             |what: &str| FilterError::new(start, format!("invalid {what} literal `{digits}`"));
+        // `1e999` parses as infinity: a Double literal must be a finite number.
+        let double = || match digits.parse::<f64>() {
+            Ok(d) if d.is_finite() => Ok(Value::Double(d)),
+            _ => Err(bad("Double")),
+        };
         let value = match suffix {
             Some('L' | 'l') if !is_double => {
                 self.bump();
@@ -135,9 +140,9 @@ impl Lexer<'_> {
             }
             Some('d' | 'D' | 'm' | 'M' | 'f' | 'F') => {
                 self.bump();
-                Value::Double(digits.parse().map_err(|_| bad("Double"))?)
+                double()?
             }
-            _ if is_double => Value::Double(digits.parse().map_err(|_| bad("Double"))?),
+            _ if is_double => double()?,
             _ => match digits.parse::<i64>() {
                 Ok(n) => i32::try_from(n).map_or(Value::Int64(n), Value::Int32),
                 Err(_) => return Err(bad("integer")),
@@ -224,6 +229,10 @@ mod tests {
         assert_eq!(lit("1.5"), Value::Double(1.5));
         assert_eq!(lit("2.0"), Value::Double(2.0));
         assert_eq!(lit("1e3"), Value::Double(1000.0));
+        assert_eq!(lit("1e300"), Value::Double(1e300));
+        for infinite in ["1e999", "-1e999", "1e999d", "1E400"] {
+            assert!(tokenize(infinite).is_err(), "{infinite}");
+        }
         assert!(tokenize("5x").is_err());
         assert!(tokenize("1.5L").is_err());
     }

@@ -153,6 +153,7 @@ pub(crate) fn insert(
         }
     };
     let location = response::entity_location(&ctx.base(), &table_name, &stored);
+    let reply = with_header(reply, names::DATA_SERVICE_ID, location.clone());
     let reply = with_header(reply, LOCATION, location);
     Ok(with_header(reply, ETAG, etag))
 }

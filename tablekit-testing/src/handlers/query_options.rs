@@ -1,7 +1,7 @@
 //! The query options of table and entity queries, read from the query string as the service
 //! reads them: `$filter`, `$top`, `$select` and the continuation tokens.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::continuation;
 use crate::filter::Filter;
@@ -34,13 +34,16 @@ pub(crate) fn top(params: &HashMap<String, String>) -> Result<usize, ServiceErro
     }
 }
 
-/// `$select`: the property names to answer with; `None` for all (also for `*`).
+/// `$select`: the property names to answer with, each once; `None` for all (also for `*`).
 pub(crate) fn select(params: &HashMap<String, String>) -> Option<Vec<String>> {
     let text = params.get("$select")?;
+    // A name repeated in the URL is answered once: otherwise a short URL repeating one name
+    // multiplies every entity of the answer.
+    let mut seen = HashSet::new();
     let names: Vec<String> = text
         .split(',')
         .map(str::trim)
-        .filter(|n| !n.is_empty())
+        .filter(|n| !n.is_empty() && seen.insert(*n))
         .map(str::to_owned)
         .collect();
     (!names.is_empty() && !names.iter().any(|n| n == "*")).then_some(names)
@@ -100,6 +103,10 @@ mod tests {
         assert_eq!(
             select(&params(&[("$select", "A, B")])),
             Some(vec!["A".to_owned(), "B".to_owned()])
+        );
+        assert_eq!(
+            select(&params(&[("$select", "B,A,B, A")])),
+            Some(vec!["B".to_owned(), "A".to_owned()])
         );
     }
 

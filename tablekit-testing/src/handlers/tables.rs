@@ -69,7 +69,7 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
         Some(ctx.json_level()?)
     };
     ctx.state.store.create_table(ctx.account, &name)?;
-    Ok(match level {
+    let reply = match level {
         None => with_header(
             ctx.reply(StatusCode::NO_CONTENT, None, Vec::new()),
             names::PREFERENCE_APPLIED,
@@ -83,7 +83,12 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
                 "return-content",
             )
         }
-    })
+    };
+    // Like an entity insert, the new table's address; a valid table name is alphanumeric,
+    // so it needs no encoding.
+    let location = format!("{}/Tables('{name}')", ctx.base());
+    let reply = with_header(reply, names::DATA_SERVICE_ID, location.clone());
+    Ok(with_header(reply, http::header::LOCATION, location))
 }
 
 /// `GET /Tables('T')`: the table, named as it was created.

@@ -80,7 +80,7 @@ fn query(ctx: &Ctx<'_>, caller: &Caller, part: &Part<'_>) -> Result<Reply, Servi
         builder = builder.header(name, value);
     }
     let (parts, ()) = builder.body(()).map_err(|_| not_a_query())?.into_parts();
-    let params = query_params(parts.uri.query());
+    let params = query_params(parts.uri.query())?;
     let level = Metadata::from_accept(request.header("accept"));
     let sub = Ctx {
         state: ctx.state,

@@ -4,11 +4,13 @@
 //! copied table to table. A damaged copy of the file is refused with the byte position of the
 //! damage.
 //!
-//! `cargo run --example backup` runs on the in-process emulator; with
-//! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.
+//! Run with `cargo run --example backup` (the embedded emulator), or against any service
+//! with `TABLEKIT_CONNECTION_STRING` set.
 
 #[path = "support/mod.rs"]
 mod support;
+
+use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use tablekit::client::{Table, TableServiceClient};
@@ -16,6 +18,8 @@ use tablekit::patterns::backup::{self, RestoreOptions};
 use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 use tablekit::patterns::progress::Progress;
 use tablekit::{DynamicEntity, Query};
+
+use support::BoxError;
 
 /// Entities in the source table.
 pub(crate) const ENTITIES: usize = 2_500;
@@ -64,11 +68,12 @@ fn bar(total: u64, what: &'static str) -> impl Fn(&Progress) + Send + Sync + 'st
 }
 
 /// Fills `{prefix}Src`, backs it up, restores it into `{prefix}Restored`, copies it to
-/// `{prefix}Copy`, and checks a truncated backup is refused.
-pub(crate) async fn run(
-    client: &TableServiceClient,
-    prefix: &str,
-) -> Result<Outcome, Box<dyn std::error::Error>> {
+/// `{prefix}Copy`, checks a truncated backup is refused, and deletes the three tables.
+pub(crate) async fn run(client: &TableServiceClient, prefix: &str) -> Result<Outcome, BoxError> {
+    support::cleaning_up(client, prefix, demo(client, prefix)).await
+}
+
+async fn demo(client: &TableServiceClient, prefix: &str) -> Result<Outcome, BoxError> {
     let source: Table = client.table_named(&format!("{prefix}Src"));
     let restored: Table = client.table_named(&format!("{prefix}Restored"));
     let copy: Table = client.table_named(&format!("{prefix}Copy"));
@@ -134,10 +139,10 @@ pub(crate) async fn run(
 }
 
 #[cfg_attr(test, allow(dead_code))]
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let service = support::connect().await.map_err(|e| e.to_string())?;
-    println!("backup on {}", service.description);
-    run(&service.client, "Players").await?.check()?;
-    Ok(())
+fn main() -> ExitCode {
+    support::main("backup", async |client| {
+        Ok(run(client, &support::fresh_name("Players"))
+            .await?
+            .check()?)
+    })
 }

@@ -2,18 +2,21 @@
 //! via C# and other .NET Languages": many tasks increment one counter at once, each with a
 //! read-modify-write that is retried on 412, and no increment is lost.
 //!
-//! `cargo run --example counter` runs on the in-process emulator; with
-//! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.
+//! Run with `cargo run --example counter` (the embedded emulator), or against any service
+//! with `TABLEKIT_CONNECTION_STRING` set.
 
 #[path = "support/mod.rs"]
 mod support;
 
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::patterns::conflict_retry::ConflictRetry;
 use tablekit::DynamicEntity;
+
+use support::BoxError;
 
 /// Tasks incrementing at once.
 pub(crate) const TASKS: u64 = 8;
@@ -41,11 +44,16 @@ impl Outcome {
     }
 }
 
-/// Creates the table, runs `TASKS` x `INCREMENTS` concurrent increments, reads the result.
+/// Creates the table, runs `TASKS` x `INCREMENTS` concurrent increments, reads the result,
+/// and deletes the table.
 pub(crate) async fn run(
     client: &TableServiceClient,
     table_name: &str,
-) -> Result<Outcome, tablekit::Error> {
+) -> Result<Outcome, BoxError> {
+    support::cleaning_up(client, table_name, demo(client, table_name)).await
+}
+
+async fn demo(client: &TableServiceClient, table_name: &str) -> Result<Outcome, tablekit::Error> {
     let table: Table = client.table_named(table_name);
     table.create_if_not_exists().await?;
     let mut counter = DynamicEntity::new("counters", "visits");
@@ -88,15 +96,13 @@ pub(crate) async fn run(
 }
 
 #[cfg_attr(test, allow(dead_code))]
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let service = support::connect().await.map_err(|e| e.to_string())?;
-    println!("counter on {}", service.description);
-    let outcome = run(&service.client, "Counters").await?;
-    println!(
-        "{} writes were redone after losing a race (412)",
-        outcome.conflicts
-    );
-    outcome.check()?;
-    Ok(())
+fn main() -> ExitCode {
+    support::main("counter", async |client| {
+        let outcome = run(client, &support::fresh_name("Counters")).await?;
+        println!(
+            "{} writes were redone after losing a race (412)",
+            outcome.conflicts
+        );
+        Ok(outcome.check()?)
+    })
 }

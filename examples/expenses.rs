@@ -14,6 +14,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use std::process::ExitCode;
+
 use chrono::TimeZone;
 use tablekit::prelude::*;
 
@@ -76,21 +78,18 @@ pub struct Outcome {
     pub other_items_left: usize,
 }
 
-#[tokio::main]
-async fn main() -> Result<(), BoxError> {
-    let service = support::connect().await?;
-    println!("expenses on {}", service.description);
-    run(&service.client).await?;
-    Ok(())
+#[cfg_attr(test, allow(dead_code))]
+fn main() -> ExitCode {
+    support::main("expenses", async |client| {
+        run(client).await?;
+        Ok(())
+    })
 }
 
 /// Files two expenses, reads one back with its items, and deletes it atomically.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
     let table = support::fresh_table::<DynamicEntity>(client, "Expenses").await?;
-    let outcome = demo(client, table.name()).await;
-    table.delete_table().await?;
-    println!("deleted table {}", table.name());
-    outcome
+    support::cleaning_up(client, table.name(), demo(client, table.name())).await
 }
 
 async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxError> {

@@ -13,6 +13,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use std::process::ExitCode;
+
 use tablekit::client::ServiceError;
 use tablekit::patterns::conflict_retry::{retry_on_conflict, ConflictRetry};
 use tablekit::prelude::*;
@@ -127,21 +129,18 @@ pub struct Outcome {
     pub final_creeper_score: i32,
 }
 
-#[tokio::main]
-async fn main() -> Result<(), BoxError> {
-    let service = support::connect().await?;
-    println!("gamers on {}", service.description);
-    run(&service.client).await?;
-    Ok(())
+#[cfg_attr(test, allow(dead_code))]
+fn main() -> ExitCode {
+    support::main("gamers", async |client| {
+        run(client).await?;
+        Ok(())
+    })
 }
 
 /// The guide's `GamerManager.DemoAsync`, plus the failures optimistic concurrency prevents.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
     let table = support::fresh_table::<Gamer>(client, "Gamers").await?;
-    let outcome = demo(&table).await;
-    table.delete_table().await?;
-    println!("deleted table {}", table.name());
-    outcome
+    support::cleaning_up(client, table.name(), demo(&table)).await
 }
 
 async fn demo(table: &Table<Gamer>) -> Result<Outcome, BoxError> {

@@ -5,17 +5,21 @@
 //! `LogLine::row_key_between` cuts the range's edges out of the first and last day's tables
 //! exactly.
 //!
-//! `cargo run --example logs` runs on the in-process emulator; with
-//! `TABLEKIT_CONNECTION_STRING` set it runs against that service instead.
+//! Run with `cargo run --example logs` (the embedded emulator), or against any service
+//! with `TABLEKIT_CONNECTION_STRING` set.
 
 #[path = "support/mod.rs"]
 mod support;
+
+use std::process::ExitCode;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use futures::TryStreamExt;
 use tablekit::client::TableServiceClient;
 use tablekit::patterns::period::{Period, PeriodTables, TableFamily};
 use tablekit::{Query, TableEntity};
+
+use support::BoxError;
 
 /// One log line: PartitionKey the worker, RowKey the time's ticks (oldest first).
 #[derive(Debug, Clone, PartialEq, TableEntity)]
@@ -76,11 +80,12 @@ impl Outcome {
     }
 }
 
-/// Writes, queries and prunes the family `{prefix}yyyyMMdd`.
-pub(crate) async fn run(
-    client: &TableServiceClient,
-    prefix: &str,
-) -> Result<Outcome, tablekit::Error> {
+/// Writes, queries and prunes the family `{prefix}yyyyMMdd`, then deletes the days left.
+pub(crate) async fn run(client: &TableServiceClient, prefix: &str) -> Result<Outcome, BoxError> {
+    support::cleaning_up(client, prefix, demo(client, prefix)).await
+}
+
+async fn demo(client: &TableServiceClient, prefix: &str) -> Result<Outcome, tablekit::Error> {
     let logs: PeriodTables<LogLine> =
         PeriodTables::new(client, TableFamily::new(prefix, Period::Day)?);
     let start = first_day();
@@ -128,10 +133,8 @@ pub(crate) async fn run(
 }
 
 #[cfg_attr(test, allow(dead_code))]
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let service = support::connect().await.map_err(|e| e.to_string())?;
-    println!("logs on {}", service.description);
-    run(&service.client, "Log").await?.check()?;
-    Ok(())
+fn main() -> ExitCode {
+    support::main("logs", async |client| {
+        Ok(run(client, &support::fresh_name("Log")).await?.check()?)
+    })
 }

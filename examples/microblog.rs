@@ -16,6 +16,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use std::process::ExitCode;
+
 use chrono::{Duration, TimeZone};
 use futures::TryStreamExt;
 use tablekit::prelude::*;
@@ -183,21 +185,18 @@ pub struct Outcome {
     pub upgraded_properties: Vec<String>,
 }
 
-#[tokio::main]
-async fn main() -> Result<(), BoxError> {
-    let service = support::connect().await?;
-    println!("microblog on {}", service.description);
-    run(&service.client).await?;
-    Ok(())
+#[cfg_attr(test, allow(dead_code))]
+fn main() -> ExitCode {
+    support::main("microblog", async |client| {
+        run(client).await?;
+        Ok(())
+    })
 }
 
 /// Loads 14 months of posts, then runs the whitepaper's queries, transactions and upgrade.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
     let table = support::fresh_table::<DynamicEntity>(client, "Microblog").await?;
-    let outcome = demo(client, table.name()).await;
-    table.delete_table().await?;
-    println!("deleted table {}", table.name());
-    outcome
+    support::cleaning_up(client, table.name(), demo(client, table.name())).await
 }
 
 async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxError> {

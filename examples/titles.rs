@@ -13,6 +13,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use std::process::ExitCode;
+
 use tablekit::prelude::*;
 
 use support::BoxError;
@@ -58,21 +60,18 @@ pub struct Outcome {
     pub refused: Option<String>,
 }
 
-#[tokio::main]
-async fn main() -> Result<(), BoxError> {
-    let service = support::connect().await?;
-    println!("titles on {}", service.description);
-    run(&service.client).await?;
-    Ok(())
+#[cfg_attr(test, allow(dead_code))]
+fn main() -> ExitCode {
+    support::main("titles", async |client| {
+        run(client).await?;
+        Ok(())
+    })
 }
 
 /// Stores the titles, then searches them by prefix.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
     let table = support::fresh_table::<TitleSearch>(client, "Titles").await?;
-    let outcome = demo(&table).await;
-    table.delete_table().await?;
-    println!("deleted table {}", table.name());
-    outcome
+    support::cleaning_up(client, table.name(), demo(&table)).await
 }
 
 async fn demo(table: &Table<TitleSearch>) -> Result<Outcome, BoxError> {

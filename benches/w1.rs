@@ -2,8 +2,8 @@
 //! phase.
 //!
 //! ```text
-//! cargo run --release --example bench_w1                        # the in-process emulator
-//! cargo run --release --example bench_w1 -- "<connection string>" # emulator, then that service
+//! cargo bench --bench w1                           # the in-process emulator
+//! cargo bench --bench w1 -- "<connection string>"   # the emulator, then that service
 //! ```
 //!
 //! With a connection string (or `TABLEKIT_AZURITE_CONNECTION_STRING` set, as
@@ -258,8 +258,10 @@ const DEFAULT_ROUNDS: usize = 9;
 /// runs several rounds (`W1_ROUNDS`, default [`DEFAULT_ROUNDS`]), alternating the two
 /// servers so that both meet the same conditions, and compares each phase's median.
 async fn compare() -> Result<(), BoxError> {
+    // `cargo bench` adds `--bench`: the first other argument is the connection string.
     let other = std::env::args()
-        .nth(1)
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
         .or_else(|| std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING").ok());
     let Some(connection_string) = other else {
         print(&on_emulator().await?);
@@ -293,7 +295,7 @@ async fn compare() -> Result<(), BoxError> {
 /// One W1 run on a freshly started in-process emulator.
 async fn on_emulator() -> Result<Vec<PhaseReport>, BoxError> {
     let emulator = tablekit_testing::Emulator::start().await?;
-    let client = TableServiceClient::from_connection_string(&emulator.connection_string())?;
+    let client = emulator.client();
     let reports = run_w1_probed(&client, &|| Some(emulator.busy_time())).await?;
     emulator.shutdown().await;
     Ok(reports)

@@ -1,0 +1,254 @@
+//! Peak memory of the client while it scans a table through the page stream: it holds one page
+//! at a time, so its peak stays flat whether the table has a thousand entities or a hundred
+//! thousand.
+//!
+//! ```text
+//! cargo bench --bench scan_memory                       # 1,000, 10,000 and 100,000 entities
+//! cargo bench --bench scan_memory -- 1000 100000        # sizes of your choice
+//! ```
+//!
+//! Only the client is measured. The server is the `tablekit-emulator` binary, built (release)
+//! into `target/scan_memory` and started as a child process on a free loopback port; it
+//! is stopped when the bench ends, even on a panic. For each size, a second run of this
+//! program loads the table over HTTP, so the measuring process never allocates for the data
+//! it is about to scan; then this process drains the page stream, counting entities. Linux
+//! only: the peak resident set (`VmHWM`) is reset through `/proc/self/clear_refs` just before
+//! each scan, and the report is the peak during the scan, absolute and above the resident set
+//! before it.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use futures::TryStreamExt;
+use tablekit::client::{Table, TableServiceClient, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
+use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+use tablekit::DynamicEntity;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The first argument of the run that loads a table: `load ENDPOINT TABLE ENTITIES`.
+const LOAD: &str = "load";
+
+/// Table sizes measured when none are given.
+const DEFAULT_SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+
+/// One measured scan.
+struct Measured {
+    entities: usize,
+    pages: usize,
+    rss_before_kib: u64,
+    peak_kib: u64,
+}
+
+/// The emulator binary running as a child process; killed (by its PID) and reaped on drop.
+struct EmulatorProcess {
+    child: Child,
+    endpoint: String,
+    /// Kept open: the server's later writes to stdout must not fail.
+    stdout: BufReader<ChildStdout>,
+}
+
+impl EmulatorProcess {
+    /// Starts `binary` on a free port and waits for the line naming its endpoint.
+    fn start(binary: &Path) -> Result<Self, BoxError> {
+        let mut child = Command::new(binary)
+            .args(["--port", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", binary.display()))?;
+        let stdout = child.stdout.take().ok_or("the emulator has no stdout")?;
+        // Owned from here on, so an early return below still stops the child.
+        let mut process = EmulatorProcess {
+            child,
+            endpoint: String::new(),
+            stdout: BufReader::new(stdout),
+        };
+        let mut line = String::new();
+        process.stdout.read_line(&mut line)?;
+        process.endpoint = line
+            .trim()
+            .strip_prefix("tablekit-emulator listening on ")
+            .ok_or_else(|| format!("unexpected first line from the emulator: `{}`", line.trim()))?
+            .to_owned();
+        Ok(process)
+    }
+}
+
+impl Drop for EmulatorProcess {
+    fn drop(&mut self) {
+        // Our own child, by its PID: nothing else is signalled.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client for the development account at `endpoint`.
+fn client_for(endpoint: &str) -> Result<TableServiceClient, BoxError> {
+    let connection_string = format!(
+        "AccountName={DEVELOPMENT_ACCOUNT};AccountKey={DEVELOPMENT_KEY};TableEndpoint={endpoint}"
+    );
+    Ok(TableServiceClient::from_connection_string(
+        &connection_string,
+    )?)
+}
+
+/// Builds the emulator binary with the cargo running this bench and returns its path. It
+/// gets a target directory of its own (`target/scan_memory`), as trybuild's builds do: in the
+/// bench's own, each of the two builds would make the other rebuild the dependencies they
+/// share.
+fn emulator_binary() -> Result<PathBuf, BoxError> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    // This bench runs from `target/release/deps/`.
+    let exe = std::env::current_exe()?;
+    let target_dir = exe
+        .ancestors()
+        .nth(3)
+        .ok_or("the bench runs outside a target directory")?
+        .join("scan_memory");
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "-p", "tablekit-testing"])
+        .args(["--bin", "tablekit-emulator", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .status()?;
+    if !status.success() {
+        return Err(format!("building `tablekit-emulator` failed: {status}").into());
+    }
+    let binary = target_dir
+        .join("release")
+        .join(format!("tablekit-emulator{}", std::env::consts::EXE_SUFFIX));
+    match binary.exists() {
+        true => Ok(binary),
+        false => Err(format!("no emulator binary at `{}`", binary.display()).into()),
+    }
+}
+
+fn entity(i: usize) -> DynamicEntity {
+    let mut e = DynamicEntity::new(format!("p{}", i % 16), format!("{i:08}"));
+    e.set("Name", format!("player-{i}"));
+    e.set("Score", (i % 1000) as i32);
+    e.set("Total", i as i64 * 1_000_003);
+    e.set("Bio", "x".repeat(200));
+    e
+}
+
+/// The loading run: creates `table` at `endpoint` and writes `n` entities in transactions.
+async fn load(endpoint: &str, table: &str, n: usize) -> Result<(), BoxError> {
+    let client = client_for(endpoint)?;
+    client.create_table(table).await?;
+    let ops = (0..n).map(|i| WriteOp::insert(table, entity(i)));
+    let report = BulkWriter::new(&client).write_iter(ops).await;
+    if let Some((index, error)) = report.failures().next() {
+        return Err(format!("loading operation {index} failed: {error}").into());
+    }
+    match report.committed() == n {
+        true => Ok(()),
+        false => Err(format!("loaded {} of {n} entities", report.committed()).into()),
+    }
+}
+
+/// Loads `n` entities into a new table from another process, so that this one never holds them.
+fn load_elsewhere(endpoint: &str, table: &str, n: usize) -> Result<(), BoxError> {
+    let status = Command::new(std::env::current_exe()?)
+        .args([LOAD, endpoint, table, &n.to_string()])
+        .status()?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(format!("loading {n} entities failed: {status}").into()),
+    }
+}
+
+/// A field of `/proc/self/status`, in KiB.
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Sets the peak resident set back to the current one (Linux 4.0 and later).
+fn reset_peak() -> std::io::Result<()> {
+    std::fs::write("/proc/self/clear_refs", "5")
+}
+
+/// Scans a loaded table of `n` entities, recording this process's peak resident set.
+async fn measure(
+    client: &TableServiceClient,
+    endpoint: &str,
+    n: usize,
+) -> Result<Measured, BoxError> {
+    let name = format!("Scan{n}");
+    load_elsewhere(endpoint, &name, n)?;
+    let table: Table = client.table_named(&name);
+    let rss_before_kib = status_kib("VmRSS:").unwrap_or(0);
+    reset_peak().map_err(|e| format!("cannot reset the peak resident set (Linux only): {e}"))?;
+    let mut pages = table.query_all().pages();
+    let (mut entities, mut page_count) = (0, 0);
+    while let Some(page) = pages.try_next().await? {
+        entities += page.len();
+        page_count += 1;
+    }
+    let peak_kib = status_kib("VmHWM:").unwrap_or(0);
+    // The emulator keeps tables in memory: free this one before the next size.
+    table.delete_table().await?;
+    Ok(Measured {
+        entities,
+        pages: page_count,
+        rss_before_kib,
+        peak_kib,
+    })
+}
+
+/// Measures each size against the emulator binary and prints one line per size.
+async fn run(sizes: &[usize]) -> Result<(), BoxError> {
+    let emulator = EmulatorProcess::start(&emulator_binary()?)?;
+    let client = client_for(&emulator.endpoint)?;
+    println!(
+        "{:>10} {:>7} {:>18} {:>18} {:>20}",
+        "entities", "pages", "rss before (MiB)", "peak (MiB)", "peak above (MiB)"
+    );
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    for &n in sizes {
+        let m = measure(&client, &emulator.endpoint, n).await?;
+        if m.entities != n {
+            return Err(format!("the scan saw {} of {n} entities", m.entities).into());
+        }
+        println!(
+            "{:>10} {:>7} {:>18.1} {:>18.1} {:>20.1}",
+            m.entities,
+            m.pages,
+            mib(m.rss_before_kib),
+            mib(m.peak_kib),
+            mib(m.peak_kib.saturating_sub(m.rss_before_kib))
+        );
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), BoxError> {
+    // `cargo bench` adds `--bench`; every other argument is a size, or the loading run's.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    if let [mode, endpoint, table, n] = args.as_slice() {
+        if mode == LOAD {
+            return runtime.block_on(load(endpoint, table, n.parse()?));
+        }
+    }
+    let sizes = args
+        .iter()
+        .map(|a| a.parse().map_err(|_| format!("not a size: `{a}`")))
+        .collect::<Result<Vec<usize>, _>>()?;
+    let sizes = match sizes.is_empty() {
+        true => DEFAULT_SIZES.to_vec(),
+        false => sizes,
+    };
+    runtime.block_on(run(&sizes))
+}

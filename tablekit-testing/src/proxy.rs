@@ -114,7 +114,10 @@ impl FaultProxy {
             faults: ActiveFaults::new(Some(faults)),
             counter: RequestCounter::default(),
         });
-        let serving = Serving::spawn(|stop| serve(listener, state.clone(), stop));
+        let serving = Serving::accept(listener, {
+            let state = state.clone();
+            move |stream, stop| connection(stream, state.clone(), stop)
+        });
         Ok(FaultProxy {
             addr,
             endpoint: format!("http://{addr}{path}"),
@@ -242,19 +245,6 @@ fn parse_upstream(upstream: &str) -> Result<(String, String)> {
     let host = uri.host().unwrap_or_default();
     let path = uri.path().trim_end_matches('/').to_owned();
     Ok((format!("{host}:{port}"), path))
-}
-
-async fn serve(listener: TcpListener, state: Arc<ProxyState>, mut shutdown: watch::Receiver<bool>) {
-    loop {
-        tokio::select! {
-            _ = shutdown.changed() => return,
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let _ = stream.set_nodelay(true);
-                tokio::spawn(connection(stream, state.clone(), shutdown.clone()));
-            }
-        }
-    }
 }
 
 async fn connection(

@@ -566,26 +566,15 @@ impl EmulatorBuilder {
         let addr = listener.local_addr().map_err(Error::Bind)?;
         let state = Arc::new(State::new(store, accounts, self.faults));
         let app = Arc::new(app(&state));
-        let serving = Serving::spawn(|stop| serve(listener, app, stop));
+        let serving = Serving::accept(listener, move |stream, stop| {
+            connection(stream, app.clone(), stop)
+        });
         Ok(Emulator {
             addr,
             primary,
             state,
             serving,
         })
-    }
-}
-
-async fn serve(listener: TcpListener, app: Arc<App>, mut shutdown: watch::Receiver<bool>) {
-    loop {
-        tokio::select! {
-            _ = shutdown.changed() => return,
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let _ = stream.set_nodelay(true);
-                tokio::spawn(connection(stream, app.clone(), shutdown.clone()));
-            }
-        }
     }
 }
 

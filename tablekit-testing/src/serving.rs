@@ -2,9 +2,14 @@
 //! the fault proxy.
 
 use std::future::Future;
+use std::time::Duration;
 
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+
+/// The longest pause after failed accepts.
+const MAX_ACCEPT_PAUSE: Duration = Duration::from_secs(1);
 
 /// A running accept loop: stopped by [`stop`](Serving::stop), or at once when dropped.
 ///
@@ -26,6 +31,20 @@ impl Serving {
             shutdown: Some(tx),
             task: Some(tokio::spawn(serve(rx))),
         }
+    }
+
+    /// Spawns a loop that accepts on `listener` and spawns `connection` for each stream, until
+    /// stopped.
+    ///
+    /// A failed accept (out of file descriptors, most often) pauses the loop, longer after each
+    /// failure in a row up to a second: accepting again at once would fail again at once, and
+    /// spin a core while the connections that could free descriptors starve.
+    pub(crate) fn accept<F, C>(listener: TcpListener, connection: C) -> Self
+    where
+        C: Fn(TcpStream, watch::Receiver<bool>) -> F + Send + 'static,
+        F: Future<Output = ()> + Send + 'static,
+    {
+        Serving::spawn(|shutdown| accept_loop(listener, connection, shutdown))
     }
 
     /// Signals the loop and its connections to stop, and waits for the loop to end.
@@ -50,5 +69,57 @@ impl Drop for Serving {
         if let Some(task) = self.task.take() {
             task.abort();
         }
+    }
+}
+
+async fn accept_loop<F, C>(
+    listener: TcpListener,
+    connection: C,
+    mut shutdown: watch::Receiver<bool>,
+) where
+    C: Fn(TcpStream, watch::Receiver<bool>) -> F,
+    F: Future<Output = ()> + Send + 'static,
+{
+    let mut pause = Duration::ZERO;
+    loop {
+        tokio::select! {
+            _ = shutdown.changed() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    pause = Duration::ZERO;
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(connection(stream, shutdown.clone()));
+                }
+                Err(_) => {
+                    pause = next_pause(pause);
+                    tokio::select! {
+                        _ = shutdown.changed() => return,
+                        _ = tokio::time::sleep(pause) => {}
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// The pause after one more failed accept: 5 ms, then doubling, at most a second.
+fn next_pause(pause: Duration) -> Duration {
+    (pause * 2).clamp(Duration::from_millis(5), MAX_ACCEPT_PAUSE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pauses_grow_after_each_failed_accept_up_to_a_second() {
+        let pauses: Vec<_> = std::iter::successors(Some(Duration::ZERO), |p| Some(next_pause(*p)))
+            .skip(1)
+            .take(10)
+            .collect();
+        assert_eq!(pauses[0], Duration::from_millis(5));
+        assert_eq!(pauses[1], Duration::from_millis(10));
+        assert!(pauses.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(pauses[9], MAX_ACCEPT_PAUSE);
     }
 }

@@ -323,11 +323,7 @@ fn setter_param(g: &Gen<'_, '_>, f: &Field<'_>) -> (TokenStream, TokenStream) {
 
 /// Accessors of a field stored in one property.
 fn property_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> TokenStream {
-    let (p, ident, ty) = (g.p, f.ident, f.ty);
-    let (try_get, set) = (
-        format_ident!("try_{}", ident),
-        format_ident!("set_{}", ident),
-    );
+    let (p, ident) = (g.p, f.ident);
     let marker = marker(i);
     let (param, convert) = setter_param(g, f);
     let rekey = rekey(g, i);
@@ -342,7 +338,6 @@ fn property_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> 
         #rekey
         #p::set_property::<#marker>(&mut self.0, value);
     });
-    let (get_doc, try_doc) = (&docs.get, &docs.try_get);
     let borrow = (f.kind == TypeKind::String).then(|| {
         let accessor = format_ident!("{}_str", ident);
         let doc = format!("`{ident}` borrowed from the stored text, without a copy: `None` when it is absent or not text (`{ident}()` then gives the default).");
@@ -354,6 +349,33 @@ fn property_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> 
             }
         }
     });
+    let accessors = getter_setter(
+        g,
+        f,
+        param,
+        (docs, &set_doc),
+        [get_body, try_body, set_body],
+    );
+    quote! {
+        #accessors
+        #borrow
+    }
+}
+
+/// A field's getter, `try_` getter and setter (taking `param`) around their bodies.
+fn getter_setter(
+    g: &Gen<'_, '_>,
+    f: &Field<'_>,
+    param: TokenStream,
+    (docs, set_doc): (&Docs, &str),
+    [get_body, try_body, set_body]: [TokenStream; 3],
+) -> TokenStream {
+    let (p, ident, ty) = (g.p, f.ident, f.ty);
+    let (try_get, set) = (
+        format_ident!("try_{}", ident),
+        format_ident!("set_{}", ident),
+    );
+    let (get_doc, try_doc) = (&docs.get, &docs.try_get);
     quote! {
         #[doc = #get_doc]
         pub fn #ident(&self) -> #ty {
@@ -367,18 +389,14 @@ fn property_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> 
         pub fn #set(&mut self, #param) {
             #set_body
         }
-        #borrow
     }
 }
 
 /// Accessors of a field that lives only in the key: read back from the first key part it is
 /// in whose format can be read back.
 fn key_only_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> TokenStream {
-    let (p, ident, ty) = (g.p, f.ident, f.ty);
-    let (try_get, set) = (
-        format_ident!("try_{}", ident),
-        format_ident!("set_{}", ident),
-    );
+    let p = g.p;
+    let try_get = format_ident!("try_{}", f.ident);
     let default_fn = default_fn(i);
     let (param, convert) = setter_param(g, f);
     let rekey = rekey(g, i);
@@ -395,21 +413,13 @@ fn key_only_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> 
         let _ = value;
     });
     let set_doc = format!("{} The keys built from it are updated too.", docs.set);
-    let (get_doc, try_doc) = (&docs.get, &docs.try_get);
-    quote! {
-        #[doc = #get_doc]
-        pub fn #ident(&self) -> #ty {
-            #get_body
-        }
-        #[doc = #try_doc]
-        pub fn #try_get(&self) -> #p::Result<#ty, #p::Error> {
-            #try_body
-        }
-        #[doc = #set_doc]
-        pub fn #set(&mut self, #param) {
-            #set_body
-        }
-    }
+    getter_setter(
+        g,
+        f,
+        param,
+        (docs, &set_doc),
+        [get_body, try_body, set_body],
+    )
 }
 
 /// Decodes a `key_only` field from its key part.

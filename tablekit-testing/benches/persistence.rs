@@ -1,11 +1,10 @@
 //! What persistence costs, measured on 1 KB entities (twelve properties: four strings, one of
 //! 400 characters, Int32, Int64, Double, Bool, DateTime, Guid, Binary): single inserts and
-//! 100-operation batches with `persist_to`, the size of the data directory holding 100k
-//! entities, and the time a restart on it takes. It prints numbers and asserts only what
-//! was stored, so it is ignored by default:
+//! 100-operation batches on the in-memory emulator (the baseline) and with `persist_to`, side
+//! by side in one run, then the size of the data directory and the time a restart on it takes:
 //!
 //! ```text
-//! cargo test --release -p tablekit-testing --test persistence_bench -- --ignored --nocapture
+//! cargo bench -p tablekit-testing --bench persistence
 //! ```
 //!
 //! `PERSIST_BENCH_ENTITIES` sets how many entities the batched phase stores (default 100000).
@@ -50,27 +49,68 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: run with --release --ignored --nocapture"]
-async fn persistence_costs() {
+fn main() {
     let batched: usize = std::env::var("PERSIST_BENCH_ENTITIES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    println!(
+        "1 KB entity: {} bytes of JSON",
+        tablekit::codec::encode_entity(&entity("p", 0)).len()
+    );
+    runtime.block_on(async {
+        let baseline = Emulator::start().await.unwrap();
+        println!("in memory:");
+        write_phases(&baseline, batched).await;
+        baseline.shutdown().await;
+        persisted(batched).await;
+    });
+}
+
+/// The write phases with `persist_to`, then two restarts on what they stored.
+async fn persisted(batched: usize) {
     let dir = tempfile::tempdir().unwrap();
     let emulator = Emulator::builder()
         .persist_to(dir.path())
         .start()
         .await
         .unwrap();
+    println!("persisted:");
+    write_phases(&emulator, batched).await;
+    let stored = SINGLE_INSERTS + batched;
+    println!(
+        "data directory with {stored} entities, while running: {:.1} MiB",
+        mib(dir_size(dir.path()))
+    );
+    emulator.shutdown().await;
+
+    for restart in 1..=2 {
+        let started = Instant::now();
+        let emulator = Emulator::builder()
+            .persist_to(dir.path())
+            .start()
+            .await
+            .unwrap();
+        println!(
+            "start-up {restart} on {stored} entities: {:.2} s; data directory {:.1} MiB",
+            started.elapsed().as_secs_f64(),
+            mib(dir_size(dir.path()))
+        );
+        assert_eq!(emulator.entities("Bench").unwrap().len(), stored);
+        emulator.shutdown().await;
+    }
+}
+
+/// Single inserts, then `batched` entities in 100-operation batches, into a new table.
+async fn write_phases(emulator: &Emulator, batched: usize) {
     let client = emulator.client();
     let table: Table = client.table_named("Bench");
     table.create().await.unwrap();
-    println!(
-        "1 KB entity: {} bytes of JSON",
-        tablekit::codec::encode_entity(&entity("p", 0)).len()
-    );
-
     let started = Instant::now();
     stream::iter(0..SINGLE_INSERTS)
         .map(|i| {
@@ -108,26 +148,4 @@ async fn persistence_costs() {
         "batched inserts (100/batch, {IN_FLIGHT} in flight): {:.0} ops/s",
         batched as f64 / elapsed
     );
-    let stored = SINGLE_INSERTS + batched;
-    println!(
-        "data directory with {stored} entities, while running: {:.1} MiB",
-        mib(dir_size(dir.path()))
-    );
-    emulator.shutdown().await;
-
-    for restart in 1..=2 {
-        let started = Instant::now();
-        let emulator = Emulator::builder()
-            .persist_to(dir.path())
-            .start()
-            .await
-            .unwrap();
-        println!(
-            "start-up {restart} on {stored} entities: {:.2} s; data directory {:.1} MiB",
-            started.elapsed().as_secs_f64(),
-            mib(dir_size(dir.path()))
-        );
-        assert_eq!(emulator.entities("Bench").unwrap().len(), stored);
-        emulator.shutdown().await;
-    }
 }

@@ -3,7 +3,7 @@
 //! write it acknowledged, with the same ETags, and none it refused.
 //!
 //! A killed process loses what it had not handed to the operating system; losing the
-//! operating system's cache too (a power cut) is what the journal's fsync covers, which a
+//! operating system's cache too (a power cut) is what each commit's fsync covers, which a
 //! test cannot simulate.
 
 use std::io::{BufRead, BufReader};

@@ -1,0 +1,9 @@
+//! The emulator as its clients meet it, over real HTTP: the headers of every kind of answer,
+//! what a request must get right before it is acted on, Shared Key freshness, and the data
+//! directory of a persistent emulator (damaged files, journal migration, kills of the binary).
+
+mod answer_headers;
+mod auth_replay;
+mod crash_persistence;
+mod persistence_files;
+mod request_checks;

@@ -50,4 +50,7 @@ pub use error::{Error, Result};
 pub use faults::{Fault, Faults};
 pub use fixtures::TestTable;
 pub use proxy::FaultProxy;
-pub use server::{Emulator, EmulatorBuilder, DEV_ACCOUNT, DEV_KEY};
+pub use server::{
+    Emulator, EmulatorBuilder, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEV_ACCOUNT,
+    DEV_KEY,
+};

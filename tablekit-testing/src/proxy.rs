@@ -32,6 +32,7 @@ use crate::headers as names;
 use crate::reply::Dropped;
 use crate::response;
 use crate::route;
+use crate::server::DEFAULT_MAX_CONNECTIONS;
 use crate::service_error::ServiceError;
 use crate::serving::Serving;
 
@@ -114,7 +115,7 @@ impl FaultProxy {
             faults: ActiveFaults::new(Some(faults)),
             counter: RequestCounter::default(),
         });
-        let serving = Serving::accept(listener, {
+        let serving = Serving::accept(listener, DEFAULT_MAX_CONNECTIONS, {
             let state = state.clone();
             move |stream, stop| connection(stream, state.clone(), stop)
         });

@@ -6,10 +6,11 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tablekit::auth::AccountKey;
 use tablekit::client::{ClientBuilder, TableServiceClient};
 use tokio::net::TcpListener;
@@ -388,13 +389,38 @@ impl Drop for Emulator {
 /// assert!(err.to_string().contains("bad"));
 /// # Ok(()) }
 /// ```
-#[derive(Default)]
 pub struct EmulatorBuilder {
     port: u16,
     accounts: Vec<(String, String)>,
     primary: Option<String>,
     persist: Option<PathBuf>,
     faults: Option<Faults>,
+    header_timeout: Duration,
+    max_connections: usize,
+}
+
+/// How long a client may take to send a request's headers, and how long a keep-alive
+/// connection may sit idle: a minute, as common web servers allow, long enough for any
+/// client's pool (tablekit's drops idle connections after 4 s) and short enough that
+/// connections that never finish a request do not pile up.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connections served at once: under the usual limit of 1,024 open files per process, so the
+/// limit bites before the process runs out of descriptors.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+impl Default for EmulatorBuilder {
+    fn default() -> Self {
+        EmulatorBuilder {
+            port: 0,
+            accounts: Vec::new(),
+            primary: None,
+            persist: None,
+            faults: None,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
 }
 
 impl fmt::Debug for EmulatorBuilder {
@@ -405,6 +431,8 @@ impl fmt::Debug for EmulatorBuilder {
             .field("accounts", &names)
             .field("persist", &self.persist)
             .field("faults", &self.faults)
+            .field("header_timeout", &self.header_timeout)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
@@ -526,6 +554,43 @@ impl EmulatorBuilder {
         self
     }
 
+    /// Closes a connection whose request headers do not arrive in full within `timeout`, or
+    /// that sits idle between requests for as long ([`DEFAULT_HEADER_TIMEOUT`] by default), so
+    /// connections that never finish a request cannot hold the server's memory and sockets.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::io::{Read, Write};
+    /// use std::time::Duration;
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder()
+    ///     .header_timeout(Duration::from_millis(100))
+    ///     .start()
+    ///     .await?;
+    /// let addr = emulator.addr();
+    /// let closed = tokio::task::spawn_blocking(move || {
+    ///     let mut slow = std::net::TcpStream::connect(addr)?;
+    ///     slow.write_all(b"GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\n")?; // no end
+    ///     slow.set_read_timeout(Some(Duration::from_secs(20)))?;
+    ///     slow.read_to_end(&mut Vec::new()) // ends: the emulator closed the connection
+    /// })
+    /// .await?;
+    /// assert!(closed.is_ok());
+    /// # Ok(()) }
+    /// ```
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Serves at most `max` connections at once ([`DEFAULT_MAX_CONNECTIONS`] by default);
+    /// further clients wait, connected, until one closes.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max;
+        self
+    }
+
     /// Validates the options, binds `127.0.0.1` and starts serving in the current runtime.
     ///
     /// ```
@@ -566,8 +631,9 @@ impl EmulatorBuilder {
         let addr = listener.local_addr().map_err(Error::Bind)?;
         let state = Arc::new(State::new(store, accounts, self.faults));
         let app = Arc::new(app(&state));
-        let serving = Serving::accept(listener, move |stream, stop| {
-            connection(stream, app.clone(), stop)
+        let header_timeout = self.header_timeout;
+        let serving = Serving::accept(listener, self.max_connections, move |stream, stop| {
+            connection(stream, app.clone(), header_timeout, stop)
         });
         Ok(Emulator {
             addr,
@@ -581,6 +647,7 @@ impl EmulatorBuilder {
 async fn connection(
     stream: tokio::net::TcpStream,
     app: Arc<App>,
+    header_timeout: Duration,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let service = service_fn(move |request| {
@@ -594,6 +661,10 @@ async fn connection(
         // request cost a fresh 8 KiB buffer. A client that leaves mid-request is noticed
         // when the answer is written instead; like Azure, a write is applied either way.
         .half_close(true)
+        // hyper's header timer also runs while a keep-alive connection waits for its next
+        // request: one limit for slow headers and for idle connections.
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
         .serve_connection(TokioIo::new(ParseErrorAnswers::new(stream)), service);
     tokio::select! {
         _ = conn => {}

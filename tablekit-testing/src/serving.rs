@@ -2,10 +2,11 @@
 //! the fault proxy.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
 
 /// The longest pause after failed accepts.
@@ -34,17 +35,19 @@ impl Serving {
     }
 
     /// Spawns a loop that accepts on `listener` and spawns `connection` for each stream, until
-    /// stopped.
+    /// stopped, with at most `max_connections` open at once: the loop accepts the next only
+    /// when one has closed, so further clients wait in the listener's backlog.
     ///
     /// A failed accept (out of file descriptors, most often) pauses the loop, longer after each
     /// failure in a row up to a second: accepting again at once would fail again at once, and
     /// spin a core while the connections that could free descriptors starve.
-    pub(crate) fn accept<F, C>(listener: TcpListener, connection: C) -> Self
+    pub(crate) fn accept<F, C>(listener: TcpListener, max_connections: usize, connection: C) -> Self
     where
         C: Fn(TcpStream, watch::Receiver<bool>) -> F + Send + 'static,
         F: Future<Output = ()> + Send + 'static,
     {
-        Serving::spawn(|shutdown| accept_loop(listener, connection, shutdown))
+        let open = Arc::new(Semaphore::new(max_connections.max(1)));
+        Serving::spawn(|shutdown| accept_loop(listener, open, connection, shutdown))
     }
 
     /// Signals the loop and its connections to stop, and waits for the loop to end.
@@ -74,6 +77,7 @@ impl Drop for Serving {
 
 async fn accept_loop<F, C>(
     listener: TcpListener,
+    open: Arc<Semaphore>,
     connection: C,
     mut shutdown: watch::Receiver<bool>,
 ) where
@@ -82,13 +86,24 @@ async fn accept_loop<F, C>(
 {
     let mut pause = Duration::ZERO;
     loop {
+        let permit = tokio::select! {
+            _ = shutdown.changed() => return,
+            permit = open.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return, // closed: never, the loop owns the semaphore
+            },
+        };
         tokio::select! {
             _ = shutdown.changed() => return,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     pause = Duration::ZERO;
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(connection(stream, shutdown.clone()));
+                    let served = connection(stream, shutdown.clone());
+                    tokio::spawn(async move {
+                        served.await;
+                        drop(permit);
+                    });
                 }
                 Err(_) => {
                     pause = next_pause(pause);

@@ -1,15 +1,17 @@
-//! The standalone emulator: `tablekit-emulator [--port 10002] [--data DIR] [--account NAME:KEY]`.
+//! The standalone emulator: `tablekit-emulator [--port 10002] [--data DIR] [--account NAME:KEY]
+//! [--header-timeout SECONDS] [--max-connections N]`.
 //!
 //! Serves the development account (and any `--account`) on 127.0.0.1 until Ctrl-C. With
 //! `--data`, acknowledged writes are kept in DIR and survive a restart.
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use tablekit_testing::Emulator;
 
-const USAGE: &str =
-    "usage: tablekit-emulator [--port PORT] [--data DIR] [--account NAME:BASE64KEY]...";
+const USAGE: &str = "usage: tablekit-emulator [--port PORT] [--data DIR] \
+     [--account NAME:BASE64KEY]... [--header-timeout SECONDS] [--max-connections N]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -43,6 +45,14 @@ async fn run() -> Result<(), String> {
                     .ok_or_else(|| format!("--account takes NAME:KEY\n{USAGE}"))?;
                 builder = builder.account(name, key);
             }
+            "--header-timeout" => {
+                let seconds = number(&value()?, "--header-timeout")?;
+                builder = builder.header_timeout(Duration::from_secs(seconds));
+            }
+            "--max-connections" => {
+                let max = number(&value()?, "--max-connections")?;
+                builder = builder.max_connections(max);
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -68,4 +78,17 @@ async fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot wait for Ctrl-C: {e}"))?;
     emulator.shutdown().await;
     Ok(())
+}
+
+/// A positive whole number for `flag`.
+fn number<T: std::str::FromStr + Default + PartialOrd>(
+    text: &str,
+    flag: &str,
+) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(n) if n > T::default() => Ok(n),
+        _ => Err(format!(
+            "{flag} takes a positive whole number, not `{text}`\n{USAGE}"
+        )),
+    }
 }

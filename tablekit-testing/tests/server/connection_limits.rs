@@ -1,0 +1,79 @@
+//! Connections cannot pile up: a client that never finishes its headers is closed after the
+//! header timeout, and no more than the configured number of connections are served at once;
+//! a client past the limit is answered as soon as another leaves.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use tablekit_testing::Emulator;
+
+/// A request the emulator answers (an unsigned one: refused with 403, but answered).
+const REQUEST: &[u8] = b"GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: localhost\r\n\r\n";
+
+/// Long enough for any answer on a loaded machine; the tests below wait this long only when
+/// they fail.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The head of the next answer on `stream`, or `None` if none came within `wait`.
+fn answer_within(stream: &mut TcpStream, wait: Duration) -> Option<String> {
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut buf = [0u8; 512];
+    match stream.read(&mut buf) {
+        Ok(n) if n > 0 => Some(String::from_utf8_lossy(&buf[..n]).into_owned()),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_never_finishes_its_headers_is_closed() {
+    let emulator = Emulator::builder()
+        .header_timeout(Duration::from_millis(200))
+        .start()
+        .await
+        .unwrap();
+    let addr = emulator.addr();
+    let closed = tokio::task::spawn_blocking(move || {
+        let mut slow = TcpStream::connect(addr).unwrap();
+        slow.write_all(b"GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\n")
+            .unwrap();
+        slow.set_read_timeout(Some(PATIENCE)).unwrap();
+        let mut rest = Vec::new();
+        // Ok: the emulator closed the connection; Err: the read timed out, still open.
+        slow.read_to_end(&mut rest).is_ok()
+    })
+    .await
+    .unwrap();
+    assert!(
+        closed,
+        "the slow connection was still open after {PATIENCE:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_more_connections_than_the_limit_are_served_at_once() {
+    let emulator = Emulator::builder()
+        .max_connections(1)
+        .start()
+        .await
+        .unwrap();
+    let addr = emulator.addr();
+    tokio::task::spawn_blocking(move || {
+        let mut first = TcpStream::connect(addr).unwrap();
+        first.write_all(REQUEST).unwrap();
+        let head = answer_within(&mut first, PATIENCE).expect("the first is served");
+        assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+
+        // Connected (the listener's backlog takes it) but not served while `first` is open.
+        let mut second = TcpStream::connect(addr).unwrap();
+        second.write_all(REQUEST).unwrap();
+        let early = answer_within(&mut second, Duration::from_millis(500));
+        assert_eq!(early, None, "served past the limit of one connection");
+
+        drop(first);
+        let head = answer_within(&mut second, PATIENCE).expect("served once the first left");
+        assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    })
+    .await
+    .unwrap();
+}

@@ -3,21 +3,21 @@
 //!
 //! A request's way through the server: [`server`](crate::server) accepts the connection and
 //! reads the request line into a [`Call`](crate::call::Call); the [`layers`](crate::layers)
-//! count it, inject faults and read its body; the router authenticates it and calls the
+//! count it, inject faults, authenticate it and read its body; the router calls the
 //! handler for its method and resource ([`handlers`](crate::handlers)), which works on the
 //! [`Store`](crate::store::Store) and answers through a [`Ctx`](crate::context::Ctx) with
 //! the JSON of [`entity_json`](crate::entity_json) and [`response`](crate::response).
 
 use std::sync::Arc;
 
-use crate::layers::{BusyTime, Count, InjectFaults, LoseAnswers, ReadBody};
+use crate::layers::{Authenticate, BusyTime, Count, InjectFaults, LoseAnswers, ReadBody};
 use crate::router::Router;
 use crate::state::State;
 
-/// The whole pipeline: counted, then faults drawn (and latency added), then the body read
-/// within its limit, then (for an `Applied*` fault) the answer lost after the work, the
+/// The whole pipeline: counted, then faults drawn (and latency added), then authenticated
+/// on its headers, then the body read within its limit, then (for an `Applied*` fault) the answer lost after the work, the
 /// work timed, and the request routed to its handler.
-pub(crate) type App = Count<InjectFaults<ReadBody<LoseAnswers<BusyTime<Router>>>>>;
+pub(crate) type App = Count<InjectFaults<Authenticate<ReadBody<LoseAnswers<BusyTime<Router>>>>>>;
 
 /// The pipeline of an emulator with this state.
 pub(crate) fn app(state: &Arc<State>) -> App {
@@ -25,6 +25,7 @@ pub(crate) fn app(state: &Arc<State>) -> App {
     let timed = BusyTime::new(state.clone(), router);
     let lossy = LoseAnswers::new(timed);
     let limited = ReadBody::new(lossy);
-    let faulty = InjectFaults::new(state.clone(), limited);
+    let authenticated = Authenticate::new(state.clone(), limited);
+    let faulty = InjectFaults::new(state.clone(), authenticated);
     Count::new(state.clone(), faulty)
 }

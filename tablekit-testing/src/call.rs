@@ -8,6 +8,7 @@ use http::request::Parts;
 use http::Request;
 use percent_encoding::percent_decode_str;
 
+use crate::auth::Caller;
 use crate::counter::Operation;
 use crate::faults::Fault;
 use crate::metadata::Metadata;
@@ -30,6 +31,8 @@ pub(crate) struct Call<B> {
     pub(crate) operation: Operation,
     /// The fault drawn for this request, once the fault layer has drawn it.
     pub(crate) fault: Option<Fault>,
+    /// Who sent it, once the [`Authenticate`](crate::layers::Authenticate) layer checked.
+    pub(crate) caller: Option<Caller>,
     level: Option<Metadata>,
     /// A v4 UUID, hyphenated: kept as bytes, since formatting a `String` for every request
     /// cost an allocation.
@@ -64,6 +67,7 @@ impl<B> Call<B> {
             route,
             operation,
             fault: None,
+            caller: None,
             level,
             request_id,
         }
@@ -79,6 +83,7 @@ impl<B> Call<B> {
             route,
             operation,
             fault,
+            caller,
             level,
             request_id,
         } = self;
@@ -90,6 +95,7 @@ impl<B> Call<B> {
             route,
             operation,
             fault,
+            caller,
             level,
             request_id,
         };

@@ -1,13 +1,12 @@
-//! [`Router`]: the end of the layer chain. It authenticates a request and hands it to the
-//! handler its method and resource name; an error from either becomes the service's error
-//! answer.
+//! [`Router`]: the end of the layer chain. It hands an authenticated request to the handler
+//! its method and resource name; an error becomes the service's error answer.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http::StatusCode;
 
-use crate::auth::{self, Caller};
+use crate::auth::Caller;
 use crate::call::Call;
 use crate::context::Ctx;
 use crate::handlers::{batch, entities, tables};
@@ -32,11 +31,13 @@ impl Router {
 impl Service<Bytes> for Router {
     async fn call(&self, call: Call<Bytes>) -> Result<Reply, Dropped> {
         let ctx = Ctx::new(&call, &self.state);
-        let answer = match &call.route {
-            Ok(route) => {
-                authenticate(&ctx).and_then(|caller| dispatch(&ctx, &caller, route, &call.body))
-            }
-            Err(err) => Err(err.clone()),
+        let answer = match (&call.route, &call.caller) {
+            (Ok(route), Some(caller)) => dispatch(&ctx, caller, route, &call.body),
+            (Err(err), _) => Err(err.clone()),
+            // The chain authenticates every request that names a resource before this.
+            (Ok(_), None) => Err(ServiceError::authentication_failed(
+                "The request was not authenticated.",
+            )),
         };
         Ok(answer.unwrap_or_else(|err| ctx.error(&err)))
     }
@@ -82,12 +83,4 @@ pub(crate) fn dispatch(
             "The resource doesn't support the specified HTTP verb.",
         )),
     }
-}
-
-/// Who sent the request: the account's owner or a SAS holder; 403 for anyone else.
-fn authenticate(ctx: &Ctx<'_>) -> Result<Caller, ServiceError> {
-    let key = ctx.state.accounts.get(ctx.account).ok_or_else(|| {
-        ServiceError::authentication_failed("The account does not exist on this emulator.")
-    })?;
-    auth::authenticate(ctx.parts, ctx.params, ctx.account, key)
 }

@@ -1,11 +1,13 @@
 //! The layers (middleware) around the [`Router`](crate::router::Router): each does one thing
 //! to every request and hands it on. [`app`](crate::app) orders them.
 
+mod authenticate;
 mod busy_time;
 mod count;
 mod faults;
 mod read_body;
 
+pub(crate) use authenticate::Authenticate;
 pub(crate) use busy_time::BusyTime;
 pub(crate) use count::Count;
 pub(crate) use faults::{InjectFaults, LoseAnswers};

@@ -1,0 +1,55 @@
+//! [`Authenticate`]: checks who sent a request from its headers and query alone, before its
+//! body is read, so an unauthenticated client cannot make the emulator hold its body.
+//!
+//! Shared Key and Shared Key Lite sign headers and the path, and a SAS is in the query: none
+//! needs the body. A refused request is answered at once, its body unread; hyper then closes
+//! the connection rather than read what is left of it.
+
+use std::sync::Arc;
+
+use crate::auth;
+use crate::call::Call;
+use crate::reply::{Dropped, Reply};
+use crate::service::Service;
+use crate::service_error::ServiceError;
+use crate::state::State;
+
+/// Authenticates requests that name a resource, then hands them to `inner`; a request
+/// whose path names none goes on unchecked, to be answered with why.
+#[derive(Debug)]
+pub(crate) struct Authenticate<S> {
+    state: Arc<State>,
+    inner: S,
+}
+
+impl<S> Authenticate<S> {
+    pub(crate) fn new(state: Arc<State>, inner: S) -> Self {
+        Authenticate { state, inner }
+    }
+}
+
+impl<B, S> Service<B> for Authenticate<S>
+where
+    B: Send,
+    S: Service<B> + Sync,
+{
+    async fn call(&self, mut call: Call<B>) -> Result<Reply, Dropped> {
+        if call.route.is_ok() {
+            match self.caller(&call) {
+                Ok(caller) => call.caller = Some(caller),
+                Err(err) => return Ok(call.responder().error(&err)),
+            }
+        }
+        self.inner.call(call).await
+    }
+}
+
+impl<S> Authenticate<S> {
+    /// Who sent `call`: the account's owner or a SAS holder; 403 for anyone else.
+    fn caller<B>(&self, call: &Call<B>) -> Result<auth::Caller, ServiceError> {
+        let key = self.state.accounts.get(&call.account).ok_or_else(|| {
+            ServiceError::authentication_failed("The account does not exist on this emulator.")
+        })?;
+        auth::authenticate(&call.parts, &call.params, &call.account, key)
+    }
+}

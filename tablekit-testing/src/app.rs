@@ -9,6 +9,7 @@
 //! the JSON of [`entity_json`](crate::entity_json) and [`response`](crate::response).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::layers::{Authenticate, BusyTime, Count, InjectFaults, LoseAnswers, ReadBody};
 use crate::router::Router;
@@ -20,11 +21,11 @@ use crate::state::State;
 pub(crate) type App = Count<InjectFaults<Authenticate<ReadBody<LoseAnswers<BusyTime<Router>>>>>>;
 
 /// The pipeline of an emulator with this state.
-pub(crate) fn app(state: &Arc<State>) -> App {
+pub(crate) fn app(state: &Arc<State>, body_timeout: Duration) -> App {
     let router = Router::new(state.clone());
     let timed = BusyTime::new(state.clone(), router);
     let lossy = LoseAnswers::new(timed);
-    let limited = ReadBody::new(lossy);
+    let limited = ReadBody::new(body_timeout, lossy);
     let authenticated = Authenticate::new(state.clone(), limited);
     let faulty = InjectFaults::new(state.clone(), authenticated);
     Count::new(state.clone(), faulty)

@@ -51,6 +51,6 @@ pub use faults::{Fault, Faults};
 pub use fixtures::TestTable;
 pub use proxy::FaultProxy;
 pub use server::{
-    Emulator, EmulatorBuilder, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEV_ACCOUNT,
-    DEV_KEY,
+    Emulator, EmulatorBuilder, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEV_ACCOUNT, DEV_KEY,
 };

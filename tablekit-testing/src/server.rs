@@ -396,6 +396,7 @@ pub struct EmulatorBuilder {
     persist: Option<PathBuf>,
     faults: Option<Faults>,
     header_timeout: Duration,
+    body_timeout: Duration,
     max_connections: usize,
 }
 
@@ -404,6 +405,10 @@ pub struct EmulatorBuilder {
 /// client's pool (tablekit's drops idle connections after 4 s) and short enough that
 /// connections that never finish a request do not pile up.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a request's whole body may take to arrive once its headers have: at most 4 MiB
+/// (a `$batch`) or 8 MiB, which any client sends in far less.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Connections served at once: under the usual limit of 1,024 open files per process, so the
 /// limit bites before the process runs out of descriptors.
@@ -418,6 +423,7 @@ impl Default for EmulatorBuilder {
             persist: None,
             faults: None,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
@@ -432,6 +438,7 @@ impl fmt::Debug for EmulatorBuilder {
             .field("persist", &self.persist)
             .field("faults", &self.faults)
             .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
             .finish()
     }
@@ -584,6 +591,26 @@ impl EmulatorBuilder {
         self
     }
 
+    /// Answers 408 and closes the connection when a request's body does not arrive in full
+    /// within `timeout` of its headers ([`DEFAULT_BODY_TIMEOUT`] by default).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder()
+    ///     .body_timeout(Duration::from_secs(5))
+    ///     .start()
+    ///     .await?;
+    /// emulator.client().create_table("Gamers").await?; // bodies that arrive are read as ever
+    /// # Ok(()) }
+    /// ```
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
     /// Serves at most `max` connections at once ([`DEFAULT_MAX_CONNECTIONS`] by default);
     /// further clients wait, connected, until one closes.
     pub fn max_connections(mut self, max: usize) -> Self {
@@ -630,7 +657,7 @@ impl EmulatorBuilder {
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
         let state = Arc::new(State::new(store, accounts, self.faults));
-        let app = Arc::new(app(&state));
+        let app = Arc::new(app(&state, self.body_timeout));
         let header_timeout = self.header_timeout;
         let serving = Serving::accept(listener, self.max_connections, move |stream, stop| {
             connection(stream, app.clone(), header_timeout, stop)

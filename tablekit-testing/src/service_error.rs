@@ -99,6 +99,16 @@ impl ServiceError {
         )
     }
 
+    /// The body did not arrive in time. The service documents no code for a client too slow
+    /// to send its request; 408 is HTTP's answer for it.
+    pub(crate) fn body_timeout() -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "RequestTimeout",
+            "The request body did not arrive within the time allowed.",
+        )
+    }
+
     pub(crate) fn missing_header(name: &str) -> Self {
         Self::new(
             StatusCode::BAD_REQUEST,

@@ -1,5 +1,5 @@
 //! The standalone emulator: `tablekit-emulator [--port 10002] [--data DIR] [--account NAME:KEY]
-//! [--header-timeout SECONDS] [--max-connections N]`.
+//! [--header-timeout SECONDS] [--body-timeout SECONDS] [--max-connections N]`.
 //!
 //! Serves the development account (and any `--account`) on 127.0.0.1 until Ctrl-C. With
 //! `--data`, acknowledged writes are kept in DIR and survive a restart.
@@ -11,7 +11,7 @@ use std::time::Duration;
 use tablekit_testing::Emulator;
 
 const USAGE: &str = "usage: tablekit-emulator [--port PORT] [--data DIR] \
-     [--account NAME:BASE64KEY]... [--header-timeout SECONDS] [--max-connections N]";
+     [--account NAME:BASE64KEY]... [--header-timeout SECONDS] [--body-timeout SECONDS] [--max-connections N]";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -48,6 +48,10 @@ async fn run() -> Result<(), String> {
             "--header-timeout" => {
                 let seconds = number(&value()?, "--header-timeout")?;
                 builder = builder.header_timeout(Duration::from_secs(seconds));
+            }
+            "--body-timeout" => {
+                let seconds = number(&value()?, "--body-timeout")?;
+                builder = builder.body_timeout(Duration::from_secs(seconds));
             }
             "--max-connections" => {
                 let max = number(&value()?, "--max-connections")?;

@@ -1,5 +1,9 @@
 //! [`ReadBody`]: reads a request's body whole before the handlers see it, refusing one
-//! larger than the service accepts (413 RequestBodyTooLarge) without reading it all.
+//! larger than the service accepts (413 RequestBodyTooLarge) without reading it all, and one
+//! that does not arrive within the time allowed (408), so a client that dribbles its body
+//! cannot hold a connection and its buffer forever.
+
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::request::Parts;
@@ -21,11 +25,13 @@ const MAX_BODY: usize = 8 * 1024 * 1024;
 #[derive(Debug)]
 pub(crate) struct ReadBody<S> {
     inner: S,
+    /// How long the whole body may take to arrive.
+    timeout: Duration,
 }
 
 impl<S> ReadBody<S> {
-    pub(crate) fn new(inner: S) -> Self {
-        ReadBody { inner }
+    pub(crate) fn new(timeout: Duration, inner: S) -> Self {
+        ReadBody { inner, timeout }
     }
 }
 
@@ -42,7 +48,11 @@ where
             _ => MAX_BODY,
         };
         let (call, body) = call.replace_body(());
-        match read(&call.parts, body, limit).await {
+        let read = tokio::time::timeout(self.timeout, read(&call.parts, body, limit));
+        match read
+            .await
+            .unwrap_or_else(|_| Err(ServiceError::body_timeout()))
+        {
             Ok(bytes) => self.inner.call(call.replace_body(bytes).0).await,
             Err(err) => Ok(call.responder().error(&err)),
         }
@@ -84,7 +94,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_handler_gets_the_whole_body() {
-        let layer = ReadBody::new(Echo::default());
+        let layer = ReadBody::new(Duration::from_secs(60), Echo::default());
         let reply = layer
             .call(post("/acct/T", b"{\"a\":1}".to_vec()))
             .await
@@ -96,7 +106,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_over_its_limit_is_refused_before_the_handler() {
-        let layer = ReadBody::new(Echo::default());
+        let layer = ReadBody::new(Duration::from_secs(60), Echo::default());
         let over = vec![b' '; MAX_BODY + 1];
         let reply = layer.call(post("/acct/T", over)).await.unwrap();
         assert_eq!(reply.status(), StatusCode::PAYLOAD_TOO_LARGE);
@@ -109,7 +119,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_declared_length_over_the_limit_is_refused_unread() {
-        let layer = ReadBody::new(Echo::default());
+        let layer = ReadBody::new(Duration::from_secs(60), Echo::default());
         let mut call = post("/acct/T", Vec::new());
         let declared = (MAX_BODY + 1).to_string();
         call.parts

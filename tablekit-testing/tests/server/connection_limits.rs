@@ -1,12 +1,13 @@
 //! Connections cannot pile up: a client that never finishes its headers is closed after the
-//! header timeout, and no more than the configured number of connections are served at once;
-//! a client past the limit is answered as soon as another leaves.
+//! header timeout, one that never finishes its body is answered 408 after the body timeout,
+//! and no more than the configured number of connections are served at once; a client past
+//! the limit is answered as soon as another leaves.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use tablekit_testing::Emulator;
+use tablekit_testing::{Emulator, TableSas};
 
 /// A request the emulator answers (an unsigned one: refused with 403, but answered).
 const REQUEST: &[u8] = b"GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: localhost\r\n\r\n";
@@ -76,4 +77,32 @@ async fn no_more_connections_than_the_limit_are_served_at_once() {
     })
     .await
     .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_never_arrives_in_full_is_answered_408() {
+    let emulator = Emulator::builder()
+        .body_timeout(Duration::from_millis(200))
+        .start()
+        .await
+        .unwrap();
+    emulator.create_table("Gamers").unwrap();
+    let expiry = chrono::Utc::now() + chrono::Duration::hours(1);
+    let sas = emulator.sas(&TableSas::new("Gamers", "a", expiry));
+    let addr = emulator.addr();
+    let head = tokio::task::spawn_blocking(move || {
+        // Authenticated (the SAS), announces 100 bytes and sends 10.
+        let mut dribbler = TcpStream::connect(addr).unwrap();
+        let request = format!(
+            "POST /devstoreaccount1/Gamers?{sas} HTTP/1.1\r\nHost: localhost\r\n\
+             Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"Partitio"
+        );
+        dribbler.write_all(request.as_bytes()).unwrap();
+        answer_within(&mut dribbler, PATIENCE)
+    })
+    .await
+    .unwrap()
+    .expect("an answer before the body");
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    assert!(emulator.entities("Gamers").unwrap().is_empty());
 }

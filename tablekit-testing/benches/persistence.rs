@@ -111,41 +111,38 @@ async fn write_phases(emulator: &Emulator, batched: usize) {
     let client = emulator.client();
     let table: Table = client.table_named("Bench");
     table.create().await.unwrap();
-    let started = Instant::now();
-    stream::iter(0..SINGLE_INSERTS)
-        .map(|i| {
-            let table = table.clone();
-            async move { table.insert(&mut entity(&format!("s{}", i % 10), i)).await }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .try_for_each(|()| async { Ok(()) })
-        .await
-        .unwrap();
-    let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "single inserts ({IN_FLIGHT} in flight): {:.0} ops/s",
-        SINGLE_INSERTS as f64 / elapsed
-    );
+    let single = |i: usize| {
+        let table = table.clone();
+        async move { table.insert(&mut entity(&format!("s{}", i % 10), i)).await }
+    };
+    let rate = in_flight(SINGLE_INSERTS, SINGLE_INSERTS, single).await;
+    println!("single inserts ({IN_FLIGHT} in flight): {rate:.0} ops/s");
 
-    let started = Instant::now();
-    stream::iter(0..batched / 100)
-        .map(|b| {
-            let table = table.clone();
-            async move {
-                let mut batch = table.batch();
-                for i in 0..100 {
-                    batch.insert(&entity(&format!("b{b}"), i))?;
-                }
-                batch.submit().await.map(|_| ())
+    let batch = |b: usize| {
+        let table = table.clone();
+        async move {
+            let mut batch = table.batch();
+            for i in 0..100 {
+                batch.insert(&entity(&format!("b{b}"), i))?;
             }
-        })
+            batch.submit().await.map(|_| ())
+        }
+    };
+    let rate = in_flight(batched / 100, batched, batch).await;
+    println!("batched inserts (100/batch, {IN_FLIGHT} in flight): {rate:.0} ops/s");
+}
+
+/// Runs `request(0..requests)` with [`IN_FLIGHT`] at a time; entities written per second.
+async fn in_flight<F>(requests: usize, entities: usize, request: impl Fn(usize) -> F) -> f64
+where
+    F: std::future::Future<Output = tablekit::Result<()>>,
+{
+    let started = Instant::now();
+    stream::iter(0..requests)
+        .map(request)
         .buffer_unordered(IN_FLIGHT)
         .try_for_each(|()| async { Ok(()) })
         .await
         .unwrap();
-    let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "batched inserts (100/batch, {IN_FLIGHT} in flight): {:.0} ops/s",
-        batched as f64 / elapsed
-    );
+    entities as f64 / started.elapsed().as_secs_f64()
 }

@@ -476,6 +476,12 @@ pub async fn a_truncated_backup_stops_the_restore_which_resumes_from_its_checkpo
     }
 }
 
+/// Restores the backup `file` into `target`, writing each entity in `mode`.
+async fn restore_in(file: &[u8], target: &Table, mode: WriteMode) -> backup::RestoreReport {
+    let options = RestoreOptions::new().mode(mode);
+    backup::restore(file, target, options).await.unwrap()
+}
+
 pub async fn restore_modes_insert_and_replace_keep_their_promises(client: &TableServiceClient) {
     let source = fresh_table(client, "ModeSrc").await;
     fill(client, &source, 10).await;
@@ -483,43 +489,23 @@ pub async fn restore_modes_insert_and_replace_keep_their_promises(client: &Table
     let target = fresh_table(client, "ModeDst").await;
 
     // Replace: nothing exists yet, so every entity fails and nothing is created.
-    let replace = backup::restore(
-        &file[..],
-        &target,
-        RestoreOptions::new().mode(WriteMode::Replace),
-    )
-    .await
-    .unwrap();
+    let replace = restore_in(&file, &target, WriteMode::Replace).await;
     assert_eq!(replace.writes.committed(), 0);
     assert_eq!(count(&target).await, 0);
 
     // Insert: all new, all written; a second insert run changes nothing.
-    let insert = backup::restore(
-        &file[..],
-        &target,
-        RestoreOptions::new().mode(WriteMode::Insert),
-    )
-    .await
-    .unwrap();
+    let insert = restore_in(&file, &target, WriteMode::Insert).await;
     assert!(insert.is_complete());
     let mut changed = target.get("p1", "r0001").await.unwrap().unwrap();
     changed.set("Text", "edited");
     target.replace(&mut changed).await.unwrap();
-    let again = backup::restore(
-        &file[..],
-        &target,
-        RestoreOptions::new().mode(WriteMode::Insert),
-    )
-    .await
-    .unwrap();
+    let again = restore_in(&file, &target, WriteMode::Insert).await;
     assert_eq!(again.writes.committed(), 0);
     let kept = target.get("p1", "r0001").await.unwrap().unwrap();
     assert_eq!(kept.get::<String>("Text").as_deref(), Some("edited"));
 
     // Upsert puts the backup's version back.
-    let upsert = backup::restore(&file[..], &target, RestoreOptions::new())
-        .await
-        .unwrap();
+    let upsert = restore_in(&file, &target, WriteMode::Upsert).await;
     assert!(upsert.is_complete());
     assert_eq!(
         sorted_entities(&target).await,

@@ -23,6 +23,24 @@ pub(crate) enum Caller {
     Sas(SasGrant),
 }
 
+impl Caller {
+    /// Whether this caller may use `permissions` on `table` and, when given, on the entity at
+    /// `keys`: the owner always may; a SAS holder as far as the SAS grants (403 otherwise).
+    pub(crate) fn may(
+        &self,
+        table: &str,
+        permissions: &str,
+        keys: Option<(&str, &str)>,
+    ) -> Result<(), ServiceError> {
+        let Caller::Sas(grant) = self else {
+            return Ok(());
+        };
+        grant.check_table(table)?;
+        grant.check_permissions(permissions)?;
+        keys.map_or(Ok(()), |(pk, rk)| grant.check_keys(pk, rk))
+    }
+}
+
 /// Authenticates a request for `account`, whose key is `key`.
 pub(crate) fn authenticate(
     parts: &Parts,

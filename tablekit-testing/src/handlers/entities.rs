@@ -27,10 +27,7 @@ pub(crate) fn query(
     table_name: &str,
 ) -> Result<Reply, ServiceError> {
     let level = ctx.json_level()?;
-    if let Caller::Sas(grant) = caller {
-        grant.check_table(table_name)?;
-        grant.check_permissions("r")?;
-    }
+    caller.may(table_name, "r", None)?;
     let filter = query_options::filter(ctx.params)?;
     let top = query_options::top(ctx.params)?;
     let select = query_options::select(ctx.params);
@@ -77,11 +74,7 @@ pub(crate) fn get(
     rk: &str,
 ) -> Result<Reply, ServiceError> {
     let level = ctx.json_level()?;
-    if let Caller::Sas(grant) = caller {
-        grant.check_table(table_name)?;
-        grant.check_permissions("r")?;
-        grant.check_keys(pk, rk)?;
-    }
+    caller.may(table_name, "r", Some((pk, rk)))?;
     let select = query_options::select(ctx.params);
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (entity, stored_name) = {
@@ -203,12 +196,7 @@ fn apply(
     table_name: &str,
     op: EntityOp,
 ) -> Result<(Option<Arc<Stored>>, String), ServiceError> {
-    if let Caller::Sas(grant) = caller {
-        grant.check_table(table_name)?;
-        grant.check_permissions(op.permissions())?;
-        let (pk, rk) = op.keys();
-        grant.check_keys(pk, rk)?;
-    }
+    caller.may(table_name, op.permissions(), Some(op.keys()))?;
     let key = {
         let (pk, rk) = op.keys();
         entity_key(pk, rk)

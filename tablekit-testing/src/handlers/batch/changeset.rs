@@ -73,15 +73,9 @@ pub(crate) fn parse(account: &str, parts: &[Part<'_>]) -> Result<Vec<Operation>,
 
 /// Whether `caller` may run every operation: a SAS must grant each one.
 pub(crate) fn authorize(caller: &Caller, operations: &[Operation]) -> Result<(), Failure> {
-    let Caller::Sas(grant) = caller else {
-        return Ok(());
-    };
     for (index, o) in operations.iter().enumerate() {
-        let (pk, rk) = o.op.keys();
-        grant
-            .check_table(&o.answer.table)
-            .and_then(|_| grant.check_permissions(o.op.permissions()))
-            .and_then(|_| grant.check_keys(pk, rk))
+        caller
+            .may(&o.answer.table, o.op.permissions(), Some(o.op.keys()))
             .map_err(|e| fail(index, o.answer.content_id.clone(), e))?;
     }
     Ok(())

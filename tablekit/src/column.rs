@@ -13,7 +13,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, Utc};
 
 use crate::convert::IntoValue;
 use crate::entity::DynamicEntity;
@@ -192,8 +192,9 @@ impl ColumnValue<String> for &String {
 }
 
 /// Value types the service orders: numbers, strings, times, binary. `bool` and `Uuid` have no
-/// order a filter can use, and `u64` is stored as a bit pattern whose order differs above
-/// `i64::MAX`, so their columns have only `eq` and `ne`.
+/// order a filter can use; `u64` and `usize` are stored as a bit pattern whose order differs
+/// above `i64::MAX`; durations beyond ±292 years and decimals are stored as text, which does not
+/// sort like the numbers: their columns have only `eq` and `ne`.
 ///
 /// As a bound, it lets a helper accept any column the service can order:
 ///
@@ -228,13 +229,24 @@ impl ColumnValue<String> for &String {
 )]
 pub trait Ordered {}
 
+impl Ordered for i8 {}
+impl Ordered for i16 {}
 impl Ordered for i32 {}
 impl Ordered for i64 {}
+impl Ordered for isize {}
+impl Ordered for u8 {}
+impl Ordered for u16 {}
 impl Ordered for u32 {}
+impl Ordered for f32 {}
 impl Ordered for f64 {}
 impl Ordered for String {}
 impl Ordered for Vec<u8> {}
 impl Ordered for DateTime<Utc> {}
+impl Ordered for DateTime<FixedOffset> {}
+impl Ordered for NaiveDateTime {}
+impl Ordered for NaiveDate {}
+#[cfg(feature = "time")]
+impl Ordered for time::OffsetDateTime {}
 
 /// Which ends a [`Column::between`] range includes (the four `RangeOp` kinds of the C# library
 /// that accompanies "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and

@@ -80,7 +80,7 @@ macro_rules! display_key_part {
     )*};
 }
 
-display_key_part!(bool, i32, i64, u8, u16, u32, u64);
+display_key_part!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 /// `value` zero-padded to `width` digits, so numbers sort as text; a number wider than
 /// `width` keeps all its digits (never cut).

@@ -17,3 +17,4 @@ mod patterns;
 mod records_gamer;
 mod split;
 mod uncertain_writes;
+mod value_types;

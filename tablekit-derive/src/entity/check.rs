@@ -98,7 +98,7 @@ fn field_type(cx: &Ctxt, f: &Field<'_>) {
     cx.error_spanned_by(
         f.ty,
         format!(
-            "unsupported field type `{}`: a property holds bool, i32, i64, u32, u64, f64, String, Vec<u8>, DateTime<Utc>, Uuid, Option<T>, a `#[derive(TableValue)]` enum or a type implementing `IntoValue` and `FromValue`; store other data with `#[tablekit(json)]` or `#[tablekit(records(max_properties = N))]`",
+            "unsupported field type `{}`: a property holds bool, an integer (i8 to i64, u8 to u64, isize, usize), f32, f64, String, Vec<u8>, a chrono date, time or duration, Uuid, Option<T>, a `#[derive(TableValue)]` enum or a type implementing `IntoValue` and `FromValue`; store other data with `#[tablekit(json)]` or `#[tablekit(records(max_properties = N))]`",
             ty::display(f.ty)
         ),
     );

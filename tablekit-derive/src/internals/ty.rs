@@ -11,12 +11,15 @@ use syn::{GenericArgument, PathArguments, PathSegment, Type};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TypeKind {
     Bool,
+    /// `i8`, `i16`, `i32`: stored as `Int32`.
     I32,
+    /// `i64`, `isize`.
     I64,
-    /// `u8` and `u16`: no property type of their own, but unsigned key parts.
+    /// `u8` and `u16`: stored as `Int32`, and unsigned key parts.
     SmallUnsigned,
     U32,
     U64,
+    /// `f32` and `f64`: stored as `Double`; no key form sorts like them.
     F64,
     String,
     /// `DateTime<Utc>`.
@@ -28,17 +31,14 @@ pub(crate) enum TypeKind {
     List,
     /// A user path type: an enum with `TableValue`, or a type implementing the value traits.
     User,
-    /// A type that cannot be a property (references, tuples, arrays, `f32`, maps, ...).
+    /// A type that cannot be a property (references, tuples, arrays, maps, ...).
     Unsupported,
 }
 
 impl TypeKind {
     /// Whether a value of this kind can be one property.
     pub(crate) fn is_property(self) -> bool {
-        !matches!(
-            self,
-            TypeKind::SmallUnsigned | TypeKind::List | TypeKind::Unsupported
-        )
+        !matches!(self, TypeKind::List | TypeKind::Unsupported)
     }
 
     pub(crate) fn is_unsigned(self) -> bool {
@@ -106,12 +106,12 @@ pub(crate) fn kind(ty: &Type) -> TypeKind {
     };
     match segment.ident.to_string().as_str() {
         "bool" => TypeKind::Bool,
-        "i32" => TypeKind::I32,
-        "i64" => TypeKind::I64,
+        "i8" | "i16" | "i32" => TypeKind::I32,
+        "i64" | "isize" => TypeKind::I64,
         "u8" | "u16" => TypeKind::SmallUnsigned,
         "u32" => TypeKind::U32,
         "u64" => TypeKind::U64,
-        "f64" => TypeKind::F64,
+        "f32" | "f64" => TypeKind::F64,
         "String" => TypeKind::String,
         "DateTime" => TypeKind::DateTime,
         "Uuid" => TypeKind::Uuid,
@@ -119,10 +119,8 @@ pub(crate) fn kind(ty: &Type) -> TypeKind {
             Some(TypeKind::SmallUnsigned) if is_u8(ty) => TypeKind::Bytes,
             _ => TypeKind::List,
         },
-        "i8" | "i16" | "i128" | "u128" | "usize" | "isize" | "f32" | "char" | "str" | "HashMap"
-        | "BTreeMap" | "HashSet" | "BTreeSet" | "VecDeque" | "Box" | "Rc" | "Arc" | "Option" => {
-            TypeKind::Unsupported
-        }
+        "i128" | "u128" | "char" | "str" | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet"
+        | "VecDeque" | "Box" | "Rc" | "Arc" | "Option" => TypeKind::Unsupported,
         _ => TypeKind::User,
     }
 }

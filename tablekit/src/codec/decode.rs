@@ -785,7 +785,7 @@ mod tests {
     fn doubles_read_back_to_the_same_bits() {
         // Found by the round-trip property test: needs serde_json's `float_roundtrip`.
         for d in [
-            -1.052839344531938e277,
+            -1.052839344531938e277_f64,
             1.5530342776331871e187,
             -2.4415562328327633e301,
         ] {

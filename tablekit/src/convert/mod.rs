@@ -21,11 +21,17 @@
 //! assert_eq!(e.get::<Celsius>("Temp").map(|c| c.0), Some(21.5));
 //! ```
 
-use chrono::{DateTime, Utc};
 use smol_str::SmolStr;
 use uuid::Uuid;
 
-use crate::value::{truncate_to_tick, EdmType, Value};
+use crate::value::{EdmType, Value};
+
+#[cfg(feature = "decimal")]
+mod decimal;
+mod numbers;
+#[cfg(feature = "time")]
+mod offset_date_time;
+mod times;
 
 /// Why a stored value could not be read as the requested Rust type.
 ///
@@ -78,14 +84,36 @@ impl ValueError {
 /// A Rust value that can be stored as a property. `None` means "no property": setting it
 /// removes the property, because the service never stores a null.
 ///
+/// How each type is stored, and what reading it back checks:
+///
+/// | Rust type | stored as | notes |
+/// |---|---|---|
+/// | `bool`, `String`/`&str`, `Vec<u8>`/`&[u8]`, `Uuid` | `Boolean`, `String`, `Binary`, `Guid` | |
+/// | `i8`, `i16`, `i32`, `u8`, `u16` | `Int32` | reads accept `Int64` in range; out of range is an error |
+/// | `u32` | `Int32`, or `Int64` above `i32::MAX` | |
+/// | `i64`, `isize` | `Int64` | |
+/// | `u64`, `usize` | `Int64`, the bit pattern above `i64::MAX` | reads back exactly; no ordering in filters |
+/// | `f64`, `f32` | `Double` | an `f32` reads the nearest value; beyond its range is an error |
+/// | `DateTime<Utc>` | `DateTime` | to 100 ns, the service's precision |
+/// | `DateTime<FixedOffset>`, `NaiveDateTime` | `DateTime`, the instant in UTC | the offset is not stored: reads back at `+00:00` |
+/// | `NaiveDate` | `DateTime` at midnight UTC | a stored time of day is an error when read as a date |
+/// | `chrono::TimeDelta`, `std::time::Duration` | `Int64` nanoseconds | exact; beyond ±292 years exact text; no ordering in filters |
+/// | `rust_decimal::Decimal` (feature `decimal`) | `String`, scale kept (`"12.50"`) | exact; sorts as text, so no ordering in filters |
+/// | `time::OffsetDateTime` (feature `time`) | `DateTime`, the instant in UTC | as `DateTime<FixedOffset>` |
+///
+/// Durations are nanoseconds rather than .NET's 100 ns ticks because ticks would cut every
+/// duration that is not a whole number of them.
+///
 /// ```
 /// use tablekit::{IntoValue, Value};
 /// assert_eq!(5u32.into_value(), Some(Value::Int32(5)));
 /// assert_eq!(None::<i32>.into_value(), None);
+/// assert_eq!(7u8.into_value(), Some(Value::Int32(7)));
+/// assert_eq!(std::time::Duration::from_millis(2).into_value(), Some(Value::Int64(2_000_000)));
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored as a table property",
-    note = "implement `tablekit::IntoValue` for it, or store one of: bool, i32, i64, u32, u64, f64, String, &str, Vec<u8>, &[u8], DateTime<Utc>, Uuid, Option<T>"
+    note = "implement `tablekit::IntoValue` for it, or store one of: bool, an integer (i8 to i64, u8 to u64, isize, usize), f32, f64, String, &str, Vec<u8>, &[u8], a chrono date or time, TimeDelta, Duration, Uuid, Option<T>"
 )]
 pub trait IntoValue {
     /// The value to store, or `None` to leave the property absent.
@@ -109,7 +137,7 @@ pub trait IntoValue {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be read from a table property",
-    note = "implement `tablekit::FromValue` for it, or read one of: bool, i32, i64, u32, u64, f64, String, Vec<u8>, DateTime<Utc>, Uuid, Option<T>"
+    note = "implement `tablekit::FromValue` for it, or read one of: bool, an integer (i8 to i64, u8 to u64, isize, usize), f32, f64, String, Vec<u8>, a chrono date or time, TimeDelta, Duration, Uuid, Option<T>"
 )]
 pub trait FromValue: Sized {
     /// Reads the value, reporting a type mismatch or an out-of-range number.
@@ -183,98 +211,6 @@ impl FromValue for bool {
     }
 }
 
-impl IntoValue for i32 {
-    fn into_value(self) -> Option<Value> {
-        Some(Value::Int32(self))
-    }
-}
-
-impl IntoValue for i64 {
-    fn into_value(self) -> Option<Value> {
-        Some(Value::Int64(self))
-    }
-}
-
-/// `u32` is stored as `Int32` when it fits and as `Int64` otherwise, so no value is lost.
-impl IntoValue for u32 {
-    fn into_value(self) -> Option<Value> {
-        Some(match i32::try_from(self) {
-            Ok(small) => Value::Int32(small),
-            Err(_) => Value::Int64(i64::from(self)),
-        })
-    }
-}
-
-/// `u64` is stored as `Int64`, which holds values up to `i64::MAX`; a larger value is
-/// stored as its two's-complement bit pattern and reads back exactly as `u64`.
-impl IntoValue for u64 {
-    fn into_value(self) -> Option<Value> {
-        Some(Value::Int64(self as i64))
-    }
-}
-
-/// An integer stored in any of the two integer types, as an `i64`.
-fn stored_integer(value: &Value, target: &'static str) -> Result<i64, ValueError> {
-    match value {
-        Value::Int32(n) => Ok(i64::from(*n)),
-        Value::Int64(n) => Ok(*n),
-        other => Err(ValueError::mismatch(target, other)),
-    }
-}
-
-fn narrow<T: TryFrom<i64>>(n: i64, target: &'static str) -> Result<T, ValueError> {
-    T::try_from(n).map_err(|_| ValueError::OutOfRange {
-        value: n.to_string(),
-        target,
-    })
-}
-
-impl FromValue for i32 {
-    fn from_value(value: &Value) -> Result<Self, ValueError> {
-        narrow(stored_integer(value, "Edm.Int32")?, "i32")
-    }
-}
-
-impl FromValue for i64 {
-    fn from_value(value: &Value) -> Result<Self, ValueError> {
-        stored_integer(value, "Edm.Int64")
-    }
-}
-
-impl FromValue for u32 {
-    fn from_value(value: &Value) -> Result<Self, ValueError> {
-        narrow(stored_integer(value, "Edm.Int32")?, "u32")
-    }
-}
-
-impl FromValue for u64 {
-    fn from_value(value: &Value) -> Result<Self, ValueError> {
-        match value {
-            // The bit pattern written by `u64::into_value`.
-            Value::Int64(n) => Ok(*n as u64),
-            other => narrow(stored_integer(other, "Edm.Int64")?, "u64"),
-        }
-    }
-}
-
-impl IntoValue for f64 {
-    fn into_value(self) -> Option<Value> {
-        Some(Value::Double(self))
-    }
-}
-
-impl FromValue for f64 {
-    fn from_value(value: &Value) -> Result<Self, ValueError> {
-        match value {
-            Value::Double(d) => Ok(*d),
-            // An Int32 converts exactly; a whole double once written without annotation
-            // comes back as Int32.
-            Value::Int32(n) => Ok(f64::from(*n)),
-            other => Err(ValueError::mismatch("Edm.Double", other)),
-        }
-    }
-}
-
 impl IntoValue for String {
     fn into_value(self) -> Option<Value> {
         Some(Value::String(self.into()))
@@ -336,22 +272,6 @@ impl FromValue for Vec<u8> {
     }
 }
 
-/// Stored to the service's precision: anything below 100 ns is dropped.
-impl IntoValue for DateTime<Utc> {
-    fn into_value(self) -> Option<Value> {
-        Some(Value::DateTime(truncate_to_tick(self)))
-    }
-}
-
-impl FromValue for DateTime<Utc> {
-    fn from_value(value: &Value) -> Result<Self, ValueError> {
-        match value {
-            Value::DateTime(t) => Ok(*t),
-            other => Err(ValueError::mismatch("Edm.DateTime", other)),
-        }
-    }
-}
-
 impl IntoValue for Uuid {
     fn into_value(self) -> Option<Value> {
         Some(Value::Guid(self))
@@ -370,30 +290,6 @@ impl FromValue for Uuid {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn int32_widens_and_int64_narrows_only_in_range() {
-        assert_eq!(i64::from_value(&Value::Int32(-7)), Ok(-7));
-        assert_eq!(i32::from_value(&Value::Int64(42)), Ok(42));
-        assert!(matches!(
-            i32::from_value(&Value::Int64(1 << 40)),
-            Err(ValueError::OutOfRange { target: "i32", .. })
-        ));
-    }
-
-    #[test]
-    fn unsigned_values_round_trip_without_loss() {
-        for n in [0u64, 1, i64::MAX as u64, u64::MAX] {
-            let v = n.into_value().unwrap();
-            assert_eq!(u64::from_value(&v), Ok(n));
-        }
-        assert_eq!(u32::MAX.into_value(), Some(Value::Int64(u32::MAX as i64)));
-        assert_eq!(
-            u32::from_value(&Value::Int64(u32::MAX as i64)),
-            Ok(u32::MAX)
-        );
-        assert!(u32::from_value(&Value::Int32(-1)).is_err());
-    }
 
     #[test]
     fn a_mismatch_is_an_error_not_a_panic() {

@@ -23,6 +23,11 @@ pub enum KeyFormat<P> {
     Plain,
     /// `transform = lowercase`: a string in lower case.
     Lowercase,
+    /// `transform = uppercase`: a string in upper case.
+    Uppercase,
+    /// `transform = path::to::function`: the text a user function makes of the value
+    /// (`fn(&T) -> String`); `P` holds the function's path.
+    Function(P),
     /// `ticks`: a time's 19-digit .NET ticks, oldest first.
     Ticks,
     /// `inverted_ticks`: the ticks of `DateTime::MaxValue` minus the time's, newest first.
@@ -55,6 +60,8 @@ pub enum PartInput {
     Time,
     /// An unsigned integer.
     Unsigned,
+    /// Any value: a user function makes its text.
+    Any,
 }
 
 /// How exactly a range of keys written with a time format selects a range of times.
@@ -107,6 +114,8 @@ impl<P: AsRef<str>> KeyFormat<P> {
         match self {
             KeyFormat::Plain => KeyFormat::Plain,
             KeyFormat::Lowercase => KeyFormat::Lowercase,
+            KeyFormat::Uppercase => KeyFormat::Uppercase,
+            KeyFormat::Function(path) => KeyFormat::Function(path.as_ref()),
             KeyFormat::Ticks => KeyFormat::Ticks,
             KeyFormat::InvertedTicks => KeyFormat::InvertedTicks,
             KeyFormat::Pad(n) => KeyFormat::Pad(*n),
@@ -126,7 +135,8 @@ impl<P: AsRef<str>> KeyFormat<P> {
     pub fn input(&self) -> PartInput {
         match self {
             KeyFormat::Plain => PartInput::KeyText,
-            KeyFormat::Lowercase => PartInput::Text,
+            KeyFormat::Lowercase | KeyFormat::Uppercase => PartInput::Text,
+            KeyFormat::Function(_) => PartInput::Any,
             KeyFormat::Ticks
             | KeyFormat::InvertedTicks
             | KeyFormat::Date(_)
@@ -136,7 +146,7 @@ impl<P: AsRef<str>> KeyFormat<P> {
     }
 
     /// Whether the value can be read back from its part, so a field can live in the key
-    /// alone (`key_only`): lower case, dates and months lose information.
+    /// alone (`key_only`): case transforms, user functions, dates and months lose information.
     ///
     /// ```
     /// use tablekit_rules::KeyFormat;
@@ -181,6 +191,8 @@ impl<P: AsRef<str>> fmt::Display for KeyFormat<P> {
         match self {
             KeyFormat::Plain => f.write_str("plain"),
             KeyFormat::Lowercase => f.write_str("transform = lowercase"),
+            KeyFormat::Uppercase => f.write_str("transform = uppercase"),
+            KeyFormat::Function(path) => write!(f, "transform = {}", path.as_ref()),
             KeyFormat::Ticks => f.write_str("ticks"),
             KeyFormat::InvertedTicks => f.write_str("inverted_ticks"),
             KeyFormat::Pad(n) => write!(f, "pad = {n}"),

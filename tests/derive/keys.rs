@@ -180,3 +180,45 @@ fn try_new_refuses_a_composite_part_holding_the_separator() {
     // A single-part key may hold anything the service allows.
     assert!(ExpenseItemEntity::try_new("a_b", Uuid::nil(), Uuid::nil()).is_ok());
 }
+
+/// A user's key transform: a `fn(&T) -> String`.
+pub fn region_code(region: &Region) -> String {
+    match region {
+        Region::Europe => "eu".into(),
+        Region::America => "us".into(),
+    }
+}
+
+/// Strips what a user might type around an email address.
+pub fn normalized_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default, TableValue)]
+pub enum Region {
+    #[default]
+    Europe,
+    America,
+}
+
+#[derive(Debug, Clone, PartialEq, TableEntity)]
+#[tablekit(key_separator = "_")]
+pub struct Account {
+    #[tablekit(partition_key(order = 0, transform = region_code))]
+    pub region: Region,
+    #[tablekit(partition_key(order = 1, transform = uppercase))]
+    pub country: String,
+    #[tablekit(row_key(transform = self::normalized_email))]
+    pub email: String,
+}
+
+#[test]
+fn key_transforms_uppercase_and_user_functions() {
+    let account = AccountEntity::new(Region::America, "ca", "  Ann@Example.COM ");
+    assert_eq!(account.partition_key(), "us_CA");
+    assert_eq!(account.row_key(), "ann@example.com");
+    // The fields keep the values as given; only the keys are transformed.
+    assert_eq!(account.country(), "ca");
+    assert_eq!(account.email(), "  Ann@Example.COM ");
+    assert_eq!(account.region(), Region::America);
+}

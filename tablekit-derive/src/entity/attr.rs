@@ -2,6 +2,7 @@
 //! checks only what a value must look like (a string, an integer, a known date pattern);
 //! rules between attributes are `check`'s.
 
+use quote::ToTokens as _;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Expr, LitStr};
@@ -163,13 +164,18 @@ fn key_format(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Option<Format>> {
     })
 }
 
+/// `transform = lowercase`, `uppercase`, or the path of a user function `fn(&T) -> String`.
 fn transform(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Format> {
     match attr::expr(cx, meta)? {
         Expr::Path(p) if p.path == LOWERCASE => Some(KeyFormat::Lowercase),
+        Expr::Path(p) if p.path == UPPERCASE => Some(KeyFormat::Uppercase),
+        Expr::Path(p) if p.qself.is_none() => {
+            Some(KeyFormat::Function(p.path.to_token_stream().to_string()))
+        }
         other => {
             cx.error_spanned_by(
                 other,
-                "unknown key transform, expected `transform = lowercase`",
+                "unknown key transform, expected `transform = lowercase`, `transform = uppercase` or `transform = path::to::function` (a `fn(&T) -> String`)",
             );
             None
         }

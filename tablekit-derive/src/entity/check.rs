@@ -308,6 +308,7 @@ fn part_format(cx: &Ctxt, c: &Container<'_>, p: &KeyPart) {
             kind.is_unsigned(),
             "an unsigned integer (`u8`, `u16`, `u32`, `u64`)",
         ),
+        PartInput::Any => (true, ""),
     };
     if ok {
         return;

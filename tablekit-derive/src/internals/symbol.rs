@@ -41,6 +41,7 @@ pub(crate) const MAX_PROPERTIES: Symbol = Symbol("max_properties");
 // Key part formats.
 pub(crate) const TRANSFORM: Symbol = Symbol("transform");
 pub(crate) const LOWERCASE: Symbol = Symbol("lowercase");
+pub(crate) const UPPERCASE: Symbol = Symbol("uppercase");
 pub(crate) const INVERTED_TICKS: Symbol = Symbol("inverted_ticks");
 pub(crate) const TICKS: Symbol = Symbol("ticks");
 pub(crate) const INVERTED: Symbol = Symbol("inverted");

@@ -230,9 +230,12 @@ fn time_format(g: &Gen<'_, '_>, part: &KeyPart) -> Option<TokenStream> {
         KeyFormat::InvertedTicks => quote!(#p::keys::TimeFormat::inverted_ticks()),
         KeyFormat::InvertedYearMonth => quote!(#p::keys::TimeFormat::inverted_year_month()),
         KeyFormat::Date(pattern) => quote!(#p::date_time_format(#pattern)),
-        KeyFormat::Plain | KeyFormat::Lowercase | KeyFormat::Pad(_) | KeyFormat::Inverted => {
-            return None
-        }
+        KeyFormat::Plain
+        | KeyFormat::Lowercase
+        | KeyFormat::Uppercase
+        | KeyFormat::Function(_)
+        | KeyFormat::Pad(_)
+        | KeyFormat::Inverted => return None,
     })
 }
 

@@ -65,6 +65,12 @@ fn format_body(g: &Gen<'_, '_>, part: &KeyPart, f: &Field<'_>) -> TokenStream {
     let body = match &part.format {
         KeyFormat::Plain => text,
         KeyFormat::Lowercase => quote!(#text.to_lowercase()),
+        KeyFormat::Uppercase => quote!(#text.to_uppercase()),
+        KeyFormat::Function(path) => {
+            // The path was parsed as one when the attribute was read.
+            let path: syn::Path = syn::parse_str(path).expect("a parsed path");
+            quote!(<#p::String as #p::From<#p::String>>::from(#path(value)))
+        }
         KeyFormat::Ticks => quote!(#p::keys::ticks(value)),
         KeyFormat::InvertedTicks => quote!(#p::keys::inverted_ticks(value)),
         KeyFormat::Pad(n) => quote!(#p::keys::pad(<u64 as #p::From<#ty>>::from(*value), #n)),

@@ -126,7 +126,10 @@ fn separator_checks(g: &Gen<'_, '_>) -> TokenStream {
         let kind = key.role.kind(p);
         for (index, part) in key.parts.iter().enumerate() {
             let Some(i) = part.field() else { continue };
-            if !matches!(part.format, KeyFormat::Plain | KeyFormat::Lowercase) {
+            if !matches!(
+                part.format,
+                KeyFormat::Plain | KeyFormat::Lowercase | KeyFormat::Uppercase
+            ) {
                 continue;
             }
             let Some(f) = c.fields.get(i) else { continue };

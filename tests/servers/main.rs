@@ -10,9 +10,11 @@ mod support;
 
 mod concurrency;
 mod conformance;
+mod cosmos;
 mod data_safety;
 mod filter_cases;
 mod patterns;
 mod records_gamer;
+mod service_properties;
 mod split;
 mod uncertain_writes;

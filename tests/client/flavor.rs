@@ -59,7 +59,7 @@ fn refused<T: std::fmt::Debug>(result: Result<T, Error>) -> InvalidInput {
 async fn long_row_keys_and_reserved_names_pass_storage_checks_only() {
     let emulator = Emulator::start().await.unwrap();
     let (storage, cosmos) = clients(&emulator).await;
-    let mut long = DynamicEntity::new("p", &"k".repeat(300));
+    let mut long = DynamicEntity::new("p", "k".repeat(300));
     let mut reserved = DynamicEntity::new("p", "r");
     reserved.set("rid", 1);
     for entity in [&mut long, &mut reserved] {
@@ -84,11 +84,9 @@ async fn long_row_keys_and_reserved_names_pass_storage_checks_only() {
     assert_eq!(emulator.requests().count(Operation::InsertOrReplace), 2);
     // Reads by a key too long for Cosmos are refused too.
     let key = long.row_key().to_owned();
-    let read = cosmos
-        .table_named::<DynamicEntity>("Flavors")
-        .get("p", &key);
+    let cosmos_table = cosmos.table_named::<DynamicEntity>("Flavors");
     assert!(matches!(
-        refused(read.await),
+        refused(cosmos_table.get("p", &key).await),
         InvalidInput::RowKeyTooLong { .. }
     ));
 }
@@ -99,7 +97,7 @@ async fn transactions_between_2_and_4_mib_pass_storage_checks_only() {
     let (storage, cosmos) = clients(&emulator).await;
     let entities: Vec<DynamicEntity> = (0..50)
         .map(|i| {
-            let mut e = DynamicEntity::new("p", &format!("r{i:02}"));
+            let mut e = DynamicEntity::new("p", format!("r{i:02}"));
             e.set("Blob", vec![1u8; 45 * 1024]);
             e
         })

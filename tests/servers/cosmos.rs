@@ -79,7 +79,7 @@ pub async fn row_keys_over_255_bytes(backend: &Cosmos) {
     let err = unaware.insert(&mut entity).await.unwrap_err();
     assert_eq!(err.status(), Some(400), "{err}");
     // 255 bytes fit both.
-    let mut fits = DynamicEntity::new("p", &"k".repeat(255));
+    let mut fits = DynamicEntity::new("p", "k".repeat(255));
     aware.insert(&mut fits).await.unwrap();
 }
 
@@ -100,7 +100,7 @@ pub async fn transactions_over_2_mib(backend: &Cosmos) {
     // 40 entities of ~60 KiB: about 3 MiB, under Table Storage's 4 MiB.
     let entities: Vec<DynamicEntity> = (0..40)
         .map(|i| {
-            let mut e = DynamicEntity::new("p", &format!("r{i:02}"));
+            let mut e = DynamicEntity::new("p", format!("r{i:02}"));
             e.set("Blob", vec![7u8; 45 * 1024]);
             e
         })

@@ -135,13 +135,3 @@ async fn service_operations_cosmos_lacks_are_refused_unsent() {
     storage.statistics().await.unwrap();
     assert_eq!(emulator.requests().total(), 2);
 }
-
-#[tokio::test]
-async fn table_names_compare_by_the_flavors_rule() {
-    let emulator = Emulator::start().await.unwrap();
-    let (storage, cosmos) = clients(&emulator).await;
-    assert!(storage.table_exists("flavors").await.unwrap());
-    // Cosmos tells `Flavors` and `flavors` apart.
-    assert!(!cosmos.table_exists("flavors").await.unwrap());
-    assert!(cosmos.table_exists("Flavors").await.unwrap());
-}

@@ -25,7 +25,7 @@ pub(crate) fn app(state: &Arc<State>, body_timeout: Duration) -> App {
     let router = Router::new(state.clone());
     let timed = BusyTime::new(state.clone(), router);
     let lossy = LoseAnswers::new(timed);
-    let limited = ReadBody::new(body_timeout, lossy);
+    let limited = ReadBody::new(body_timeout, lossy).batch_limit(state.limits.max_batch_bytes);
     let authenticated = Authenticate::new(state.clone(), limited);
     let faulty = InjectFaults::new(state.clone(), authenticated);
     Count::new(state.clone(), faulty)

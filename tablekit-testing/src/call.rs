@@ -24,8 +24,11 @@ pub(crate) struct Call<B> {
     pub(crate) body: B,
     /// Query parameters, percent-decoded.
     pub(crate) params: HashMap<String, String>,
-    /// The account the path names (empty when the path is not valid).
+    /// The account the path names (empty when the path is not valid); for its secondary
+    /// location (`acct-secondary`), the account itself, with `secondary` set.
     pub(crate) account: String,
+    /// Whether the path names the account's read-only secondary location.
+    pub(crate) secondary: bool,
     /// The resource below the account, or why the path names none.
     pub(crate) route: Result<Route, ServiceError>,
     pub(crate) operation: Operation,
@@ -64,6 +67,7 @@ impl<B> Call<B> {
             body,
             params,
             account,
+            secondary: false,
             route,
             operation,
             fault: None,
@@ -80,6 +84,7 @@ impl<B> Call<B> {
             body: old,
             params,
             account,
+            secondary,
             route,
             operation,
             fault,
@@ -92,6 +97,7 @@ impl<B> Call<B> {
             body,
             params,
             account,
+            secondary,
             route,
             operation,
             fault,

@@ -20,6 +20,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) params: &'a HashMap<String, String>,
     /// The account the path names.
     pub(crate) account: &'a str,
+    /// Whether the request came to the account's secondary location.
+    pub(crate) secondary: bool,
     pub(crate) respond: Responder<'a>,
 }
 
@@ -31,6 +33,7 @@ impl<'a> Ctx<'a> {
             parts: &call.parts,
             params: &call.params,
             account: &call.account,
+            secondary: call.secondary,
             respond: call.responder(),
         }
     }

@@ -9,7 +9,7 @@ use http::StatusCode;
 use crate::auth::Caller;
 use crate::call::Call;
 use crate::context::Ctx;
-use crate::handlers::{batch, entities, tables};
+use crate::handlers::{batch, entities, service_properties, tables};
 use crate::reply::{Dropped, Reply};
 use crate::route::Route;
 use crate::service::Service;
@@ -50,6 +50,9 @@ pub(crate) fn dispatch(
     route: &Route,
     body: &[u8],
 ) -> Result<Reply, ServiceError> {
+    if ctx.secondary && ctx.parts.method != http::Method::GET {
+        return Err(ServiceError::write_on_secondary());
+    }
     match (ctx.parts.method.as_str(), route) {
         ("GET", Route::Tables) => tables::list(ctx, caller),
         ("POST", Route::Tables) => tables::create(ctx, caller, body),
@@ -74,9 +77,7 @@ pub(crate) fn dispatch(
                 row_key,
             },
         ) => entities::write(ctx, caller, table, (partition_key, row_key), body),
-        (_, Route::Service) => Err(ServiceError::not_implemented(
-            "service properties and statistics",
-        )),
+        (_, Route::Service) => service_properties::dispatch(ctx, caller, body),
         _ => Err(ServiceError::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "UnsupportedHttpVerb",

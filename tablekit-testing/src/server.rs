@@ -13,6 +13,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tablekit::auth::AccountKey;
 use tablekit::client::{ClientBuilder, TableServiceClient};
+use tablekit::limits::Flavor;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -259,7 +260,9 @@ impl Emulator {
     /// # Ok(()) }
     /// ```
     pub fn client_builder(&self) -> ClientBuilder {
-        TableServiceClient::builder().connection_string(&self.connection_string())
+        TableServiceClient::builder()
+            .connection_string(&self.connection_string())
+            .flavor(self.state.limits.flavor)
     }
 
     /// A signed table SAS query string for the primary account.
@@ -398,6 +401,7 @@ pub struct EmulatorBuilder {
     header_timeout: Duration,
     body_timeout: Duration,
     max_connections: usize,
+    flavor: Flavor,
 }
 
 /// How long a client may take to send a request's headers, and how long a keep-alive
@@ -425,6 +429,7 @@ impl Default for EmulatorBuilder {
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            flavor: Flavor::Storage,
         }
     }
 }
@@ -440,6 +445,7 @@ impl fmt::Debug for EmulatorBuilder {
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
+            .field("flavor", &self.flavor)
             .finish()
     }
 }
@@ -618,6 +624,39 @@ impl EmulatorBuilder {
         self
     }
 
+    /// Behaves as `flavor` (default [`Flavor::Storage`]). As [`Flavor::Cosmos`], the emulator
+    /// applies the Cosmos DB Table API's documented differences that code meant for both
+    /// services meets (see `tablekit::cosmos`): RowKeys up to 255 bytes, the reserved
+    /// property names `id`, `rid`, `etag` and `ResourceId`, transaction bodies up to 2 MiB,
+    /// and no service properties or statistics (501 `NotImplemented`). Not emulated: the
+    /// unsorted order of query results (answers stay in key order, one order Cosmos may
+    /// give), case-sensitive table names, reserved capacity and latency. Its
+    /// [`client_builder`](Emulator::client_builder) and [`client`](Emulator::client) are of
+    /// the same flavor.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::Flavor;
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder().flavor(Flavor::Cosmos).start().await?;
+    /// // a client that does not know it talks to Cosmos: the service refuses
+    /// let unaware = emulator.client_builder().flavor(Flavor::Storage).build()?;
+    /// let table = unaware.table_named::<DynamicEntity>("Gamers");
+    /// table.create().await?;
+    /// let err = table.insert(&mut DynamicEntity::new("eu", "k".repeat(300).as_str())).await;
+    /// assert_eq!(err.unwrap_err().status(), Some(400));
+    /// // the emulator's own client knows, and refuses before sending
+    /// let err = emulator.client().properties().await.unwrap_err();
+    /// assert!(err.is_invalid_input());
+    /// # Ok(()) }
+    /// ```
+    pub fn flavor(mut self, flavor: Flavor) -> Self {
+        self.flavor = flavor;
+        self
+    }
+
     /// Validates the options, binds `127.0.0.1` and starts serving in the current runtime.
     ///
     /// ```
@@ -656,7 +695,7 @@ impl EmulatorBuilder {
             .await
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
-        let state = Arc::new(State::new(store, accounts, self.faults));
+        let state = Arc::new(State::new(store, accounts, self.faults).with_flavor(self.flavor));
         let app = Arc::new(app(&state, self.body_timeout));
         let header_timeout = self.header_timeout;
         let serving = Serving::accept(listener, self.max_connections, move |stream, stop| {

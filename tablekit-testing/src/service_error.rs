@@ -117,11 +117,11 @@ impl ServiceError {
         )
     }
 
-    pub(crate) fn not_implemented(what: &str) -> Self {
+    pub(crate) fn write_on_secondary() -> Self {
         Self::new(
-            StatusCode::NOT_IMPLEMENTED,
-            "NotImplemented",
-            format!("The emulator does not implement {what}."),
+            StatusCode::FORBIDDEN,
+            "AuthorizationFailure",
+            "Write operations are not allowed on the secondary location.",
         )
     }
 
@@ -157,7 +157,9 @@ impl From<InvalidInput> for ServiceError {
             InvalidInput::PropertyName { name, .. } if name.chars().count() > 255 => {
                 "PropertyNameTooLong"
             }
-            InvalidInput::PropertyName { .. } => "PropertyNameInvalid",
+            InvalidInput::PropertyName { .. } | InvalidInput::ReservedPropertyName { .. } => {
+                "PropertyNameInvalid"
+            }
             InvalidInput::StringTooLong { .. } | InvalidInput::BinaryTooLarge { .. } => {
                 "PropertyValueTooLarge"
             }

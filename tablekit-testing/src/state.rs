@@ -1,8 +1,11 @@
 //! [`State`]: what every connection and every layer of one emulator shares.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use tablekit::auth::AccountKey;
+use tablekit::client::ServiceProperties;
+use tablekit::limits::{Flavor, Limits};
 
 use crate::counter::RequestCounter;
 use crate::faults::{ActiveFaults, Faults};
@@ -16,6 +19,10 @@ pub(crate) struct State {
     pub(crate) accounts: HashMap<String, AccountKey>,
     pub(crate) counter: RequestCounter,
     pub(crate) faults: ActiveFaults,
+    /// The limits of the service it behaves as.
+    pub(crate) limits: &'static Limits,
+    /// Each account's service properties, once set (in memory only, also when persisting).
+    pub(crate) service_properties: Mutex<HashMap<String, ServiceProperties>>,
 }
 
 impl State {
@@ -30,6 +37,14 @@ impl State {
             accounts,
             counter: RequestCounter::default(),
             faults: ActiveFaults::new(faults),
+            limits: Flavor::Storage.limits(),
+            service_properties: Mutex::default(),
         }
+    }
+
+    /// The same state, behaving as `flavor`.
+    pub(crate) fn with_flavor(mut self, flavor: Flavor) -> Self {
+        self.limits = flavor.limits();
+        self
     }
 }

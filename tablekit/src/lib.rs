@@ -11,6 +11,7 @@ pub mod client;
 pub mod codec;
 pub mod column;
 mod convert;
+pub mod cosmos;
 mod entity;
 mod etag;
 pub mod filter;

@@ -42,6 +42,277 @@ pub const MAX_BATCH_OPERATIONS: usize = 100;
 /// Largest entity group transaction body.
 pub const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
 
+/// Which Table service a client talks to: Azure Table Storage (also Azurite and the tablekit
+/// emulator) or the Azure Cosmos DB for Table API. They speak one protocol, but some limits
+/// differ and some operations exist on one only; [`Flavor::limits`] holds what differs (see
+/// the [`cosmos`](crate::cosmos) module for the documented differences).
+///
+/// ```
+/// use tablekit::limits::Flavor;
+/// assert_eq!(Flavor::default(), Flavor::Storage);
+/// assert_eq!(Flavor::from_host("acct.table.cosmos.azure.com"), Flavor::Cosmos);
+/// assert_eq!(Flavor::from_host("acct.table.core.windows.net"), Flavor::Storage);
+/// assert_eq!(Flavor::Cosmos.limits().max_batch_bytes, 2 * 1024 * 1024);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Flavor {
+    /// Azure Table Storage, and the emulators that behave like it (Azurite, tablekit's).
+    #[default]
+    Storage,
+    /// The Azure Cosmos DB for Table API.
+    Cosmos,
+}
+
+impl fmt::Display for Flavor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Flavor::Storage => "Azure Table Storage",
+            Flavor::Cosmos => "the Cosmos DB Table API",
+        })
+    }
+}
+
+impl Flavor {
+    /// The flavor a Table endpoint's host names: Cosmos for `*.table.cosmos.azure.com` and
+    /// `*.table.cosmosdb.azure.com` (and their sovereign-cloud variants ending in
+    /// `.cosmos.azure.*` or `.cosmosdb.azure.*`), Storage for any other host.
+    ///
+    /// ```
+    /// use tablekit::limits::Flavor;
+    /// assert_eq!(Flavor::from_host("x.table.cosmosdb.azure.com"), Flavor::Cosmos);
+    /// assert_eq!(Flavor::from_host("X.TABLE.COSMOS.AZURE.COM"), Flavor::Cosmos);
+    /// assert_eq!(Flavor::from_host("127.0.0.1"), Flavor::Storage);
+    /// ```
+    pub fn from_host(host: &str) -> Flavor {
+        let host = host.to_ascii_lowercase();
+        let cosmos = [".table.cosmos.azure.", ".table.cosmosdb.azure."]
+            .iter()
+            .any(|marker| host.contains(marker));
+        if cosmos {
+            Flavor::Cosmos
+        } else {
+            Flavor::Storage
+        }
+    }
+
+    /// The limits of this flavor.
+    ///
+    /// ```
+    /// use tablekit::limits::{Flavor, Limits};
+    /// assert_eq!(Flavor::Storage.limits(), &Limits::STORAGE);
+    /// assert_eq!(Flavor::Cosmos.limits().max_row_key_bytes, Some(255));
+    /// ```
+    pub fn limits(self) -> &'static Limits {
+        match self {
+            Flavor::Storage => &Limits::STORAGE,
+            Flavor::Cosmos => &Limits::COSMOS,
+        }
+    }
+}
+
+/// An operation that exists on some flavors only (see [`Limits::check_supported`]).
+///
+/// ```
+/// use tablekit::limits::{Feature, Flavor};
+/// assert!(Flavor::Storage.limits().check_supported(Feature::ServiceProperties).is_ok());
+/// assert!(Flavor::Cosmos.limits().check_supported(Feature::ServiceStatistics).is_err());
+/// assert_eq!(Feature::TableAccessPolicies.to_string(), "table access policies");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Feature {
+    /// Get and Set Table Service Properties (analytics logging, metrics, CORS).
+    ServiceProperties,
+    /// Get Table Service Stats (geo-replication).
+    ServiceStatistics,
+    /// Get and Set Table ACL (stored access policies).
+    TableAccessPolicies,
+}
+
+impl Feature {
+    fn name(self) -> &'static str {
+        match self {
+            Feature::ServiceProperties => "service properties",
+            Feature::ServiceStatistics => "service statistics",
+            Feature::TableAccessPolicies => "table access policies",
+        }
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The limits that differ between flavors, as one value: every pre-send check that differs
+/// reads it, so a client checks against the service it talks to. The limits every flavor
+/// shares are the constants of this module.
+///
+/// ```
+/// use tablekit::limits::Limits;
+/// use tablekit::{DynamicEntity, InvalidInput};
+/// let mut order = DynamicEntity::new("p", "r".repeat(300).as_str());
+/// assert!(Limits::STORAGE.validate_entity(&order).is_ok());
+/// let err = Limits::COSMOS.validate_entity(&order).unwrap_err();
+/// assert!(matches!(err, InvalidInput::RowKeyTooLong { bytes: 300, limit: 255, .. }));
+///
+/// order = DynamicEntity::new("p", "r");
+/// order.set("etag", "v1"); // a name Cosmos keeps for itself
+/// assert!(Limits::STORAGE.validate_entity(&order).is_ok());
+/// assert!(Limits::COSMOS.validate_entity(&order).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Whose limits these are.
+    pub flavor: Flavor,
+    /// The longest RowKey in UTF-8 bytes, where the service limits it below
+    /// [`MAX_KEY_UNITS`].
+    pub max_row_key_bytes: Option<usize>,
+    /// The largest entity group transaction body.
+    pub max_batch_bytes: usize,
+    /// Property names the service keeps for itself (compared ignoring ASCII case).
+    pub reserved_property_names: &'static [&'static str],
+    /// Whether `Gamers` and `gamers` are two tables.
+    pub case_sensitive_table_names: bool,
+    /// The operations of [`Feature`] the service offers.
+    pub features: &'static [Feature],
+}
+
+impl Limits {
+    /// Azure Table Storage's limits (also Azurite's and the emulator's).
+    pub const STORAGE: Limits = Limits {
+        flavor: Flavor::Storage,
+        max_row_key_bytes: None,
+        max_batch_bytes: MAX_BATCH_BYTES,
+        reserved_property_names: &[],
+        case_sensitive_table_names: false,
+        features: &[
+            Feature::ServiceProperties,
+            Feature::ServiceStatistics,
+            Feature::TableAccessPolicies,
+        ],
+    };
+
+    /// The Cosmos DB Table API's limits, as "Frequently asked questions about Azure Cosmos DB
+    /// for Table" documents them: RowKeys up to 255 bytes, transactions up to 2 MB, the
+    /// property names `id`, `rid`, `etag` and `ResourceId` reserved, table names
+    /// case-sensitive, and no service properties, statistics or table access policies.
+    pub const COSMOS: Limits = Limits {
+        flavor: Flavor::Cosmos,
+        max_row_key_bytes: Some(255),
+        max_batch_bytes: 2 * 1024 * 1024,
+        reserved_property_names: &["id", "rid", "etag", "ResourceId"],
+        case_sensitive_table_names: true,
+        features: &[],
+    };
+
+    /// Checks a PartitionKey or RowKey: [`validate_key`], and this flavor's RowKey length.
+    ///
+    /// ```
+    /// use tablekit::limits::Limits;
+    /// use tablekit::KeyKind;
+    /// let long = "é".repeat(200); // 200 UTF-16 units, 400 bytes
+    /// assert!(Limits::STORAGE.validate_key(KeyKind::RowKey, &long).is_ok());
+    /// assert!(Limits::COSMOS.validate_key(KeyKind::RowKey, &long).is_err());
+    /// assert!(Limits::COSMOS.validate_key(KeyKind::PartitionKey, &long).is_ok());
+    /// ```
+    pub fn validate_key(&self, key: KeyKind, value: &str) -> Result<(), InvalidInput> {
+        validate_key(key, value)?;
+        match self.max_row_key_bytes {
+            Some(limit) if key == KeyKind::RowKey && value.len() > limit => {
+                Err(InvalidInput::RowKeyTooLong {
+                    flavor: self.flavor,
+                    bytes: value.len(),
+                    limit,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks a user property name: [`validate_property_name`], and not one this flavor
+    /// reserves.
+    ///
+    /// ```
+    /// use tablekit::limits::Limits;
+    /// assert!(Limits::STORAGE.validate_property_name("ID").is_ok());
+    /// assert!(Limits::COSMOS.validate_property_name("ID").is_err());
+    /// assert!(Limits::COSMOS.validate_property_name("Identity").is_ok());
+    /// ```
+    pub fn validate_property_name(&self, name: &str) -> Result<(), InvalidInput> {
+        validate_property_name(name)?;
+        let reserved = self
+            .reserved_property_names
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(name));
+        if reserved {
+            return Err(InvalidInput::ReservedPropertyName {
+                flavor: self.flavor,
+                name: name.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks everything the service checks on a write (see [`validate_entity`]) with this
+    /// flavor's limits.
+    pub fn validate_entity(&self, entity: &DynamicEntity) -> Result<(), InvalidInput> {
+        validate_entity(entity)?;
+        self.validate_key(KeyKind::RowKey, entity.row_key())?;
+        for (name, _) in entity.properties() {
+            self.validate_property_name(name)?;
+        }
+        Ok(())
+    }
+
+    /// Checks an encoded transaction body's size.
+    ///
+    /// ```
+    /// use tablekit::limits::Limits;
+    /// let three_mib = 3 * 1024 * 1024;
+    /// assert!(Limits::STORAGE.check_batch_bytes(three_mib).is_ok());
+    /// assert!(Limits::COSMOS.check_batch_bytes(three_mib).is_err());
+    /// ```
+    pub fn check_batch_bytes(&self, bytes: usize) -> Result<(), InvalidInput> {
+        if bytes > self.max_batch_bytes {
+            return Err(InvalidInput::BatchTooLarge {
+                bytes,
+                limit: self.max_batch_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the service offers `feature`; [`InvalidInput::Unsupported`] when not.
+    pub fn check_supported(&self, feature: Feature) -> Result<(), InvalidInput> {
+        if self.features.contains(&feature) {
+            return Ok(());
+        }
+        Err(InvalidInput::Unsupported {
+            flavor: self.flavor,
+            operation: feature.name(),
+        })
+    }
+
+    /// Whether two table names name one table on this flavor.
+    ///
+    /// ```
+    /// use tablekit::limits::Limits;
+    /// assert!(Limits::STORAGE.same_table("Gamers", "gamers"));
+    /// assert!(!Limits::COSMOS.same_table("Gamers", "gamers"));
+    /// ```
+    pub fn same_table(&self, a: &str, b: &str) -> bool {
+        if self.case_sensitive_table_names {
+            a == b
+        } else {
+            a.eq_ignore_ascii_case(b)
+        }
+    }
+}
+
 /// Which key a key error is about.
 ///
 /// ```
@@ -182,11 +453,13 @@ pub enum InvalidInput {
         /// The RowKey.
         row_key: String,
     },
-    /// A transaction body over 4 MiB.
-    #[error("the transaction body is {bytes} bytes, the limit is 4194304")]
+    /// A transaction body over the service's limit (4 MiB; 2 MiB on the Cosmos DB Table API).
+    #[error("the transaction body is {bytes} bytes, the limit is {limit}")]
     BatchTooLarge {
         /// The encoded body's size.
         bytes: usize,
+        /// The limit.
+        limit: usize,
     },
     /// A replace of an entity read with a select: it would delete every property the select
     /// did not fetch (see [`DynamicEntity::is_partial`](crate::DynamicEntity::is_partial)).
@@ -233,6 +506,65 @@ pub enum InvalidInput {
     TopOutOfRange {
         /// The page size given.
         top: u32,
+    },
+    /// Service properties with more than five CORS rules.
+    #[error("the service holds at most 5 CORS rules, these properties have {count}")]
+    TooManyCorsRules {
+        /// How many were given.
+        count: usize,
+    },
+    /// A CORS rule the service would refuse.
+    #[error("CORS rule {index} is invalid: {reason}")]
+    CorsRule {
+        /// The rule's index.
+        index: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A retention policy the service would refuse: enabled without days, or days outside
+    /// 1 to 365.
+    #[error("the {policy} retention policy is invalid: {reason}")]
+    RetentionPolicy {
+        /// Whose policy: `logging`, `hour metrics` or `minute metrics`.
+        policy: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A logging or metrics version other than the only one the service knows, `1.0`.
+    #[error("the {setting} version is `{version}`, the service knows only `1.0`")]
+    AnalyticsVersion {
+        /// Whose version: `logging`, `hour metrics` or `minute metrics`.
+        setting: &'static str,
+        /// The version given.
+        version: String,
+    },
+    /// An operation the service the client talks to does not offer (the Cosmos DB Table API
+    /// has no service properties, statistics or table access policies).
+    #[error("{flavor} does not support {operation}")]
+    Unsupported {
+        /// The service.
+        flavor: Flavor,
+        /// The operation.
+        operation: &'static str,
+    },
+    /// A property name the service reserves for itself (the Cosmos DB Table API reserves
+    /// `id`, `rid`, `etag` and `ResourceId`).
+    #[error("property name `{name}` is reserved by {flavor}")]
+    ReservedPropertyName {
+        /// The service.
+        flavor: Flavor,
+        /// The name given.
+        name: String,
+    },
+    /// A RowKey longer than the service allows in bytes (the Cosmos DB Table API: 255 bytes).
+    #[error("RowKey is {bytes} bytes long, {flavor} allows {limit}")]
+    RowKeyTooLong {
+        /// The service.
+        flavor: Flavor,
+        /// The key's UTF-8 length.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
     },
     /// Any other rule, described.
     #[error("{0}")]

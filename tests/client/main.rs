@@ -10,6 +10,7 @@
 mod support;
 
 mod bad_input;
+mod flavor;
 mod refused_input;
 mod secrets;
 mod wintellect_defects;

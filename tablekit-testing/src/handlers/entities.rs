@@ -117,6 +117,7 @@ pub(crate) fn insert(
         Some(ctx.json_level()?)
     };
     let entity = operations::parse_entity(body, None)?;
+    ctx.state.limits.validate_entity(&entity)?;
     let (stored, table_name) = apply(ctx, caller, table_name, EntityOp::Insert(entity))?;
     let stored = stored.ok_or_else(ServiceError::resource_not_found)?;
     let etag = response::entity_etag(&stored);
@@ -181,6 +182,7 @@ fn entity_op(ctx: &Ctx<'_>, pk: &str, rk: &str, body: &[u8]) -> Result<EntityOp,
         });
     }
     let entity = operations::parse_entity(body, Some((pk, rk)))?;
+    ctx.state.limits.validate_entity(&entity)?;
     Ok(EntityOp::Update {
         entity,
         if_match,

@@ -5,4 +5,5 @@
 pub(crate) mod batch;
 pub(crate) mod entities;
 pub(crate) mod query_options;
+pub(crate) mod service_properties;
 pub(crate) mod tables;

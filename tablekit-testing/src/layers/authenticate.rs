@@ -35,6 +35,7 @@ where
 {
     async fn call(&self, mut call: Call<B>) -> Result<Reply, Dropped> {
         if call.route.is_ok() {
+            self.locate(&mut call);
             match self.caller(&call) {
                 Ok(caller) => call.caller = Some(caller),
                 Err(err) => return Ok(call.responder().error(&err)),
@@ -45,6 +46,23 @@ where
 }
 
 impl<S> Authenticate<S> {
+    /// Reads `acct-secondary` as the secondary location of `acct` (read-access
+    /// geo-redundancy): requests there are signed for `acct` itself.
+    fn locate<B>(&self, call: &mut Call<B>) {
+        if self.state.accounts.contains_key(&call.account) {
+            return;
+        }
+        let primary = call
+            .account
+            .strip_suffix("-secondary")
+            .filter(|primary| self.state.accounts.contains_key(*primary))
+            .map(str::to_owned);
+        if let Some(primary) = primary {
+            call.account = primary;
+            call.secondary = true;
+        }
+    }
+
     /// Who sent `call`: the account's owner or a SAS holder; 403 for anyone else.
     fn caller<B>(&self, call: &Call<B>) -> Result<auth::Caller, ServiceError> {
         let key = self.state.accounts.get(&call.account).ok_or_else(|| {

@@ -27,11 +27,23 @@ pub(crate) struct ReadBody<S> {
     inner: S,
     /// How long the whole body may take to arrive.
     timeout: Duration,
+    /// The largest `$batch` body: the flavor's limit.
+    batch_limit: usize,
 }
 
 impl<S> ReadBody<S> {
     pub(crate) fn new(timeout: Duration, inner: S) -> Self {
-        ReadBody { inner, timeout }
+        ReadBody {
+            inner,
+            timeout,
+            batch_limit: limits::MAX_BATCH_BYTES,
+        }
+    }
+
+    /// Refuses `$batch` bodies over `bytes` instead.
+    pub(crate) fn batch_limit(mut self, bytes: usize) -> Self {
+        self.batch_limit = bytes;
+        self
     }
 }
 
@@ -44,7 +56,7 @@ where
 {
     async fn call(&self, call: Call<B>) -> Result<Reply, Dropped> {
         let limit = match call.route {
-            Ok(Route::Batch) => limits::MAX_BATCH_BYTES,
+            Ok(Route::Batch) => self.batch_limit,
             _ => MAX_BODY,
         };
         let (call, body) = call.replace_body(());

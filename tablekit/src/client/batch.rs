@@ -24,7 +24,7 @@ use super::writable::{self, Unsent};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
+use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
 
 /// What one operation of a transaction does.
@@ -251,8 +251,9 @@ impl<M: TableModel> Batch<M> {
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
-        limits::validate_key(KeyKind::PartitionKey, partition_key)?;
-        limits::validate_key(KeyKind::RowKey, row_key)?;
+        let limits = self.table.client().limits();
+        limits.validate_key(KeyKind::PartitionKey, partition_key)?;
+        limits.validate_key(KeyKind::RowKey, row_key)?;
         self.add(
             OperationKind::Delete,
             partition_key,
@@ -507,7 +508,7 @@ impl<M: TableModel> Batch<M> {
             OperationKind::Replace | OperationKind::UpsertReplace => Unsent::Deleted,
             _ => Unsent::Kept,
         };
-        writable::check::<M>(entity, unsent)?;
+        writable::check::<M>(entity, unsent, self.table.client().limits())?;
         let body = codec::encode_entity(entity);
         self.add(
             kind,
@@ -551,9 +552,7 @@ impl<M: TableModel> Batch<M> {
         }
         let (part, body) = self.encode_part(index, kind, partition_key, row_key, if_match, body)?;
         let bytes = self.encoded_len() + part.len();
-        if bytes > MAX_BATCH_BYTES {
-            return Err(InvalidInput::BatchTooLarge { bytes }.into());
-        }
+        self.table.client().limits().check_batch_bytes(bytes)?;
         self.parts_len += part.len();
         self.partition_key
             .get_or_insert_with(|| partition_key.to_owned());

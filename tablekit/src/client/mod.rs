@@ -60,11 +60,13 @@ mod pages;
 mod retry;
 mod service;
 mod service_error;
+mod service_properties;
 mod table;
 mod transport;
 mod writable;
 mod write;
 
+pub use crate::limits::Flavor;
 pub use batch::{Batch, BatchOutcome, OperationKind, OperationResult};
 pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
 pub use continuation::ContinuationToken;
@@ -74,4 +76,9 @@ pub use pages::{Chunker, EntityQuery, Page};
 pub use retry::{is_retryable_status, RetryPolicy};
 pub use service::{ClientBuilder, TableServiceClient, DEFAULT_TIMEOUT};
 pub use service_error::ServiceError;
+pub use service_properties::{
+    CorsRule, GeoReplication, GeoReplicationStatus, Logging, Metrics, RetentionPolicy,
+    ServiceProperties, ServiceStatistics, CORS_METHODS, MAX_CORS_HEADERS, MAX_CORS_NAME_CHARS,
+    MAX_CORS_PREFIXED_HEADERS, MAX_CORS_RULES, MAX_RETENTION_DAYS,
+};
 pub use table::Table;

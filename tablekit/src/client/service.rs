@@ -19,7 +19,7 @@ use super::error::{Error, Result};
 use super::retry::RetryPolicy;
 use super::transport::{Call, Gone, Transport};
 use crate::codec;
-use crate::limits::{self, InvalidInput};
+use crate::limits::{self, Flavor, InvalidInput, Limits};
 
 /// The default per-request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -54,6 +54,7 @@ impl fmt::Debug for TableServiceClient {
             .field("credential", &self.transport.credential)
             .field("retry", &self.transport.retry)
             .field("timeout", &self.transport.timeout)
+            .field("flavor", &self.transport.limits.flavor)
             .finish()
     }
 }
@@ -101,6 +102,39 @@ impl TableServiceClient {
 
     pub(crate) fn transport(&self) -> &Transport {
         &self.transport
+    }
+
+    /// The service this client talks to: set by [`ClientBuilder::flavor`], or read from the
+    /// endpoint's host (`*.table.cosmos.azure.com` is Cosmos).
+    ///
+    /// ```
+    /// use tablekit::client::{Flavor, TableServiceClient};
+    /// let cosmos = "TableEndpoint=https://acct.table.cosmos.azure.com:443/;\
+    ///               SharedAccessSignature=sv=2019-02-02&sig=c2ln";
+    /// let client = TableServiceClient::from_connection_string(cosmos)?;
+    /// assert_eq!(client.flavor(), Flavor::Cosmos);
+    /// let local = TableServiceClient::from_connection_string("UseDevelopmentStorage=true")?;
+    /// assert_eq!(local.flavor(), Flavor::Storage);
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn flavor(&self) -> Flavor {
+        self.transport.limits.flavor
+    }
+
+    /// The limits the client checks before sending: those of its [`flavor`](Self::flavor).
+    ///
+    /// ```
+    /// use tablekit::client::{Flavor, TableServiceClient};
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint("https://tables.contoso.example")
+    ///     .account("acct")
+    ///     .flavor(Flavor::Cosmos) // a custom domain in front of Cosmos
+    ///     .build()?;
+    /// assert_eq!(client.limits().max_row_key_bytes, Some(255));
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn limits(&self) -> &'static Limits {
+        self.transport.limits
     }
 
     /// Creates a table; a 409 `TableAlreadyExists` error if it exists.
@@ -166,7 +200,8 @@ impl TableServiceClient {
         limits::validate_table_name(name)?;
         let filter = format!("TableName eq '{name}'");
         let (names, _) = self.tables_page(Some(filter), None).await?;
-        Ok(names.iter().any(|n| n.eq_ignore_ascii_case(name)))
+        let limits = self.limits();
+        Ok(names.iter().any(|n| limits.same_table(n, name)))
     }
 
     /// Table names, optionally only those starting with `prefix`, following `NextTableName`
@@ -308,6 +343,7 @@ pub struct ClientBuilder {
     retry: Option<RetryPolicy>,
     timeout: Option<Duration>,
     allow_insecure_http: bool,
+    flavor: Option<Flavor>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -323,6 +359,7 @@ impl fmt::Debug for ClientBuilder {
             .field("retry", &self.retry)
             .field("timeout", &self.timeout)
             .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("flavor", &self.flavor)
             .finish()
     }
 }
@@ -480,6 +517,26 @@ impl ClientBuilder {
         self
     }
 
+    /// Which service the endpoint is (default: read from its host, see [`Flavor::from_host`]):
+    /// the client then checks that service's limits before sending, and refuses operations it
+    /// does not offer.
+    ///
+    /// ```
+    /// use tablekit::client::{Flavor, TableServiceClient};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = emulator.client_builder().flavor(Flavor::Cosmos).build()?;
+    /// let err = client.properties().await.unwrap_err();
+    /// assert!(err.is_invalid_input()); // Cosmos has no service properties: nothing was sent
+    /// # assert_eq!(emulator.requests().total(), 0);
+    /// # Ok(()) }
+    /// ```
+    pub fn flavor(mut self, flavor: Flavor) -> Self {
+        self.flavor = Some(flavor);
+        self
+    }
+
     /// Validates the settings and builds the client.
     pub fn build(self) -> Result<TableServiceClient> {
         let from_string = self
@@ -514,6 +571,9 @@ impl ClientBuilder {
             )));
         }
         let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let flavor = self.flavor.unwrap_or_else(|| {
+            Flavor::from_host(endpoint.base_url().host_str().unwrap_or_default())
+        });
         let http = reqwest::Client::builder()
             .connect_timeout(timeout)
             // Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
@@ -535,6 +595,7 @@ impl ClientBuilder {
                 credential,
                 retry: self.retry.unwrap_or_default(),
                 timeout,
+                limits: flavor.limits(),
             }),
         })
     }

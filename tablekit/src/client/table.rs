@@ -172,8 +172,9 @@ impl<M: TableModel> Table<M> {
     /// percent-encoded.
     pub(crate) fn entity_path(&self, partition_key: &str, row_key: &str) -> Result<String> {
         let name = self.checked_name()?;
-        limits::validate_key(KeyKind::PartitionKey, partition_key)?;
-        limits::validate_key(KeyKind::RowKey, row_key)?;
+        let limits = self.client.limits();
+        limits.validate_key(KeyKind::PartitionKey, partition_key)?;
+        limits.validate_key(KeyKind::RowKey, row_key)?;
         Ok(format!(
             "/{name}(PartitionKey='{}',RowKey='{}')",
             encode_key(partition_key),

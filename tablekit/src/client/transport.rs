@@ -23,6 +23,7 @@ use super::error::{Error, Result};
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::service_error::ServiceError;
 use crate::auth::http_date;
+use crate::limits::Limits;
 
 /// The protocol version tablekit speaks.
 pub(crate) const API_VERSION: &str = "2019-02-02";
@@ -144,6 +145,8 @@ pub(crate) struct Transport {
     pub(crate) credential: Credential,
     pub(crate) retry: RetryPolicy,
     pub(crate) timeout: Duration,
+    /// The limits of the service it talks to.
+    pub(crate) limits: &'static Limits,
     /// The `Host` header, made once: otherwise the HTTP client formats it for every request.
     pub(crate) host: Option<HeaderValue>,
 }

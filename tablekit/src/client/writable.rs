@@ -10,7 +10,7 @@
 
 use super::error::Error;
 use crate::entity::DynamicEntity;
-use crate::limits::{self, InvalidInput};
+use crate::limits::{InvalidInput, Limits};
 use crate::model::{check_kind, TableModel};
 
 /// What a write does to the stored properties the entity does not hold.
@@ -22,8 +22,13 @@ pub(crate) enum Unsent {
     Deleted,
 }
 
-/// Checks `entity` for a write of model `M` with `unsent`; nothing is sent when it fails.
-pub(crate) fn check<M: TableModel>(entity: &DynamicEntity, unsent: Unsent) -> Result<(), Error> {
+/// Checks `entity` for a write of model `M` with `unsent` to a service with `limits`; nothing
+/// is sent when it fails.
+pub(crate) fn check<M: TableModel>(
+    entity: &DynamicEntity,
+    unsent: Unsent,
+    limits: &Limits,
+) -> Result<(), Error> {
     check_kind::<M>(entity)?;
     if unsent == Unsent::Deleted && entity.is_partial() {
         return Err(InvalidInput::PartialReplace {
@@ -39,7 +44,7 @@ pub(crate) fn check<M: TableModel>(entity: &DynamicEntity, unsent: Unsent) -> Re
         }
         .into());
     }
-    limits::validate_entity(entity)?;
+    limits.validate_entity(entity)?;
     Ok(())
 }
 
@@ -52,9 +57,9 @@ mod tests {
         let mut e = DynamicEntity::new("p", "r");
         e.set("Items", vec![1u8]);
         e.mark_unreadable_replaced("Items", "record version 2 is newer than 1");
-        let err = check::<DynamicEntity>(&e, Unsent::Kept).unwrap_err();
+        let err = check::<DynamicEntity>(&e, Unsent::Kept, &Limits::STORAGE).unwrap_err();
         assert!(err.to_string().contains("`Items`"), "{err}");
         e.allow_overwrite("Items");
-        check::<DynamicEntity>(&e, Unsent::Kept).unwrap();
+        check::<DynamicEntity>(&e, Unsent::Kept, &Limits::STORAGE).unwrap();
     }
 }

@@ -87,6 +87,7 @@ fn query(ctx: &Ctx<'_>, caller: &Caller, part: &Part<'_>) -> Result<Reply, Servi
         parts: &parts,
         params: &params,
         account: ctx.account,
+        secondary: ctx.secondary,
         // The outer request's id: the query's error names it.
         respond: Responder::new(ctx.respond.request_id(), &parts.headers, level),
     };

@@ -722,7 +722,13 @@ impl PlanBuilder {
         let limit = self.planner.max_body_bytes;
         let alone = self.planner.envelope_bytes.saturating_add(part_bytes);
         if alone > limit {
-            self.reject(index, InvalidInput::BatchTooLarge { bytes: alone });
+            self.reject(
+                index,
+                InvalidInput::BatchTooLarge {
+                    bytes: alone,
+                    limit: MAX_BATCH_BYTES,
+                },
+            );
             return;
         }
         let group_key = (key.table.to_owned(), key.partition_key.to_owned());

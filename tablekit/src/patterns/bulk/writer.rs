@@ -94,9 +94,13 @@ impl BulkWriter {
     /// # Ok(()) }
     /// ```
     pub fn new(client: &TableServiceClient) -> Self {
+        // Transactions no larger than the service the client talks to takes (2 MiB on Cosmos).
+        let planner = BatchPlanner::new()
+            .max_body_bytes(client.limits().max_batch_bytes)
+            .unwrap_or_default();
         BulkWriter {
             client: client.clone(),
-            planner: BatchPlanner::new(),
+            planner,
             concurrency: DEFAULT_CONCURRENCY,
             window: DEFAULT_WINDOW,
             progress: Arc::new(NoProgress),

@@ -64,6 +64,15 @@ impl ServiceError {
         )
     }
 
+    /// 403 for a write to an account's read-only secondary.
+    pub(crate) fn write_on_secondary() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "WriteOperationNotSupportedOnSecondary",
+            "The account being accessed does not support writes from the secondary region.",
+        )
+    }
+
     pub(crate) fn authentication_failed(detail: &str) -> Self {
         Self::new(
             StatusCode::FORBIDDEN,

@@ -16,6 +16,8 @@ pub(crate) struct State {
     pub(crate) accounts: HashMap<String, AccountKey>,
     pub(crate) counter: RequestCounter,
     pub(crate) faults: ActiveFaults,
+    /// The OAuth bearer tokens accepted as the owner's, as an identity provider issued them.
+    bearer_tokens: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl State {
@@ -30,6 +32,19 @@ impl State {
             accounts,
             counter: RequestCounter::default(),
             faults: ActiveFaults::new(faults),
+            bearer_tokens: Default::default(),
         }
+    }
+
+    /// Accepts `token` as a bearer token of the accounts' owner from now on.
+    pub(crate) fn accept_bearer(&self, token: &str) {
+        let mut tokens = self.bearer_tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.insert(token.to_owned());
+    }
+
+    /// Whether `token` was accepted.
+    pub(crate) fn accepts_bearer(&self, token: &str) -> bool {
+        let tokens = self.bearer_tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.contains(token)
     }
 }

@@ -39,6 +39,12 @@ where
                 Ok(caller) => call.caller = Some(caller),
                 Err(err) => return Ok(call.responder().error(&err)),
             }
+            // The secondary is a read-only copy of the account.
+            let read = matches!(call.parts.method, http::Method::GET | http::Method::HEAD);
+            if call.secondary && !read {
+                let err = ServiceError::write_on_secondary();
+                return Ok(call.responder().error(&err));
+            }
         }
         self.inner.call(call).await
     }
@@ -50,6 +56,20 @@ impl<S> Authenticate<S> {
         let key = self.state.accounts.get(&call.account).ok_or_else(|| {
             ServiceError::authentication_failed("The account does not exist on this emulator.")
         })?;
+        if let Some(token) = bearer_token(&call.parts) {
+            return match self.state.accepts_bearer(token) {
+                true => Ok(auth::Caller::Owner),
+                false => Err(ServiceError::authentication_failed(
+                    "The bearer token is not one this emulator issued.",
+                )),
+            };
+        }
         auth::authenticate(&call.parts, &call.params, &call.account, key)
     }
+}
+
+/// The token of an `Authorization: Bearer` header.
+fn bearer_token(parts: &http::request::Parts) -> Option<&str> {
+    let value = parts.headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    value.strip_prefix("Bearer ")
 }

@@ -54,12 +54,16 @@ mod connection_string;
 mod continuation;
 mod credential;
 mod endpoint;
+mod location;
 pub(crate) mod error;
 pub(crate) mod multipart;
 mod pages;
 mod retry;
 mod service;
 mod service_error;
+mod telemetry;
+#[cfg(feature = "azure_core")]
+mod token_credential;
 mod table;
 mod transport;
 mod writable;
@@ -70,6 +74,7 @@ pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_K
 pub use continuation::ContinuationToken;
 pub use credential::{Credential, TokenError, TokenFuture, TokenProvider};
 pub use endpoint::Endpoint;
+pub use location::{secondary_endpoint, LocationMode};
 pub use pages::{Chunker, EntityQuery, Page};
 pub use retry::{is_retryable_status, RetryPolicy};
 pub use service::{ClientBuilder, TableServiceClient, DEFAULT_TIMEOUT};

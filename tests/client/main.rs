@@ -11,5 +11,8 @@ mod support;
 
 mod bad_input;
 mod refused_input;
+mod secondary;
 mod secrets;
+mod telemetry;
+mod token_credential;
 mod wintellect_defects;

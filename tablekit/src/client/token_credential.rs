@@ -83,3 +83,36 @@ impl fmt::Debug for CachedTokens {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Never;
+
+    #[async_trait::async_trait]
+    impl TokenCredential for Never {
+        async fn get_token(
+            &self,
+            _: &[&str],
+            _: Option<azure_core::credentials::TokenRequestOptions<'_>>,
+        ) -> azure_core::Result<AccessToken> {
+            Err(azure_core::Error::with_message(
+                azure_core::error::ErrorKind::Credential,
+                "no identity here",
+            ))
+        }
+    }
+
+    #[tokio::test]
+    async fn scopes_follow_the_endpoint_and_failures_are_typed() {
+        let cosmos = Endpoint::parse("https://acct.table.cosmos.azure.com").unwrap();
+        assert_eq!(CachedTokens::new(Arc::new(Never), &cosmos).scope, COSMOS_SCOPE);
+        let storage = Endpoint::parse("https://acct.table.core.windows.net").unwrap();
+        let tokens = CachedTokens::new(Arc::new(Never), &storage);
+        assert_eq!(tokens.scope, STORAGE_SCOPE);
+        let err = tokens.token().await.unwrap_err();
+        assert!(err.to_string().contains("no identity here"), "{err}");
+    }
+}

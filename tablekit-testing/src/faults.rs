@@ -91,7 +91,8 @@ impl RetryAfter {
             RetryAfter::Seconds(s) => ("retry-after", s.to_string()),
             RetryAfter::HttpDate(s) => {
                 let seconds = i64::try_from(s).unwrap_or(i64::MAX);
-                let at = chrono::Utc::now() + chrono::TimeDelta::try_seconds(seconds).unwrap_or_default();
+                let at = chrono::Utc::now()
+                    + chrono::TimeDelta::try_seconds(seconds).unwrap_or_default();
                 ("retry-after", tablekit::auth::http_date(at))
             }
             RetryAfter::XMsMilliseconds(ms) => ("x-ms-retry-after-ms", ms.to_string()),

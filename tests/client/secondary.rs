@@ -1,7 +1,9 @@
 //! Reads from the secondary region: the emulator serves `{account}-secondary` as a read-only
 //! view of the account, and the client's location mode sends reads there, never writes.
 
-use tablekit::client::{Credential, LocationMode, RetryPolicy, TableServiceClient, DEVELOPMENT_KEY};
+use tablekit::client::{
+    Credential, LocationMode, RetryPolicy, TableServiceClient, DEVELOPMENT_KEY,
+};
 use tablekit::DynamicEntity;
 use tablekit_testing::{Emulator, Fault, FaultProxy, Faults};
 
@@ -27,7 +29,10 @@ async fn the_secondary_answers_reads_and_refuses_writes() {
     let replica = reader.table_named::<DynamicEntity>("Replicated");
     assert!(replica.get("eu", "dragon").await.expect("get").is_some());
     assert_eq!(replica.query_all().count().await.expect("query"), 1);
-    assert_eq!(reader.list_table_names(None).await.expect("tables"), ["Replicated"]);
+    assert_eq!(
+        reader.list_table_names(None).await.expect("tables"),
+        ["Replicated"]
+    );
 
     // refused by the client before anything is sent
     let before = emulator.requests().total();
@@ -47,14 +52,21 @@ async fn the_secondary_answers_reads_and_refuses_writes() {
         .build()
         .expect("client");
     let direct_table = direct.table_named::<DynamicEntity>("Replicated");
-    assert!(direct_table.get("eu", "dragon").await.expect("get").is_some());
+    assert!(direct_table
+        .get("eu", "dragon")
+        .await
+        .expect("get")
+        .is_some());
     for err in [
         direct_table
             .insert(&mut DynamicEntity::new("eu", "newcomer"))
             .await
             .expect_err("403"),
         direct.create_table("Other").await.expect_err("403"),
-        direct_table.delete_by_key("eu", "dragon", &tablekit::ETag::any()).await.expect_err("403"),
+        direct_table
+            .delete_by_key("eu", "dragon", &tablekit::ETag::any())
+            .await
+            .expect_err("403"),
     ] {
         assert_eq!(err.status(), Some(403), "{err}");
         assert_eq!(err.code(), Some("WriteOperationNotSupportedOnSecondary"));
@@ -75,7 +87,9 @@ async fn primary_then_secondary_falls_over_when_the_primary_fails() {
         .expect("insert");
     // the primary, behind a proxy that fails every request; the secondary, direct
     let down = Faults::seeded(1).rate(Fault::ServerBusy, 1.0);
-    let primary = FaultProxy::start(&emulator.endpoint(), down).await.expect("proxy");
+    let primary = FaultProxy::start(&emulator.endpoint(), down)
+        .await
+        .expect("proxy");
     let quick = std::time::Duration::from_millis(1);
     let build = |mode| {
         TableServiceClient::builder()
@@ -93,7 +107,11 @@ async fn primary_then_secondary_falls_over_when_the_primary_fails() {
     let before = emulator.requests().total();
     assert!(replica.get("eu", "dragon").await.expect("get").is_some());
     assert_eq!(primary.requests().total(), 1, "one try on the primary");
-    assert_eq!(emulator.requests().total(), before + 1, "then the secondary");
+    assert_eq!(
+        emulator.requests().total(),
+        before + 1,
+        "then the secondary"
+    );
 
     // writes stay on the primary, so they fail with it
     let err = replica

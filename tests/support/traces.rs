@@ -115,7 +115,10 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for SpanRecorder {
             .span(&id)
             .and_then(|span| span.extensions_mut().remove::<SpanRecord>());
         if let Some(record) = record {
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).push(record);
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(record);
         }
     }
 }

@@ -70,6 +70,10 @@ impl<S> Authenticate<S> {
 
 /// The token of an `Authorization: Bearer` header.
 fn bearer_token(parts: &http::request::Parts) -> Option<&str> {
-    let value = parts.headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let value = parts
+        .headers
+        .get(http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
     value.strip_prefix("Bearer ")
 }

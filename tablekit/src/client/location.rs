@@ -104,7 +104,9 @@ pub fn secondary_endpoint(primary: &Endpoint) -> Result<Endpoint> {
     let url = primary.base_url();
     let account = primary.account();
     let mut secondary = url.clone();
-    let first_segment = url.path_segments().and_then(|mut s| s.find(|s| !s.is_empty()));
+    let first_segment = url
+        .path_segments()
+        .and_then(|mut s| s.find(|s| !s.is_empty()));
     if first_segment == Some(account) {
         let rest = url.path().trim_start_matches('/');
         let rest = rest.strip_prefix(account).unwrap_or(rest);
@@ -133,7 +135,9 @@ mod tests {
     #[test]
     fn writes_never_leave_the_primary() {
         let alternate = LocationMode::PrimaryThenSecondary;
-        let reads: Vec<_> = (1..=4).map(|a| alternate.location(false, a).unwrap()).collect();
+        let reads: Vec<_> = (1..=4)
+            .map(|a| alternate.location(false, a).unwrap())
+            .collect();
         use Location::{Primary, Secondary};
         assert_eq!(reads, [Primary, Secondary, Primary, Secondary]);
         assert_eq!(alternate.location(true, 2).unwrap(), Primary);
@@ -147,12 +151,18 @@ mod tests {
     fn derives_the_secondary_of_each_url_style() {
         let cosmos = Endpoint::parse("https://acct.table.cosmos.azure.com:443/").unwrap();
         let url = secondary_endpoint(&cosmos).unwrap();
-        assert_eq!(url.base_url().host_str(), Some("acct-secondary.table.cosmos.azure.com"));
+        assert_eq!(
+            url.base_url().host_str(),
+            Some("acct-secondary.table.cosmos.azure.com")
+        );
         let custom = Endpoint::with_account("https://tables.contoso.example", "acct").unwrap();
         assert!(secondary_endpoint(&custom).is_err());
         let local = Endpoint::parse("http://localhost:10002/devstoreaccount1/").unwrap();
         let url = secondary_endpoint(&local).unwrap();
-        assert_eq!(url.url("/Tables").path(), "/devstoreaccount1-secondary/Tables");
+        assert_eq!(
+            url.url("/Tables").path(),
+            "/devstoreaccount1-secondary/Tables"
+        );
         assert_eq!(url.account(), "devstoreaccount1");
     }
 }

@@ -216,7 +216,9 @@ pub(crate) fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Durat
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));
     }
-    let at = DateTime::parse_from_rfc2822(value).ok()?.with_timezone(&Utc);
+    let at = DateTime::parse_from_rfc2822(value)
+        .ok()?
+        .with_timezone(&Utc);
     Some((at - now).to_std().unwrap_or(Duration::ZERO))
 }
 
@@ -257,7 +259,10 @@ mod tests {
                 now,
             )
         };
-        assert_eq!(wait(&[("retry-after", " 3 ")]), Some(Duration::from_secs(3)));
+        assert_eq!(
+            wait(&[("retry-after", " 3 ")]),
+            Some(Duration::from_secs(3))
+        );
         let date = "Sun, 22 Nov 2026 11:42:32 GMT";
         assert_eq!(wait(&[("retry-after", date)]), Some(Duration::from_secs(7)));
         let past = "Sun, 22 Nov 2026 11:40:00 GMT";

@@ -233,7 +233,10 @@ mod tests {
     #[test]
     fn names_each_operation() {
         let call = |method: &str, path: &str| Call::new(method.parse().unwrap(), path.into());
-        assert_eq!(operation_name(&call("POST", "/Tables")), "TableService.create_table");
+        assert_eq!(
+            operation_name(&call("POST", "/Tables")),
+            "TableService.create_table"
+        );
         assert_eq!(operation_name(&call("GET", "/T()")), "Table.query");
         let entity = "/T(PartitionKey='a',RowKey='b')";
         assert_eq!(operation_name(&call("GET", entity)), "Table.get");

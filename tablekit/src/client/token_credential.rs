@@ -49,7 +49,10 @@ impl CachedTokens {
     async fn current(&self) -> Result<String, super::credential::TokenError> {
         let mut cached = self.cached.lock().await;
         let now = OffsetDateTime::now_utc();
-        if let Some(token) = cached.as_ref().filter(|t| t.expires_on - REFRESH_MARGIN > now) {
+        if let Some(token) = cached
+            .as_ref()
+            .filter(|t| t.expires_on - REFRESH_MARGIN > now)
+        {
             return Ok(token.token.secret().to_owned());
         }
         match self.credential.get_token(&[self.scope], None).await {
@@ -108,7 +111,10 @@ mod tests {
     #[tokio::test]
     async fn scopes_follow_the_endpoint_and_failures_are_typed() {
         let cosmos = Endpoint::parse("https://acct.table.cosmos.azure.com").unwrap();
-        assert_eq!(CachedTokens::new(Arc::new(Never), &cosmos).scope, COSMOS_SCOPE);
+        assert_eq!(
+            CachedTokens::new(Arc::new(Never), &cosmos).scope,
+            COSMOS_SCOPE
+        );
         let storage = Endpoint::parse("https://acct.table.core.windows.net").unwrap();
         let tokens = CachedTokens::new(Arc::new(Never), &storage);
         assert_eq!(tokens.scope, STORAGE_SCOPE);

@@ -24,10 +24,11 @@ pub(crate) struct Call<B> {
     pub(crate) body: B,
     /// Query parameters, percent-decoded.
     pub(crate) params: HashMap<String, String>,
-    /// The account the path names (empty when the path is not valid); for its secondary
-    /// location (`acct-secondary`), the account itself, with `secondary` set.
+    /// The account the path names (empty when the path is not valid), without the
+    /// `-secondary` suffix of its read-only secondary.
     pub(crate) account: String,
-    /// Whether the path names the account's read-only secondary location.
+    /// Whether the path names the account's secondary (`/{account}-secondary/...`), which
+    /// answers reads only.
     pub(crate) secondary: bool,
     /// The resource below the account, or why the path names none.
     pub(crate) route: Result<Route, ServiceError>,
@@ -41,6 +42,9 @@ pub(crate) struct Call<B> {
     /// cost an allocation.
     request_id: [u8; uuid::fmt::Hyphenated::LENGTH],
 }
+
+/// What an account's secondary adds to its name in paths (and hosts, on Azure).
+const SECONDARY: &str = "-secondary";
 
 impl<B> Call<B> {
     /// Reads the request's line and headers; the body is left as it is.
@@ -58,6 +62,10 @@ impl<B> Call<B> {
             Ok((account, route)) => (account, bad_query.map_or(Ok(route), Err)),
             Err(err) => (String::new(), Err(err)),
         };
+        let (account, secondary) = match account.strip_suffix(SECONDARY) {
+            Some(primary) if !primary.is_empty() => (primary.to_owned(), true),
+            _ => (account, false),
+        };
         let operation = route.as_ref().map_or(Operation::Other, |route| {
             route.operation(&parts.method, &parts.headers)
         });
@@ -67,7 +75,7 @@ impl<B> Call<B> {
             body,
             params,
             account,
-            secondary: false,
+            secondary,
             route,
             operation,
             fault: None,

@@ -43,6 +43,8 @@ pub enum Fault {
     InternalError,
     /// 503 ServerBusy, nothing applied.
     ServerBusy,
+    /// 503 ServerBusy asking the client to wait before it retries, nothing applied.
+    ServerBusyAsking(RetryAfter),
     /// No answer until the hold time passes, then the connection closes; nothing applied.
     Timeout,
     /// The connection closes without an answer; nothing applied.
@@ -51,6 +53,52 @@ pub enum Fault {
     AppliedThenDropped,
     /// Applied, then answered with 500 as if it had failed.
     AppliedThenInternalError,
+}
+
+/// How a [`Fault::ServerBusyAsking`] answer asks the client to wait: each header form Azure
+/// services and Azure Core use.
+///
+/// ```
+/// use tablekit::client::RetryPolicy;
+/// use tablekit_testing::{Emulator, Fault, Faults, RetryAfter};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let asking = Fault::ServerBusyAsking(RetryAfter::Milliseconds(20));
+/// let once = Faults::seeded(1).rate(asking, 1.0).at_most(1);
+/// let emulator = Emulator::builder().faults(once).start().await?;
+/// let client = emulator.client_builder().retry_policy(RetryPolicy::default()).build()?;
+/// assert!(!client.table_exists("Gamers").await?); // waited 20 ms, then the retry answered
+/// assert_eq!(emulator.requests().total(), 2);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RetryAfter {
+    /// `Retry-After: <seconds>`.
+    Seconds(u64),
+    /// `Retry-After: <HTTP date>`, this many seconds after the answer.
+    HttpDate(u64),
+    /// `x-ms-retry-after-ms: <milliseconds>`.
+    XMsMilliseconds(u64),
+    /// `retry-after-ms: <milliseconds>`.
+    Milliseconds(u64),
+}
+
+impl RetryAfter {
+    /// The header and its value, as answered now.
+    pub(crate) fn header(self) -> (&'static str, String) {
+        match self {
+            RetryAfter::Seconds(s) => ("retry-after", s.to_string()),
+            RetryAfter::HttpDate(s) => {
+                let seconds = i64::try_from(s).unwrap_or(i64::MAX);
+                let at = chrono::Utc::now()
+                    + chrono::TimeDelta::try_seconds(seconds).unwrap_or_default();
+                ("retry-after", tablekit::auth::http_date(at))
+            }
+            RetryAfter::XMsMilliseconds(ms) => ("x-ms-retry-after-ms", ms.to_string()),
+            RetryAfter::Milliseconds(ms) => ("retry-after-ms", ms.to_string()),
+        }
+    }
 }
 
 /// A fault-injection plan: rates per fault, the seed, added latency, which operations.

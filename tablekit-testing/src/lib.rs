@@ -47,7 +47,7 @@ pub use azurite::{
 };
 pub use counter::{Operation, RequestCounts};
 pub use error::{Error, Result};
-pub use faults::{Fault, Faults};
+pub use faults::{Fault, Faults, RetryAfter};
 pub use fixtures::TestTable;
 pub use proxy::FaultProxy;
 pub use server::{

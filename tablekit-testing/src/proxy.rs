@@ -278,6 +278,14 @@ async fn handle(
     match drawn.fault {
         Some(Fault::InternalError) => Ok(injected(StatusCode::INTERNAL_SERVER_ERROR)),
         Some(Fault::ServerBusy) => Ok(injected(StatusCode::SERVICE_UNAVAILABLE)),
+        Some(Fault::ServerBusyAsking(wait)) => {
+            let mut busy = injected(StatusCode::SERVICE_UNAVAILABLE);
+            let (name, value) = wait.header();
+            if let Ok(value) = http::HeaderValue::from_str(&value) {
+                busy.headers_mut().insert(name, value);
+            }
+            Ok(busy)
+        }
         Some(Fault::Timeout) => {
             tokio::time::sleep(drawn.hold).await;
             Err(Dropped)

@@ -50,9 +50,6 @@ pub(crate) fn dispatch(
     route: &Route,
     body: &[u8],
 ) -> Result<Reply, ServiceError> {
-    if ctx.secondary && ctx.parts.method != http::Method::GET {
-        return Err(ServiceError::write_on_secondary());
-    }
     match (ctx.parts.method.as_str(), route) {
         ("GET", Route::Tables) => tables::list(ctx, caller),
         ("POST", Route::Tables) => tables::create(ctx, caller, body),

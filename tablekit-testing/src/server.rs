@@ -358,6 +358,34 @@ impl Emulator {
         self.state.faults.set(faults);
     }
 
+    /// Accepts `token` from now on as an OAuth bearer token (`Authorization: Bearer`) of every
+    /// account's owner, as if Microsoft Entra ID had issued it for a role that may do
+    /// everything. Other bearer tokens are refused with 403 `AuthenticationFailed`.
+    ///
+    /// ```
+    /// use tablekit::client::{Credential, TableServiceClient, TokenFuture, TokenProvider};
+    /// struct Issued;
+    /// impl TokenProvider for Issued {
+    ///     fn token(&self) -> TokenFuture<'_> {
+    ///         Box::pin(async { Ok("eyJ0eXAi.issued".to_owned()) })
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::bearer(Issued))
+    ///     .build()?;
+    /// assert_eq!(client.create_table("Gamers").await.unwrap_err().status(), Some(403));
+    /// emulator.accept_bearer_token("eyJ0eXAi.issued");
+    /// client.create_table("Gamers").await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn accept_bearer_token(&self, token: &str) {
+        self.state.accept_bearer(token);
+    }
+
     /// Stops accepting connections, closes the open ones and waits for the server task.
     ///
     /// ```

@@ -64,6 +64,7 @@ impl ServiceError {
         )
     }
 
+    /// 403 for a write to an account's read-only secondary.
     pub(crate) fn authentication_failed(detail: &str) -> Self {
         Self::new(
             StatusCode::FORBIDDEN,

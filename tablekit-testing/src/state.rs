@@ -1,6 +1,6 @@
 //! [`State`]: what every connection and every layer of one emulator shares.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use tablekit::auth::AccountKey;
@@ -23,6 +23,8 @@ pub(crate) struct State {
     pub(crate) limits: &'static Limits,
     /// Each account's service properties, once set (in memory only, also when persisting).
     pub(crate) service_properties: Mutex<HashMap<String, ServiceProperties>>,
+    /// The OAuth bearer tokens accepted as the owner's, as an identity provider issued them.
+    bearer_tokens: Mutex<HashSet<String>>,
 }
 
 impl State {
@@ -39,6 +41,7 @@ impl State {
             faults: ActiveFaults::new(faults),
             limits: Flavor::Storage.limits(),
             service_properties: Mutex::default(),
+            bearer_tokens: Mutex::default(),
         }
     }
 
@@ -46,5 +49,17 @@ impl State {
     pub(crate) fn with_flavor(mut self, flavor: Flavor) -> Self {
         self.limits = flavor.limits();
         self
+    }
+
+    /// Accepts `token` as a bearer token of the accounts' owner from now on.
+    pub(crate) fn accept_bearer(&self, token: &str) {
+        let mut tokens = self.bearer_tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.insert(token.to_owned());
+    }
+
+    /// Whether `token` was accepted.
+    pub(crate) fn accepts_bearer(&self, token: &str) -> bool {
+        let tokens = self.bearer_tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.contains(token)
     }
 }

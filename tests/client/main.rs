@@ -12,5 +12,8 @@ mod support;
 mod bad_input;
 mod flavor;
 mod refused_input;
+mod secondary;
 mod secrets;
+mod telemetry;
+mod token_credential;
 mod wintellect_defects;

@@ -33,12 +33,17 @@ where
     B: Send,
     S: Service<B> + Sync,
 {
-    async fn call(&self, mut call: Call<B>) -> Result<Reply, Dropped> {
+    async fn call(&self, call: Call<B>) -> Result<Reply, Dropped> {
         if call.route.is_ok() {
-            self.locate(&mut call);
             match self.caller(&call) {
                 Ok(caller) => call.caller = Some(caller),
                 Err(err) => return Ok(call.responder().error(&err)),
+            }
+            // The secondary is a read-only copy of the account.
+            let read = matches!(call.parts.method, http::Method::GET | http::Method::HEAD);
+            if call.secondary && !read {
+                let err = ServiceError::write_on_secondary();
+                return Ok(call.responder().error(&err));
             }
         }
         self.inner.call(call).await
@@ -46,28 +51,29 @@ where
 }
 
 impl<S> Authenticate<S> {
-    /// Reads `acct-secondary` as the secondary location of `acct` (read-access
-    /// geo-redundancy): requests there are signed for `acct` itself.
-    fn locate<B>(&self, call: &mut Call<B>) {
-        if self.state.accounts.contains_key(&call.account) {
-            return;
-        }
-        let primary = call
-            .account
-            .strip_suffix("-secondary")
-            .filter(|primary| self.state.accounts.contains_key(*primary))
-            .map(str::to_owned);
-        if let Some(primary) = primary {
-            call.account = primary;
-            call.secondary = true;
-        }
-    }
-
     /// Who sent `call`: the account's owner or a SAS holder; 403 for anyone else.
     fn caller<B>(&self, call: &Call<B>) -> Result<auth::Caller, ServiceError> {
         let key = self.state.accounts.get(&call.account).ok_or_else(|| {
             ServiceError::authentication_failed("The account does not exist on this emulator.")
         })?;
+        if let Some(token) = bearer_token(&call.parts) {
+            return match self.state.accepts_bearer(token) {
+                true => Ok(auth::Caller::Owner),
+                false => Err(ServiceError::authentication_failed(
+                    "The bearer token is not one this emulator issued.",
+                )),
+            };
+        }
         auth::authenticate(&call.parts, &call.params, &call.account, key)
     }
+}
+
+/// The token of an `Authorization: Bearer` header.
+fn bearer_token(parts: &http::request::Parts) -> Option<&str> {
+    let value = parts
+        .headers
+        .get(http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    value.strip_prefix("Bearer ")
 }

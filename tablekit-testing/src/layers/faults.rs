@@ -48,6 +48,14 @@ impl<B: Send, S: Service<B> + Sync> Service<B> for InjectFaults<S> {
                     .responder()
                     .error(&injected(StatusCode::SERVICE_UNAVAILABLE)))
             }
+            Some(Fault::ServerBusyAsking(wait)) => {
+                let busy = call
+                    .responder()
+                    .error(&injected(StatusCode::SERVICE_UNAVAILABLE));
+                let (name, value) = wait.header();
+                let name = http::HeaderName::from_static(name);
+                return Ok(crate::reply::with_header(busy, name, value));
+            }
             Some(Fault::Timeout) => {
                 tokio::time::sleep(drawn.hold).await;
                 return Err(Dropped);

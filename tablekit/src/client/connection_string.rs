@@ -1,7 +1,8 @@
 //! [`ConnectionString`]: the `Key=Value;...` strings the portal and Azurite hand out.
 //!
 //! Recognised keys (case-insensitive): `UseDevelopmentStorage`, `DefaultEndpointsProtocol`,
-//! `AccountName`, `AccountKey`, `EndpointSuffix`, `TableEndpoint`, `SharedAccessSignature`.
+//! `AccountName`, `AccountKey`, `EndpointSuffix`, `TableEndpoint`, `TableSecondaryEndpoint`,
+//! `SharedAccessSignature`.
 //! Other keys (`BlobEndpoint`, ...) belong to other services and are ignored. Errors never
 //! quote a key or a signature.
 
@@ -49,6 +50,7 @@ pub const DEVELOPMENT_KEY: &str =
 #[derive(Clone)]
 pub struct ConnectionString {
     endpoint: Endpoint,
+    secondary: Option<Endpoint>,
     credential: Credential,
 }
 
@@ -60,6 +62,7 @@ struct Fields {
     key: Option<String>,
     suffix: Option<String>,
     table_endpoint: Option<String>,
+    table_secondary_endpoint: Option<String>,
     sas: Option<String>,
 }
 
@@ -81,30 +84,56 @@ impl ConnectionString {
     /// ```
     pub fn parse(text: &str) -> Result<Self> {
         let fields = split_fields(text)?;
-        if fields.development {
-            return development(fields.table_endpoint.as_deref());
-        }
-        let endpoint = endpoint(&fields)?;
-        let credential = match (&fields.key, &fields.sas) {
-            (Some(_), Some(_)) => {
-                return Err(config(
-                    "give either AccountKey or SharedAccessSignature, not both",
-                ))
-            }
-            (Some(key), None) => Credential::shared_key(key)?,
-            (None, Some(sas)) => Credential::sas(sas)?,
-            (None, None) => {
-                return Err(config(
-                    "the connection string has neither AccountKey nor SharedAccessSignature",
-                ))
+        let mut parsed = if fields.development {
+            development(fields.table_endpoint.as_deref())?
+        } else {
+            ConnectionString {
+                endpoint: endpoint(&fields)?,
+                secondary: None,
+                credential: credential(&fields)?,
             }
         };
-        Ok(ConnectionString {
-            endpoint,
-            credential,
-        })
+        if let Some(url) = &fields.table_secondary_endpoint {
+            // Signatures name the primary account, also at the secondary.
+            let account = parsed.endpoint.account().to_owned();
+            parsed.secondary = Some(Endpoint::with_account(url, &account)?);
+        }
+        Ok(parsed)
     }
 
+    /// The read-only secondary endpoint, when the string gives one (`TableSecondaryEndpoint`).
+    ///
+    /// ```
+    /// use tablekit::client::ConnectionString;
+    /// let cs = ConnectionString::parse(
+    ///     "AccountName=acct;AccountKey=a2V5;\
+    ///      TableSecondaryEndpoint=https://acct-secondary.table.core.windows.net",
+    /// )?;
+    /// let secondary = cs.secondary_endpoint().unwrap();
+    /// assert_eq!(secondary.base_url().host_str(), Some("acct-secondary.table.core.windows.net"));
+    /// assert_eq!(secondary.account(), "acct"); // signatures name the primary account
+    /// assert!(ConnectionString::parse("UseDevelopmentStorage=true")?.secondary_endpoint().is_none());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn secondary_endpoint(&self) -> Option<&Endpoint> {
+        self.secondary.as_ref()
+    }
+}
+
+fn credential(fields: &Fields) -> Result<Credential> {
+    match (&fields.key, &fields.sas) {
+        (Some(_), Some(_)) => Err(config(
+            "give either AccountKey or SharedAccessSignature, not both",
+        )),
+        (Some(key), None) => Credential::shared_key(key),
+        (None, Some(sas)) => Credential::sas(sas),
+        (None, None) => Err(config(
+            "the connection string has neither AccountKey nor SharedAccessSignature",
+        )),
+    }
+}
+
+impl ConnectionString {
     /// The Table service endpoint.
     ///
     /// ```
@@ -179,6 +208,7 @@ fn split_fields(text: &str) -> Result<Fields> {
             "accountkey" => fields.key = Some(value),
             "endpointsuffix" => fields.suffix = Some(value),
             "tableendpoint" => fields.table_endpoint = Some(value),
+            "tablesecondaryendpoint" => fields.table_secondary_endpoint = Some(value),
             "sharedaccesssignature" => fields.sas = Some(value),
             _ => {}
         }
@@ -190,6 +220,7 @@ fn development(table_endpoint: Option<&str>) -> Result<ConnectionString> {
     let url = table_endpoint.unwrap_or("http://127.0.0.1:10002/devstoreaccount1");
     Ok(ConnectionString {
         endpoint: Endpoint::with_account(url, DEVELOPMENT_ACCOUNT)?,
+        secondary: None,
         credential: Credential::shared_key(DEVELOPMENT_KEY)?,
     })
 }

@@ -103,7 +103,7 @@ pub trait TokenProvider: Send + Sync + 'static {
     ///     .credential(Credential::bearer(Counted))
     ///     .build()?;
     /// let err = client.create_table("Gamers").await.unwrap_err();
-    /// assert_eq!(err.status(), Some(403)); // the emulator takes Shared Key and SAS only
+    /// assert_eq!(err.status(), Some(403)); // not a token this emulator accepts
     /// assert_eq!(CALLS.load(Relaxed), 1); // asked for once, before the request
     /// # Ok(()) }
     /// ```
@@ -130,6 +130,9 @@ enum Kind {
     SharedKeyLite(AccountKey),
     Sas(String),
     Bearer(Arc<dyn TokenProvider>),
+    /// An Azure SDK credential, not yet scoped to an endpoint (see [`Credential::scoped`]).
+    #[cfg(feature = "azure_core")]
+    TokenCredential(Arc<dyn azure_core::credentials::TokenCredential>),
     Anonymous,
 }
 
@@ -228,6 +231,64 @@ impl Credential {
         Credential(Kind::Bearer(Arc::new(provider)))
     }
 
+    /// Microsoft Entra ID tokens from any Azure SDK for Rust `TokenCredential` (such as
+    /// `azure_identity`'s `DeveloperToolsCredential` or `ManagedIdentityCredential`), for the
+    /// endpoint's scope: `https://storage.azure.com/.default` for Azure Storage,
+    /// `https://cosmos.azure.com/.default` for the Cosmos DB Table API. The token is cached
+    /// and replaced five minutes before it expires, by one request while the others wait;
+    /// sent only over https, or to a loopback host. Needs the `azure_core` feature.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use azure_core::credentials::{AccessToken, TokenCredential, TokenRequestOptions};
+    /// use azure_core::time::{Duration, OffsetDateTime};
+    /// use tablekit::client::{Credential, TableServiceClient};
+    ///
+    /// #[derive(Debug)]
+    /// struct Issued; // e.g. azure_identity::ManagedIdentityCredential
+    /// #[async_trait::async_trait]
+    /// impl TokenCredential for Issued {
+    ///     async fn get_token(
+    ///         &self,
+    ///         scopes: &[&str],
+    ///         _: Option<TokenRequestOptions<'_>>,
+    ///     ) -> azure_core::Result<AccessToken> {
+    ///         assert_eq!(scopes, ["https://storage.azure.com/.default"]);
+    ///         let expires_on = OffsetDateTime::now_utc() + Duration::hours(1);
+    ///         Ok(AccessToken::new("eyJ0eXAi.issued", expires_on))
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// emulator.accept_bearer_token("eyJ0eXAi.issued"); // as Entra ID would have issued it
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::token_credential(Arc::new(Issued)))
+    ///     .build()?;
+    /// client.create_table("Gamers").await?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "azure_core")]
+    pub fn token_credential(credential: Arc<dyn azure_core::credentials::TokenCredential>) -> Self {
+        Credential(Kind::TokenCredential(credential))
+    }
+
+    /// This credential for requests to `endpoint`: an Azure SDK credential gets the
+    /// endpoint's scope and a token cache.
+    pub(crate) fn scoped(self, endpoint: &super::endpoint::Endpoint) -> Self {
+        match self.0 {
+            #[cfg(feature = "azure_core")]
+            Kind::TokenCredential(credential) => Credential(Kind::Bearer(Arc::new(
+                super::token_credential::CachedTokens::new(credential, endpoint),
+            ))),
+            kind => {
+                let _ = endpoint;
+                Credential(kind)
+            }
+        }
+    }
+
     /// No authorization: for public emulators and tests of the service's refusal.
     pub fn anonymous() -> Self {
         Credential(Kind::Anonymous)
@@ -288,6 +349,13 @@ impl Credential {
                 let token = provider.token().await.map_err(Error::Credential)?;
                 Some(format!("Bearer {token}"))
             }
+            // Scoped when the client was built: never reached.
+            #[cfg(feature = "azure_core")]
+            Kind::TokenCredential(_) => {
+                return Err(Error::Configuration(
+                    "a token credential is used through a client".into(),
+                ))
+            }
             Kind::Sas(_) | Kind::Anonymous => None,
         })
     }
@@ -314,6 +382,8 @@ impl fmt::Debug for Credential {
             Kind::SharedKeyLite(_) => "Credential::SharedKeyLite(<redacted>)",
             Kind::Sas(_) => "Credential::Sas(<redacted>)",
             Kind::Bearer(_) => "Credential::Bearer(<redacted>)",
+            #[cfg(feature = "azure_core")]
+            Kind::TokenCredential(_) => "Credential::TokenCredential(<redacted>)",
             Kind::Anonymous => "Credential::Anonymous",
         })
     }

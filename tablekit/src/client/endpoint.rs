@@ -107,6 +107,19 @@ impl Endpoint {
         self.base.scheme() == "https"
     }
 
+    /// Whether this is a Cosmos DB Table API endpoint (`*.table.cosmos.azure.com` and the
+    /// other clouds' Cosmos DB domains).
+    pub(crate) fn is_cosmos(&self) -> bool {
+        let host = self.base.host_str().unwrap_or_default();
+        [
+            ".cosmos.azure.com",
+            ".documents.azure.com",
+            ".cosmos.azure.cn",
+        ]
+        .iter()
+        .any(|suffix| host.ends_with(suffix))
+    }
+
     /// Whether the host is a loopback address or `localhost`.
     ///
     /// ```

@@ -149,13 +149,25 @@ pub enum Error {
         /// see [`Error::after_uncertain_attempt`].
         after_uncertain_attempt: bool,
     },
-    /// No answer arrived within the configured per-request timeout.
+    /// No answer arrived within the per-try timeout
+    /// ([`ClientBuilder::timeout`](crate::client::ClientBuilder::timeout)), on the last attempt.
     #[error("the request timed out after {after:?}{}", applied_note(*.after_uncertain_attempt))]
     Timeout {
         /// The timeout of each attempt.
         after: Duration,
         /// Whether this ends a write that this attempt or an earlier one may have applied:
         /// see [`Error::after_uncertain_attempt`].
+        after_uncertain_attempt: bool,
+    },
+    /// The operation, its retries and the waits between them included, did not finish within
+    /// the operation timeout
+    /// ([`ClientBuilder::operation_timeout`](crate::client::ClientBuilder::operation_timeout)).
+    #[error("the operation timed out after {after:?}{}", applied_note(*.after_uncertain_attempt))]
+    OperationTimeout {
+        /// The operation timeout.
+        after: Duration,
+        /// Whether this ends a write that an attempt may have applied (one was under way, or
+        /// an earlier one may have been applied): see [`Error::after_uncertain_attempt`].
         after_uncertain_attempt: bool,
     },
     /// A bearer [`TokenProvider`](crate::client::TokenProvider) failed to supply a token.
@@ -390,6 +402,10 @@ impl Error {
             | Error::Timeout {
                 after_uncertain_attempt,
                 ..
+            }
+            | Error::OperationTimeout {
+                after_uncertain_attempt,
+                ..
             } => *after_uncertain_attempt,
             _ => self
                 .service_error()
@@ -438,7 +454,9 @@ impl Error {
     /// ```
     pub fn may_have_been_applied(&self) -> bool {
         match self.answering() {
-            Error::Transport { .. } | Error::Timeout { .. } => self.after_uncertain_attempt(),
+            Error::Transport { .. } | Error::Timeout { .. } | Error::OperationTimeout { .. } => {
+                self.after_uncertain_attempt()
+            }
             _ => self
                 .service_error()
                 .is_some_and(ServiceError::may_have_been_applied),
@@ -494,7 +512,9 @@ impl Error {
     /// ```
     pub fn is_transient(&self) -> bool {
         match self.answering() {
-            Error::Timeout { .. } | Error::Transport { .. } => true,
+            Error::Timeout { .. } | Error::OperationTimeout { .. } | Error::Transport { .. } => {
+                true
+            }
             // The service's status, of a request or of a transaction refused as a whole
             // (which applied nothing), as `status` reads it.
             _ => self.status().is_some_and(is_retryable_status),

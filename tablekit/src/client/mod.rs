@@ -55,6 +55,7 @@ mod continuation;
 mod credential;
 mod endpoint;
 pub(crate) mod error;
+mod location;
 pub(crate) mod multipart;
 mod pages;
 mod retry;
@@ -62,6 +63,9 @@ mod service;
 mod service_error;
 mod service_properties;
 mod table;
+mod telemetry;
+#[cfg(feature = "azure_core")]
+mod token_credential;
 mod transport;
 mod writable;
 mod write;
@@ -72,6 +76,7 @@ pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_K
 pub use continuation::ContinuationToken;
 pub use credential::{Credential, TokenError, TokenFuture, TokenProvider};
 pub use endpoint::Endpoint;
+pub use location::{secondary_endpoint, LocationMode};
 pub use pages::{Chunker, EntityQuery, Page};
 pub use retry::{is_retryable_status, RetryPolicy};
 pub use service::{ClientBuilder, TableServiceClient, DEFAULT_TIMEOUT};

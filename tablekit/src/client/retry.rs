@@ -1,7 +1,9 @@
 //! [`RetryPolicy`]: exponential backoff with full jitter for transient failures.
 //!
-//! Retried: HTTP 408, 429, 500, 502, 503, 504, timeouts and connection errors. A `Retry-After`
-//! header (seconds) from the service replaces the computed delay (capped at `max_delay`).
+//! Retried: HTTP 408, 429, 500, 502, 503, 504, timeouts and connection errors. A wait the
+//! service asks for replaces the computed delay (capped at `max_delay`): `x-ms-retry-after-ms`
+//! or `retry-after-ms` in milliseconds, or `Retry-After` in seconds or as an HTTP date, read in
+//! that order as Azure Core reads them.
 //!
 //! Retrying a write that may already have been applied changes what the retry meets; the
 //! rules the client follows, and their limits, are documented on [`RetryPolicy`] (under
@@ -9,6 +11,7 @@
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use rand::Rng;
 
 /// How often and how patiently to retry transient failures.
@@ -192,10 +195,31 @@ pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
 }
 
-/// Reads a `Retry-After` header given in seconds (the HTTP-date form is not used by the
-/// Table service).
-pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+/// The wait a failed answer asks for, if any: `x-ms-retry-after-ms` or `retry-after-ms`
+/// (milliseconds), else `Retry-After` (delta-seconds or an HTTP date, from `now`). A date in
+/// the past asks for no wait; a value that is neither is ignored.
+pub(crate) fn requested_wait(
+    header: impl Fn(&str) -> Option<String>,
+    now: DateTime<Utc>,
+) -> Option<Duration> {
+    for name in ["x-ms-retry-after-ms", "retry-after-ms"] {
+        if let Some(ms) = header(name).and_then(|v| v.trim().parse::<u64>().ok()) {
+            return Some(Duration::from_millis(ms));
+        }
+    }
+    parse_retry_after(&header("retry-after")?, now)
+}
+
+/// Reads a `Retry-After` value: delta-seconds, or an HTTP date (RFC 9110) relative to `now`.
+pub(crate) fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = DateTime::parse_from_rfc2822(value)
+        .ok()?
+        .with_timezone(&Utc);
+    Some((at - now).to_std().unwrap_or(Duration::ZERO))
 }
 
 #[cfg(test)]
@@ -217,7 +241,40 @@ mod tests {
             p.delay(1, Some(Duration::from_secs(60))),
             Duration::from_millis(500)
         );
-        assert_eq!(parse_retry_after(" 3 "), Some(Duration::from_secs(3)));
-        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn reads_every_form_of_the_wait_asked_for() {
+        let now = DateTime::parse_from_rfc2822("Sun, 22 Nov 2026 11:42:25 GMT")
+            .unwrap()
+            .with_timezone(&Utc);
+        let wait = |headers: &[(&str, &str)]| {
+            requested_wait(
+                |name| {
+                    headers
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, v)| (*v).to_owned())
+                },
+                now,
+            )
+        };
+        assert_eq!(
+            wait(&[("retry-after", " 3 ")]),
+            Some(Duration::from_secs(3))
+        );
+        let date = "Sun, 22 Nov 2026 11:42:32 GMT";
+        assert_eq!(wait(&[("retry-after", date)]), Some(Duration::from_secs(7)));
+        let past = "Sun, 22 Nov 2026 11:40:00 GMT";
+        assert_eq!(wait(&[("retry-after", past)]), Some(Duration::ZERO));
+        assert_eq!(wait(&[("retry-after", "soon")]), None);
+        assert_eq!(wait(&[]), None);
+        let ms = Some(Duration::from_millis(250));
+        assert_eq!(wait(&[("retry-after-ms", "250")]), ms);
+        // the millisecond headers come first, as in Azure Core
+        let both = [("retry-after", "9"), ("x-ms-retry-after-ms", "250")];
+        assert_eq!(wait(&both), ms);
+        let unreadable = [("retry-after-ms", "x"), ("retry-after", "2")];
+        assert_eq!(wait(&unreadable), Some(Duration::from_secs(2)));
     }
 }

@@ -16,8 +16,10 @@ use super::connection_string::ConnectionString;
 use super::credential::Credential;
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
+use super::location::{secondary_endpoint, LocationMode};
 use super::retry::RetryPolicy;
-use super::transport::{Call, Gone, Transport};
+use super::telemetry;
+use super::transport::{host_header, Call, Gone, Transport};
 use crate::codec;
 use crate::limits::{self, Flavor, InvalidInput, Limits};
 
@@ -55,6 +57,8 @@ impl fmt::Debug for TableServiceClient {
             .field("retry", &self.transport.retry)
             .field("timeout", &self.transport.timeout)
             .field("flavor", &self.transport.limits.flavor)
+            .field("operation_timeout", &self.transport.operation_timeout)
+            .field("location_mode", &self.transport.location_mode)
             .finish()
     }
 }
@@ -342,6 +346,10 @@ pub struct ClientBuilder {
     credential: Option<Credential>,
     retry: Option<RetryPolicy>,
     timeout: Option<Duration>,
+    operation_timeout: Option<Duration>,
+    application_id: Option<String>,
+    location_mode: LocationMode,
+    secondary_endpoint: Option<String>,
     allow_insecure_http: bool,
     flavor: Option<Flavor>,
 }
@@ -358,6 +366,10 @@ impl fmt::Debug for ClientBuilder {
             .field("credential", &self.credential)
             .field("retry", &self.retry)
             .field("timeout", &self.timeout)
+            .field("operation_timeout", &self.operation_timeout)
+            .field("application_id", &self.application_id)
+            .field("location_mode", &self.location_mode)
+            .field("secondary_endpoint", &self.secondary_endpoint)
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("flavor", &self.flavor)
             .finish()
@@ -469,7 +481,9 @@ impl ClientBuilder {
         self
     }
 
-    /// The timeout of each attempt, from sending to the whole body read (default 30 s).
+    /// The per-try timeout: of each attempt, from sending to the whole body read (default
+    /// 30 s). A try that times out is retried like any transient failure; see
+    /// [`operation_timeout`](Self::operation_timeout) for a bound on the whole operation.
     ///
     /// ```
     /// use std::time::Duration;
@@ -491,6 +505,110 @@ impl ClientBuilder {
     /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// The operation timeout: a bound on a whole operation, every attempt and the waits
+    /// between them included (default: none, so the retry policy alone bounds it). When it
+    /// fires the operation ends with [`Error::OperationTimeout`], which tells whether a write
+    /// may have been applied all the same.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::RetryPolicy;
+    /// use tablekit::{DynamicEntity, Error};
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let busy = Faults::seeded(1).rate(Fault::ServerBusy, 1.0); // every request: 503
+    /// let emulator = Emulator::builder().faults(busy).start().await?;
+    /// let client = emulator
+    ///     .client_builder()
+    ///     .retry_policy(RetryPolicy::default().max_attempts(100))
+    ///     .operation_timeout(Duration::from_millis(300))
+    ///     .build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert!(matches!(err, Error::OperationTimeout { .. }));
+    /// assert!(!err.may_have_been_applied()); // every attempt was refused: nothing applied
+    /// assert!(emulator.requests().total() < 100);
+    /// # Ok(()) }
+    /// ```
+    pub fn operation_timeout(mut self, timeout: Duration) -> Self {
+        self.operation_timeout = Some(timeout);
+        self
+    }
+
+    /// An application id put first in the `User-Agent` (up to 24 printable ASCII characters,
+    /// no spaces), as the Azure SDKs do: the service's logs then tell applications apart.
+    ///
+    /// ```
+    /// use tablekit::client::TableServiceClient;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = emulator.client_builder().application_id("inventory/2.1").build()?;
+    /// // sent as `User-Agent: inventory/2.1 tablekit/<version> (<os>; <arch>)`
+    /// assert!(client.create_table_if_not_exists("Gamers").await?);
+    /// let spaced = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .application_id("my app");
+    /// assert!(spaced.build().is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn application_id(mut self, id: &str) -> Self {
+        self.application_id = Some(id.to_owned());
+        self
+    }
+
+    /// Where reads go (default [`LocationMode::PrimaryOnly`]); writes always go to the
+    /// primary. The secondary is the one given by
+    /// [`secondary_endpoint`](Self::secondary_endpoint), else the connection string's
+    /// `TableSecondaryEndpoint`, else the primary's by the `-secondary` convention.
+    ///
+    /// ```
+    /// use tablekit::client::LocationMode;
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = emulator
+    ///     .client_builder()
+    ///     .location_mode(LocationMode::PrimaryThenSecondary)
+    ///     .build()?;
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// table.create().await?; // a write: to the primary
+    /// table.upsert_replace(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// assert!(table.get("eu", "dragon").await?.is_some()); // a read: the primary first
+    /// # Ok(()) }
+    /// ```
+    pub fn location_mode(mut self, mode: LocationMode) -> Self {
+        self.location_mode = mode;
+        self
+    }
+
+    /// The secondary endpoint, when the `-secondary` convention does not name it (a custom
+    /// domain).
+    ///
+    /// ```
+    /// use tablekit::client::{LocationMode, TableServiceClient};
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint("https://tables.contoso.example")
+    ///     .account("acct")
+    ///     .secondary_endpoint("https://tables-secondary.contoso.example")
+    ///     .location_mode(LocationMode::PrimaryThenSecondary)
+    ///     .build()?;
+    /// assert_eq!(client.endpoint().account(), "acct");
+    /// // without it, no secondary can be derived from a custom domain
+    /// let unknown = TableServiceClient::builder()
+    ///     .endpoint("https://tables.contoso.example")
+    ///     .account("acct")
+    ///     .location_mode(LocationMode::SecondaryOnly);
+    /// assert!(unknown.build().is_err());
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn secondary_endpoint(mut self, url: &str) -> Self {
+        self.secondary_endpoint = Some(url.to_owned());
         self
     }
 
@@ -539,12 +657,15 @@ impl ClientBuilder {
 
     /// Validates the settings and builds the client.
     pub fn build(self) -> Result<TableServiceClient> {
-        let from_string = self
+        let parsed = self
             .connection_string
             .as_deref()
             .map(ConnectionString::parse)
-            .transpose()?
-            .map(ConnectionString::into_parts);
+            .transpose()?;
+        let secondary_from_string = parsed
+            .as_ref()
+            .and_then(|cs| cs.secondary_endpoint().cloned());
+        let from_string = parsed.map(ConnectionString::into_parts);
         let endpoint = match (&self.endpoint, &self.account, &from_string) {
             (Some(url), Some(account), _) => Endpoint::with_account(url, account)?,
             (Some(url), None, _) => Endpoint::parse(url)?,
@@ -559,17 +680,27 @@ impl ClientBuilder {
             (Some(credential), _) => credential,
             (None, Some((_, credential))) => credential,
             (None, None) => Credential::anonymous(),
-        };
-        if credential.carries_secret()
-            && !endpoint.is_https()
-            && !endpoint.is_loopback()
-            && !self.allow_insecure_http
-        {
-            return Err(Error::Configuration(format!(
-                "refusing to send credentials over plain http to `{}`: use https, or opt in with `allow_insecure_http(true)`",
-                endpoint.base_url().host_str().unwrap_or_default()
-            )));
         }
+        .scoped(&endpoint);
+        let secondary = match (&self.secondary_endpoint, secondary_from_string) {
+            _ if !self.location_mode.uses_secondary() => None,
+            (Some(url), _) => Some(Endpoint::with_account(url, endpoint.account())?),
+            (None, Some(from_string)) if self.endpoint.is_none() => Some(from_string),
+            (None, _) => Some(secondary_endpoint(&endpoint)?),
+        };
+        for endpoint in std::iter::once(&endpoint).chain(&secondary) {
+            if credential.carries_secret()
+                && !endpoint.is_https()
+                && !endpoint.is_loopback()
+                && !self.allow_insecure_http
+            {
+                return Err(Error::Configuration(format!(
+                    "refusing to send credentials over plain http to `{}`: use https, or opt in with `allow_insecure_http(true)`",
+                    endpoint.base_url().host_str().unwrap_or_default()
+                )));
+            }
+        }
+        let user_agent = telemetry::user_agent(self.application_id.as_deref())?;
         let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
         let flavor = self.flavor.unwrap_or_else(|| {
             Flavor::from_host(endpoint.base_url().host_str().unwrap_or_default())
@@ -590,12 +721,19 @@ impl ClientBuilder {
         Ok(TableServiceClient {
             transport: Arc::new(Transport {
                 http,
-                host: super::transport::host_header(&endpoint),
+                host: host_header(&endpoint),
                 endpoint,
+                secondary: secondary.map(|s| {
+                    let host = host_header(&s);
+                    (s, host)
+                }),
+                location_mode: self.location_mode,
                 credential,
                 retry: self.retry.unwrap_or_default(),
                 timeout,
                 limits: flavor.limits(),
+                operation_timeout: self.operation_timeout,
+                user_agent,
             }),
         })
     }

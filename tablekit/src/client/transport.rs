@@ -2,10 +2,12 @@
 //!
 //! Every request carries the protocol headers the service expects (`x-ms-version`,
 //! `DataServiceVersion`, `MaxDataServiceVersion`, `x-ms-date`, `Accept`,
-//! `x-ms-client-request-id`), is signed again on every attempt (the date changes), and runs in
-//! a `tracing` span that names the client request id and the service's request id. Only
-//! `x-ms-date` is sent, never `Date`: Azurite signs with `Date` when both are present.
+//! `User-Agent`, `x-ms-client-request-id`: one per operation, the same on each retry), is
+//! signed again on every attempt (the date changes), and runs in the operation's `tracing`
+//! span (see the telemetry module). Only `x-ms-date` is sent, never `Date`: Azurite signs with
+//! `Date` when both are present.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -20,8 +22,10 @@ use url::Url;
 use super::credential::{Credential, SignedParts};
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
-use super::retry::{parse_retry_after, RetryPolicy};
+use super::location::{Location, LocationMode};
+use super::retry::{requested_wait, RetryPolicy};
 use super::service_error::ServiceError;
+use super::telemetry;
 use crate::auth::http_date;
 use crate::limits::Limits;
 
@@ -35,7 +39,7 @@ const CLIENT_REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-client-reque
 const PREFER: HeaderName = HeaderName::from_static("prefer");
 
 /// The headers every request carries with the same value.
-const FIXED_HEADERS: [(HeaderName, HeaderValue); 5] = [
+const FIXED_HEADERS: [(HeaderName, HeaderValue); 4] = [
     (
         HeaderName::from_static("x-ms-version"),
         HeaderValue::from_static(API_VERSION),
@@ -49,10 +53,6 @@ const FIXED_HEADERS: [(HeaderName, HeaderValue); 5] = [
         HeaderValue::from_static("3.0;NetFx"),
     ),
     (ACCEPT_HEADER, HeaderValue::from_static(ACCEPT)),
-    (
-        USER_AGENT,
-        HeaderValue::from_static(concat!("tablekit/", env!("CARGO_PKG_VERSION"))),
-    ),
 ];
 
 /// The body type of entity and table writes.
@@ -144,11 +144,27 @@ pub(crate) struct Transport {
     pub(crate) endpoint: Endpoint,
     pub(crate) credential: Credential,
     pub(crate) retry: RetryPolicy,
+    /// The timeout of each attempt.
     pub(crate) timeout: Duration,
     /// The limits of the service it talks to.
     pub(crate) limits: &'static Limits,
+    /// The timeout of a whole operation, retries included.
+    pub(crate) operation_timeout: Option<Duration>,
     /// The `Host` header, made once: otherwise the HTTP client formats it for every request.
     pub(crate) host: Option<HeaderValue>,
+    /// The read-only secondary, with its `Host` header, when reads may go there.
+    pub(crate) secondary: Option<(Endpoint, Option<HeaderValue>)>,
+    pub(crate) location_mode: LocationMode,
+    pub(crate) user_agent: HeaderValue,
+}
+
+/// What an operation cut short by its timeout leaves uncertain.
+#[derive(Default)]
+struct Progress {
+    /// An attempt is under way: its request may have been applied.
+    in_flight: AtomicBool,
+    /// An earlier attempt may have been applied.
+    maybe_applied: AtomicBool,
 }
 
 /// The outcome of one attempt.
@@ -172,27 +188,67 @@ impl Transport {
     /// [`send`](Self::send), calling `on_head` with the headers of a successful answer as
     /// soon as they arrive, before its body is read (once per attempt that gets that far).
     pub(crate) async fn send_observed(&self, call: &Call, on_head: OnHead<'_>) -> Result<Reply> {
+        let mut id_text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        let client_request_id: &str = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
+        let span = telemetry::operation_span(
+            telemetry::operation_name(call),
+            &self.endpoint,
+            &call.method,
+            client_request_id,
+        );
+        let progress = Progress::default();
+        let attempts = self
+            .attempts(call, client_request_id, on_head, &progress)
+            .instrument(span.clone());
+        let result = match self.operation_timeout {
+            None => attempts.await,
+            Some(limit) => match tokio::time::timeout(limit, attempts).await {
+                Ok(result) => result,
+                Err(_) => {
+                    let write = call.method != Method::GET;
+                    let uncertain = progress.in_flight.load(Ordering::Relaxed)
+                        || progress.maybe_applied.load(Ordering::Relaxed);
+                    Err(Error::OperationTimeout {
+                        after: limit,
+                        after_uncertain_attempt: write && uncertain,
+                    })
+                }
+            },
+        };
+        if let Err(error) = &result {
+            telemetry::record_failure(&span, error);
+        }
+        result
+    }
+
+    /// Every attempt of `call`, until one succeeds or retrying must stop.
+    async fn attempts(
+        &self,
+        call: &Call,
+        client_request_id: &str,
+        on_head: OnHead<'_>,
+        progress: &Progress,
+    ) -> Result<Reply> {
         let write = call.method != Method::GET;
         let mut maybe_applied = false;
         let mut attempt = 1;
         loop {
-            let mut id_text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            let client_request_id: &str =
-                uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
-            let span = tracing::debug_span!(
+            let location = self.location_mode.location(write, attempt)?;
+            let span = tracing::Span::current();
+            telemetry::record_attempt(&span, attempt, location.name());
+            let attempt_span = tracing::debug_span!(
                 "tablekit.request",
-                method = %call.method,
                 path = %call.path,
-                client_request_id = %client_request_id,
                 attempt,
-                status = tracing::field::Empty,
-                request_id = tracing::field::Empty,
+                location = location.name(),
             );
+            progress.in_flight.store(true, Ordering::Relaxed);
             let outcome = self
-                .attempt(call, client_request_id, on_head)
-                .instrument(span)
-                .await?;
-            let (error, retry_after, applied) = match outcome {
+                .attempt(call, client_request_id, location, on_head, &span)
+                .instrument(attempt_span)
+                .await;
+            progress.in_flight.store(false, Ordering::Relaxed);
+            let (error, retry_after, applied) = match outcome? {
                 Attempt::Done(mut reply) => {
                     reply.after_uncertain_attempt = write && maybe_applied;
                     return Ok(reply);
@@ -219,8 +275,11 @@ impl Transport {
                 ));
             }
             maybe_applied |= applied;
+            progress
+                .maybe_applied
+                .store(write && maybe_applied, Ordering::Relaxed);
             let delay = self.retry.delay(attempt, retry_after);
-            tracing::warn!(attempt, ?delay, error = %error, "retrying a transient failure");
+            telemetry::retrying(attempt, delay, &error);
             tokio::time::sleep(delay).await;
             attempt += 1;
         }
@@ -231,10 +290,14 @@ impl Transport {
         &self,
         call: &Call,
         client_request_id: &str,
+        location: Location,
         on_head: OnHead<'_>,
+        operation: &tracing::Span,
     ) -> Result<Attempt> {
         let date = http_date(chrono::Utc::now());
-        let request = self.build(call, &date, client_request_id).await?;
+        let request = self
+            .build_at(call, &date, client_request_id, location)
+            .await?;
         let mut response = match self.http.execute(request).await {
             Ok(response) => response,
             Err(e) => return Ok(self.transport_failure(e)),
@@ -242,11 +305,9 @@ impl Transport {
         let status = response.status().as_u16();
         // Taken, not copied: reading the body needs no headers.
         let headers = std::mem::take(response.headers_mut());
-        let span = tracing::Span::current();
-        span.record("status", status);
-        if let Some(id) = header_str(&headers, "x-ms-request-id") {
-            span.record("request_id", id);
-        }
+        let service_request_id = header_str(&headers, "x-ms-request-id");
+        tracing::debug!(status, service_request_id, "answered");
+        telemetry::record_answer(operation, status, service_request_id);
         if (200..300).contains(&status) {
             on_head(&headers);
         }
@@ -271,9 +332,7 @@ impl Transport {
         tracing::debug!(error = %error, "service refused the request");
         Ok(Attempt::Failed {
             error: Error::Service(Box::new(error)),
-            retry_after: header_text(&headers, "retry-after")
-                .as_deref()
-                .and_then(parse_retry_after),
+            retry_after: requested_wait(|name| header_text(&headers, name), chrono::Utc::now()),
             // 500/502/504 may come after the write was applied; 408/429/503 mean "not done".
             maybe_applied: matches!(status, 500 | 502 | 504),
         })
@@ -302,14 +361,31 @@ impl Transport {
         }
     }
 
-    /// The full HTTP request for one attempt, signed for `date`.
+    /// The full HTTP request for one attempt to the primary, signed for `date`.
+    #[cfg(test)]
     pub(crate) async fn build(
         &self,
         call: &Call,
         date: &str,
         client_request_id: &str,
     ) -> Result<reqwest::Request> {
-        let url = self.url(call);
+        self.build_at(call, date, client_request_id, Location::Primary)
+            .await
+    }
+
+    /// The full HTTP request for one attempt to `location`, signed for `date`.
+    async fn build_at(
+        &self,
+        call: &Call,
+        date: &str,
+        client_request_id: &str,
+        location: Location,
+    ) -> Result<reqwest::Request> {
+        let (endpoint, host) = match (location, &self.secondary) {
+            (Location::Secondary, Some((endpoint, host))) => (endpoint, host),
+            _ => (&self.endpoint, &self.host),
+        };
+        let url = self.url(endpoint, call);
         let content_type = call.content_type.as_deref().unwrap_or("");
         let authorization = self
             .credential
@@ -329,9 +405,10 @@ impl Transport {
         for (name, value) in FIXED_HEADERS {
             headers.insert(name, value);
         }
-        if let Some(host) = &self.host {
+        if let Some(host) = host {
             headers.insert(reqwest::header::HOST, host.clone());
         }
+        headers.insert(USER_AGENT, self.user_agent.clone());
         let mut put = |name: HeaderName, value: &str| -> Result<()> {
             let value = HeaderValue::from_str(value).map_err(|_| {
                 Error::InvalidInput(crate::limits::InvalidInput::Other(format!(
@@ -366,8 +443,8 @@ impl Transport {
     }
 
     /// The request URL: endpoint + path + encoded query + the SAS token, if any.
-    fn url(&self, call: &Call) -> Url {
-        let mut url = self.endpoint.url(&call.path);
+    fn url(&self, endpoint: &Endpoint, call: &Call) -> Url {
+        let mut url = endpoint.url(&call.path);
         let mut query: Vec<String> = call
             .query
             .iter()

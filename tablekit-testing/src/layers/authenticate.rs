@@ -33,7 +33,7 @@ where
     B: Send,
     S: Service<B> + Sync,
 {
-    async fn call(&self, call: Call<B>) -> Result<Reply, Dropped> {
+    async fn call(&self, mut call: Call<B>) -> Result<Reply, Dropped> {
         if call.route.is_ok() {
             match self.caller(&call) {
                 Ok(caller) => call.caller = Some(caller),

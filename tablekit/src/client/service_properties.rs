@@ -26,10 +26,9 @@ use chrono::{DateTime, Utc};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
-use super::endpoint::Endpoint;
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
-use super::transport::{Call, Transport};
+use super::transport::Call;
 use crate::limits::{Feature, InvalidInput};
 
 /// The most CORS rules one service holds.
@@ -557,18 +556,7 @@ impl TableServiceClient {
     /// ```
     pub async fn statistics(&self) -> Result<ServiceStatistics> {
         self.limits().check_supported(Feature::ServiceStatistics)?;
-        let primary = self.transport();
-        let endpoint = secondary_endpoint(&primary.endpoint)?;
-        // The same connection pool, credential and policies, at the secondary's address.
-        let secondary = Transport {
-            http: primary.http.clone(),
-            host: super::transport::host_header(&endpoint),
-            endpoint,
-            credential: primary.credential.clone(),
-            retry: primary.retry.clone(),
-            timeout: primary.timeout,
-            limits: primary.limits,
-        };
+        let secondary = self.transport().at_secondary()?;
         let reply = secondary.send(&service_call(Method::GET, "stats")).await?;
         ServiceStatistics::from_xml(&xml_text(&reply.body, "service statistics")?)
     }
@@ -587,30 +575,6 @@ fn xml_text(body: &[u8], what: &str) -> Result<String> {
 }
 
 const XML_DECLARATION: &str = r#"<?xml version="1.0" encoding="utf-8"?>"#;
-
-/// The secondary endpoint of `primary`, by the `-secondary` convention: the account's first
-/// host label (`acct-secondary.table.core.windows.net`) or, path-style, its path segment
-/// (`http://127.0.0.1:10002/acct-secondary`). Requests to it are still signed for the
-/// account itself.
-pub(crate) fn secondary_endpoint(primary: &Endpoint) -> Result<Endpoint> {
-    let mut url = primary.base_url().clone();
-    let account = primary.account();
-    let secondary = format!("{account}-secondary");
-    let path = url.path().trim_matches('/').to_owned();
-    if path == account {
-        url.set_path(&secondary);
-    } else {
-        let host = url.host_str().unwrap_or_default();
-        let Some(rest) = host.strip_prefix(account).filter(|r| r.starts_with('.')) else {
-            return Err(Error::Configuration(format!(
-                "cannot derive a secondary endpoint from `{host}`: the account `{account}` is neither its first label nor its path"
-            )));
-        };
-        url.set_host(Some(&[secondary.as_str(), rest].concat()))
-            .map_err(|e| Error::Configuration(format!("invalid secondary host: {e}")))?;
-    }
-    Endpoint::with_account(url.as_str(), account)
-}
 
 /// The documents as the service spells them.
 mod wire {
@@ -931,26 +895,6 @@ mod tests {
             version.validate(),
             Err(InvalidInput::AnalyticsVersion { .. })
         ));
-    }
-
-    #[test]
-    fn secondary_endpoints_follow_the_convention() {
-        let azure = Endpoint::parse("https://acct.table.core.windows.net").unwrap();
-        let secondary = secondary_endpoint(&azure).unwrap();
-        assert_eq!(
-            secondary.base_url().host_str(),
-            Some("acct-secondary.table.core.windows.net")
-        );
-        assert_eq!(secondary.account(), "acct");
-        let local = Endpoint::parse("http://127.0.0.1:10002/devstoreaccount1").unwrap();
-        let secondary = secondary_endpoint(&local).unwrap();
-        assert_eq!(
-            secondary.base_url().as_str(),
-            "http://127.0.0.1:10002/devstoreaccount1-secondary"
-        );
-        assert_eq!(secondary.account(), "devstoreaccount1");
-        let custom = Endpoint::with_account("https://tables.contoso.example", "acct").unwrap();
-        assert!(secondary_endpoint(&custom).is_err());
     }
 
     #[test]

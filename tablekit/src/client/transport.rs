@@ -179,6 +179,28 @@ enum Attempt {
 }
 
 impl Transport {
+    /// The same connection pool, credential and policies, sending every request to the
+    /// secondary: the configured one, else the primary's by the `-secondary` convention.
+    pub(crate) fn at_secondary(&self) -> Result<Transport> {
+        let endpoint = match &self.secondary {
+            Some((endpoint, _)) => endpoint.clone(),
+            None => super::location::secondary_endpoint(&self.endpoint)?,
+        };
+        Ok(Transport {
+            http: self.http.clone(),
+            host: host_header(&endpoint),
+            endpoint,
+            credential: self.credential.clone(),
+            retry: self.retry.clone(),
+            timeout: self.timeout,
+            limits: self.limits,
+            operation_timeout: self.operation_timeout,
+            secondary: None,
+            location_mode: LocationMode::PrimaryOnly,
+            user_agent: self.user_agent.clone(),
+        })
+    }
+
     /// Sends `call`, retrying transient failures; a non-2xx answer becomes
     /// [`Error::Service`].
     pub(crate) async fn send(&self, call: &Call) -> Result<Reply> {

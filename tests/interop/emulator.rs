@@ -10,7 +10,7 @@ use tablekit_testing::{DEV_ACCOUNT, DEV_KEY};
 
 /// A running emulator binary: killed by its PID when dropped, so a failing test leaves no
 /// server behind.
-pub struct EmulatorProcess {
+pub(crate) struct EmulatorProcess {
     child: Child,
     connection_string: String,
 }
@@ -24,11 +24,15 @@ impl Drop for EmulatorProcess {
 
 impl EmulatorProcess {
     /// Starts the binary on a free port, in memory, once it listens.
-    pub fn start() -> EmulatorProcess {
+    pub(crate) fn start() -> EmulatorProcess {
         let binary = binary();
         let mut child = Command::new(binary)
             .args(["--tableHost", "127.0.0.1", "--tablePort", "0"])
-            .args(["--inMemoryPersistence", "--disableTelemetry", "--skipApiVersionCheck"])
+            .args([
+                "--inMemoryPersistence",
+                "--disableTelemetry",
+                "--skipApiVersionCheck",
+            ])
             .args(["--disableProductStyleUrl", "--loose", "--silent"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -54,14 +58,14 @@ impl EmulatorProcess {
     }
 
     /// The connection string of its development account.
-    pub fn connection_string(&self) -> &str {
+    pub(crate) fn connection_string(&self) -> &str {
         &self.connection_string
     }
 }
 
-/// Builds the binary once per test process. Its features differ from the tests' build of
-/// the same crates, so it is built on its own (`-p tablekit-testing`) in the same target
-/// directory, where the crates both builds share are compiled once.
+/// Builds the binary once per test process, into a target directory of its own
+/// (`target/interop-emulator`), as the bench `scan_memory` does: in the tests' own, its build
+/// and the tests' (other features of the same crates) would each make the other rebuild.
 fn binary() -> &'static Path {
     static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match BINARY.get_or_init(build) {
@@ -73,9 +77,16 @@ fn binary() -> &'static Path {
 fn build() -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = crate::script::target_dir();
+    let target_dir = crate::script::target_dir().join("interop-emulator");
     let output = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "tablekit-testing", "--bin", "tablekit-emulator"])
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "tablekit-testing",
+            "--bin",
+            "tablekit-emulator",
+        ])
         .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .arg("--target-dir")

@@ -17,7 +17,7 @@ fn cache_root() -> PathBuf {
 /// fills a directory of this process's own, renamed into place when complete, so a
 /// half-made install is never used; when another process wins the race, its install is
 /// used and ours dropped.
-pub fn installed(
+pub(crate) fn installed(
     name: &str,
     ready: impl Fn(&Path) -> bool,
     make: impl FnOnce(&Path) -> Result<(), String>,
@@ -39,12 +39,14 @@ pub fn installed(
     if ready(&dir) {
         Ok(dir)
     } else {
-        Err(format!("the install in {dir:?} is incomplete: delete it to install again"))
+        Err(format!(
+            "the install in {dir:?} is incomplete: delete it to install again"
+        ))
     }
 }
 
 /// Runs an install step in `dir`; a failure says what `what` could not do, with its stderr.
-pub fn run(command: &mut Command, dir: &Path, what: &str) -> Result<(), String> {
+pub(crate) fn run(command: &mut Command, dir: &Path, what: &str) -> Result<(), String> {
     let output = command
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -63,6 +65,6 @@ pub fn run(command: &mut Command, dir: &Path, what: &str) -> Result<(), String> 
 }
 
 /// The directory of the interop sources, `tests/interop`.
-pub fn sources() -> PathBuf {
+pub(crate) fn sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
 }

@@ -18,7 +18,10 @@ fn install_dir() -> PathBuf {
     let dir = INSTALL.get_or_init(|| {
         installed(
             &format!("js-data-tables-{VERSION}"),
-            |dir| dir.join("node_modules/@azure/data-tables/package.json").is_file(),
+            |dir| {
+                dir.join("node_modules/@azure/data-tables/package.json")
+                    .is_file()
+            },
             |dir| {
                 for file in ["package.json", "package-lock.json"] {
                     std::fs::copy(sources().join("js").join(file), dir.join(file))

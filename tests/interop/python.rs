@@ -28,11 +28,21 @@ fn venv_python() -> PathBuf {
             |dir| {
                 let venv_failed = "make a Python venv (Python 3 with its `venv` module, \
                                    the `python3-venv` package on Debian, is needed)";
-                run(Command::new("python3").args(["-m", "venv", "."]), dir, venv_failed)?;
+                run(
+                    Command::new("python3").args(["-m", "venv", "."]),
+                    dir,
+                    venv_failed,
+                )?;
                 let pip = "install the pinned Python packages with pip";
                 run(
                     Command::new(python(dir))
-                        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+                        .args([
+                            "-m",
+                            "pip",
+                            "install",
+                            "--quiet",
+                            "--disable-pip-version-check",
+                        ])
                         .arg("--requirement")
                         .arg(&requirements),
                     dir,

@@ -35,9 +35,10 @@ fn build() -> Result<PathBuf, String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    Ok(target
-        .join("debug")
-        .join(format!("tablekit-interop-rust{}", std::env::consts::EXE_SUFFIX)))
+    Ok(target.join("debug").join(format!(
+        "tablekit-interop-rust{}",
+        std::env::consts::EXE_SUFFIX
+    )))
 }
 
 fn scenario(connection_string: &str) {

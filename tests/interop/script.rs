@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 const STUCK: Duration = Duration::from_secs(600);
 
 /// The target directory the tests run from (`target/debug/deps/` holds this binary).
-pub fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     exe.ancestors()
         .nth(3)
@@ -19,7 +19,7 @@ pub fn target_dir() -> PathBuf {
 
 /// Runs `command` (a scenario given its connection string) and panics unless it exits
 /// successfully after printing `passed_line`; the panic shows its stdout and stderr.
-pub fn passes(mut command: Command, what: &str, passed_line: &str) {
+pub(crate) fn passes(mut command: Command, what: &str, passed_line: &str) {
     let dir = tempfile::tempdir().unwrap();
     let stdout_path = dir.path().join("stdout");
     let stderr_path = dir.path().join("stderr");

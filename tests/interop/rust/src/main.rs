@@ -77,11 +77,19 @@ fn every_type_entity() -> Value {
 /// crate leaves reading it as a Double to the caller.
 fn same_types(got: &Map<String, Value>) -> Outcome {
     let want = every_type_entity();
-    for name in ["Text", "Int32", "Int64", "Double", "Bool", "When", "Id", "Bytes"] {
-        check(got.get(name) == want.get(name), format!("{name}: {:?}", got.get(name)))?;
+    for name in [
+        "Text", "Int32", "Int64", "Double", "Bool", "When", "Id", "Bytes",
+    ] {
+        check(
+            got.get(name) == want.get(name),
+            format!("{name}: {:?}", got.get(name)),
+        )?;
     }
     let whole = got.get("WholeDouble").and_then(Value::as_f64);
-    check(whole == Some(2.0), format!("WholeDouble: {:?}", got.get("WholeDouble")))?;
+    check(
+        whole == Some(2.0),
+        format!("WholeDouble: {:?}", got.get("WholeDouble")),
+    )?;
     for (name, edm) in [
         ("Int64", "Edm.Int64"),
         ("When", "Edm.DateTime"),
@@ -117,7 +125,10 @@ async fn main() {
 
     step!("create table", async {
         table.create().await?;
-        check(status(table.create().await)? == 409, "a second create must be 409")
+        check(
+            status(table.create().await)? == 409,
+            "a second create must be 409",
+        )
     });
 
     step!("list tables with a prefix filter", async {
@@ -137,9 +148,7 @@ async fn main() {
     });
 
     step!("insert an entity with every EDM type", async {
-        let answer = table
-            .insert::<_, Value>(every_type_entity())?
-            .await?;
+        let answer = table.insert::<_, Value>(every_type_entity())?.await?;
         check(!answer.etag.as_ref().is_empty(), "no etag")
     });
 
@@ -176,64 +185,77 @@ async fn main() {
         Ok(())
     });
 
-    step!("query with filter, select and top across continuation pages", async {
-        let mut pages = table
-            .query()
-            .filter("PartitionKey eq 'rows' and N ge 100")
-            .select("N")
-            .top(PAGE)
-            .into_stream::<Map<String, Value>>();
-        let (mut sizes, mut numbers) = (Vec::new(), Vec::new());
-        while let Some(page) = pages.next().await {
-            let page = page?;
-            sizes.push(page.entities.len());
-            for row in page.entities {
-                let names: Vec<&String> = row.keys().filter(|k| !k.starts_with("odata.")).collect();
-                check(names == ["N"], format!("select ignored: {names:?}"))?;
-                numbers.push(row["N"].as_u64().unwrap_or(u64::MAX) as usize);
+    step!(
+        "query with filter, select and top across continuation pages",
+        async {
+            let mut pages = table
+                .query()
+                .filter("PartitionKey eq 'rows' and N ge 100")
+                .select("N")
+                .top(PAGE)
+                .into_stream::<Map<String, Value>>();
+            let (mut sizes, mut numbers) = (Vec::new(), Vec::new());
+            while let Some(page) = pages.next().await {
+                let page = page?;
+                sizes.push(page.entities.len());
+                for row in page.entities {
+                    let names: Vec<&String> =
+                        row.keys().filter(|k| !k.starts_with("odata.")).collect();
+                    check(names == ["N"], format!("select ignored: {names:?}"))?;
+                    numbers.push(row["N"].as_u64().unwrap_or(u64::MAX) as usize);
+                }
             }
+            let page = PAGE as usize;
+            check(
+                sizes == [page, page, ROWS - 100 - 2 * page],
+                format!("page sizes {sizes:?}"),
+            )?;
+            check(
+                numbers == (100..ROWS).collect::<Vec<_>>(),
+                "rows missing, repeated or out of order",
+            )
         }
-        let page = PAGE as usize;
-        check(
-            sizes == [page, page, ROWS - 100 - 2 * page],
-            format!("page sizes {sizes:?}"),
-        )?;
-        check(
-            numbers == (100..ROWS).collect::<Vec<_>>(),
-            "rows missing, repeated or out of order",
-        )
-    });
+    );
 
-    step!("replace with the ETag, then a stale ETag fails with 412", async {
-        let entity = rows.entity_client("00001");
-        let old = entity.get::<Value>().await?.etag;
-        let replaced = json!({"PartitionKey": "rows", "RowKey": "00001", "N": -1});
-        let answer = entity.update(&replaced, old.clone().into())?.await?;
-        check(answer.etag != old, "the ETag did not change")?;
-        let got = entity.get::<Map<String, Value>>().await?.entity;
-        check(
-            got["N"] == json!(-1) && !got.contains_key("Pad"),
-            format!("replace kept old properties: {got:?}"),
-        )?;
-        let stale = json!({"PartitionKey": "rows", "RowKey": "00001", "N": -2});
-        let answered = status(entity.update(&stale, old.into())?.await)?;
-        check(answered == 412, format!("stale replace answered {answered}"))
-    });
+    step!(
+        "replace with the ETag, then a stale ETag fails with 412",
+        async {
+            let entity = rows.entity_client("00001");
+            let old = entity.get::<Value>().await?.etag;
+            let replaced = json!({"PartitionKey": "rows", "RowKey": "00001", "N": -1});
+            let answer = entity.update(&replaced, old.clone().into())?.await?;
+            check(answer.etag != old, "the ETag did not change")?;
+            let got = entity.get::<Map<String, Value>>().await?.entity;
+            check(
+                got["N"] == json!(-1) && !got.contains_key("Pad"),
+                format!("replace kept old properties: {got:?}"),
+            )?;
+            let stale = json!({"PartitionKey": "rows", "RowKey": "00001", "N": -2});
+            let answered = status(entity.update(&stale, old.into())?.await)?;
+            check(
+                answered == 412,
+                format!("stale replace answered {answered}"),
+            )
+        }
+    );
 
-    step!("merge with the ETag, then a stale ETag fails with 412", async {
-        let entity = rows.entity_client("00002");
-        let old = entity.get::<Value>().await?.etag;
-        let merged = json!({"PartitionKey": "rows", "RowKey": "00002", "Extra": "merged"});
-        entity.merge(&merged, old.clone().into())?.await?;
-        let got = entity.get::<Map<String, Value>>().await?.entity;
-        check(
-            got["N"] == json!(2) && got["Extra"] == json!("merged"),
-            format!("merge lost properties: {got:?}"),
-        )?;
-        let stale = json!({"PartitionKey": "rows", "RowKey": "00002", "Extra": "again"});
-        let answered = status(entity.merge(&stale, old.into())?.await)?;
-        check(answered == 412, format!("stale merge answered {answered}"))
-    });
+    step!(
+        "merge with the ETag, then a stale ETag fails with 412",
+        async {
+            let entity = rows.entity_client("00002");
+            let old = entity.get::<Value>().await?.etag;
+            let merged = json!({"PartitionKey": "rows", "RowKey": "00002", "Extra": "merged"});
+            entity.merge(&merged, old.clone().into())?.await?;
+            let got = entity.get::<Map<String, Value>>().await?.entity;
+            check(
+                got["N"] == json!(2) && got["Extra"] == json!("merged"),
+                format!("merge lost properties: {got:?}"),
+            )?;
+            let stale = json!({"PartitionKey": "rows", "RowKey": "00002", "Extra": "again"});
+            let answered = status(entity.merge(&stale, old.into())?.await)?;
+            check(answered == 412, format!("stale merge answered {answered}"))
+        }
+    );
 
     step!("upsert: insert, merge and replace", async {
         let entity = table.partition_key_client("up").entity_client("1");
@@ -262,8 +284,15 @@ async fn main() {
         let answer = rows
             .transaction()
             .insert(json!({"PartitionKey": "rows", "RowKey": "new", "N": 1}))?
-            .merge("00003", json!({"PartitionKey": "rows", "RowKey": "00003", "M": 3}), None)?
-            .insert_or_replace("00004", json!({"PartitionKey": "rows", "RowKey": "00004", "N": 40}))?
+            .merge(
+                "00003",
+                json!({"PartitionKey": "rows", "RowKey": "00003", "M": 3}),
+                None,
+            )?
+            .insert_or_replace(
+                "00004",
+                json!({"PartitionKey": "rows", "RowKey": "00004", "N": 40}),
+            )?
             .delete("00005", None)?
             .await?;
         let statuses: Vec<u16> = answer
@@ -271,7 +300,10 @@ async fn main() {
             .iter()
             .map(|r| r.status_code as u16)
             .collect();
-        check(statuses == [201, 204, 204, 204], format!("answered {statuses:?}"))?;
+        check(
+            statuses == [201, 204, 204, 204],
+            format!("answered {statuses:?}"),
+        )?;
         let n = |row: &'static str, name: &'static str| {
             let entity = rows.entity_client(row);
             async move {
@@ -280,8 +312,14 @@ async fn main() {
             }
         };
         check(n("new", "N").await? == Some(json!(1)), "create not applied")?;
-        check(n("00003", "M").await? == Some(json!(3)), "merge not applied")?;
-        check(n("00004", "N").await? == Some(json!(40)), "upsert not applied")?;
+        check(
+            n("00003", "M").await? == Some(json!(3)),
+            "merge not applied",
+        )?;
+        check(
+            n("00004", "N").await? == Some(json!(40)),
+            "upsert not applied",
+        )?;
         let deleted = status(rows.entity_client("00005").get::<Value>().await)?;
         check(deleted == 404, "delete not applied")
     });

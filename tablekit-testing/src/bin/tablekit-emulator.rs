@@ -64,8 +64,8 @@ struct Options {
     azurite_accounts: Option<Accounts>,
 
     /// Seconds a client may take to send a request's headers, and a kept-alive connection
-    /// may sit idle
-    #[arg(long = "header-timeout", value_name = "SECONDS",
+    /// may sit idle (Azurite's keep-alive timeout: one limit for both here)
+    #[arg(long = "header-timeout", visible_alias = "tableKeepAliveTimeout", value_name = "SECONDS",
           default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..))]
     header_timeout: u64,

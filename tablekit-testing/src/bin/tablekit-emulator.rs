@@ -58,7 +58,7 @@ struct Options {
     accounts: Vec<Account>,
 
     /// Accounts as Azurite takes them: `name1:key1;name2:key1:key2`. The development
-    /// account stays available
+    /// account stays available, and requests must be signed with an account's first key
     #[arg(long = "accounts", env = "AZURITE_ACCOUNTS", value_name = "ACCOUNTS",
           hide_env_values = true, value_parser = azurite_accounts)]
     azurite_accounts: Option<Accounts>,
@@ -125,9 +125,13 @@ impl std::fmt::Debug for Account {
     }
 }
 
-/// The accounts of `AZURITE_ACCOUNTS` (a type of its own: clap reads a `Vec` as repeated).
+/// The accounts of `AZURITE_ACCOUNTS` (a type of its own: clap reads a `Vec` as repeated),
+/// and the names of those given a second key.
 #[derive(Clone, Debug)]
-struct Accounts(Vec<Account>);
+struct Accounts {
+    accounts: Vec<Account>,
+    second_keys: Vec<String>,
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -142,6 +146,15 @@ async fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> Result<(), String> {
+    // The emulator checks one key per account: say so rather than refuse a second key later
+    // without a word.
+    let second_keys = options.azurite_accounts.iter().flat_map(|a| &a.second_keys);
+    for name in second_keys {
+        eprintln!(
+            "tablekit-emulator: account `{name}` takes only its first key here; requests \
+             signed with its second key are refused"
+        );
+    }
     let emulator = builder(options).start().await.map_err(|e| e.to_string())?;
     // A closed stdout (the reader went away) must not stop the server: errors ignored.
     let mut out = std::io::stdout();
@@ -172,7 +185,10 @@ fn builder(options: Options) -> EmulatorBuilder {
     if let Some(dir) = options.data {
         builder = builder.persist_to(dir);
     }
-    let azurite = options.azurite_accounts.map(|a| a.0).unwrap_or_default();
+    let azurite = options
+        .azurite_accounts
+        .map(|a| a.accounts)
+        .unwrap_or_default();
     for account in azurite.into_iter().chain(options.accounts) {
         builder = builder.account(&account.name, &account.key);
     }
@@ -200,33 +216,37 @@ fn account_option(text: &str) -> Result<Account, String> {
 }
 
 /// `AZURITE_ACCOUNTS`: `name:key1[:key2]` entries separated by `;`. The emulator checks one
-/// key per account, so a second key is refused rather than silently not accepted.
+/// key per account: a second key is noted, for a warning, and not accepted.
 fn azurite_accounts(text: &str) -> Result<Accounts, String> {
-    let mut accounts = Vec::new();
+    let mut parsed = Accounts {
+        accounts: Vec::new(),
+        second_keys: Vec::new(),
+    };
     for entry in text.split(';').filter(|e| !e.trim().is_empty()) {
         let parts: Vec<&str> = entry.trim().split(':').collect();
-        match parts.as_slice() {
-            [name, key] if !name.is_empty() && !key.is_empty() => accounts.push(Account {
-                name: (*name).to_owned(),
-                key: (*key).to_owned(),
-            }),
-            [name, _, _] if !name.is_empty() => {
-                return Err(format!(
-                    "account `{name}` has two keys: this emulator takes one key per account"
-                ))
-            }
-            _ => {
-                let name = parts.first().copied().unwrap_or_default();
-                return Err(format!(
-                    "entry `{name}:...` must be NAME:KEY (entries separated by `;`)"
-                ));
-            }
+        let (name, key, second) = match parts.as_slice() {
+            [name, key] => (*name, *key, None),
+            [name, key, second] => (*name, *key, Some(*second)),
+            _ => ("", "", None),
+        };
+        if name.is_empty() || key.is_empty() || second.is_some_and(str::is_empty) {
+            let name = parts.first().copied().unwrap_or_default();
+            return Err(format!(
+                "entry `{name}:...` must be NAME:KEY or NAME:KEY1:KEY2 (entries separated by `;`)"
+            ));
         }
+        if second.is_some() {
+            parsed.second_keys.push(name.to_owned());
+        }
+        parsed.accounts.push(Account {
+            name: name.to_owned(),
+            key: key.to_owned(),
+        });
     }
-    if accounts.is_empty() {
-        return Err("no account: expected `name1:key1;name2:key2`".to_owned());
+    if parsed.accounts.is_empty() {
+        return Err("no account: expected `name1:key1;name2:key1:key2`".to_owned());
     }
-    Ok(Accounts(accounts))
+    Ok(parsed)
 }
 
 /// A positive whole number.

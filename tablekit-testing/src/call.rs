@@ -128,12 +128,13 @@ impl<B> Call<B> {
     }
 }
 
-/// Query parameters, percent-decoded (`+` stays a plus, as the service reads it); 400 when
-/// one is not UTF-8 once decoded, rather than a value silently changed by replacement
-/// characters.
+/// Query parameters, decoded as HTML forms encode them: `+` is a space (clients built on
+/// form encoders, like the `azure_data_tables` crate, send `$filter=TableName+ge+'a'`, which
+/// the service reads with spaces) and `%2B` a plus; 400 when one is not UTF-8 once decoded,
+/// rather than a value silently changed by replacement characters.
 pub(crate) fn query_params(query: Option<&str>) -> Result<HashMap<String, String>, ServiceError> {
     let decode = |s: &str| {
-        percent_decode_str(s)
+        percent_decode_str(&s.replace('+', " "))
             .decode_utf8()
             .map(|text| text.into_owned())
             .map_err(|_| ServiceError::invalid_input("The query string is not valid UTF-8."))
@@ -159,10 +160,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn query_parameters_decode_but_keep_plus() {
+    fn query_parameters_decode_plus_as_a_space() {
         let params =
-            query_params(Some("$filter=PartitionKey%20eq%20%27a+b%27&$top=2&flag")).unwrap();
+            query_params(Some("$filter=PartitionKey%20eq%20%27a%2Bb%27&$top=2&flag")).unwrap();
         assert_eq!(params["$filter"], "PartitionKey eq 'a+b'");
+        let form = query_params(Some("$filter=TableName+ge+%27a+b%27")).unwrap();
+        assert_eq!(form["$filter"], "TableName ge 'a b'");
         assert_eq!(params["$top"], "2");
         assert_eq!(params["flag"], "");
         let err = query_params(Some("$filter=%FF")).unwrap_err();

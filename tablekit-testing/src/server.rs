@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -421,6 +421,7 @@ impl Drop for Emulator {
 /// # Ok(()) }
 /// ```
 pub struct EmulatorBuilder {
+    host: IpAddr,
     port: u16,
     accounts: Vec<(String, String)>,
     primary: Option<String>,
@@ -449,6 +450,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 impl Default for EmulatorBuilder {
     fn default() -> Self {
         EmulatorBuilder {
+            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             accounts: Vec::new(),
             primary: None,
@@ -466,6 +468,7 @@ impl fmt::Debug for EmulatorBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.accounts.iter().map(|(n, _)| n.as_str()).collect();
         f.debug_struct("EmulatorBuilder")
+            .field("host", &self.host)
             .field("port", &self.port)
             .field("accounts", &names)
             .field("persist", &self.persist)
@@ -479,6 +482,23 @@ impl fmt::Debug for EmulatorBuilder {
 }
 
 impl EmulatorBuilder {
+    /// Listens on this address instead of `127.0.0.1`: `0.0.0.0` serves other machines too,
+    /// which a test never needs.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::net::Ipv4Addr;
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder().host(Ipv4Addr::LOCALHOST.into()).start().await?;
+    /// assert!(emulator.addr().ip().is_loopback());
+    /// # Ok(()) }
+    /// ```
+    pub fn host(mut self, host: IpAddr) -> Self {
+        self.host = host;
+        self
+    }
+
     /// Listens on this port (0, the default, picks a free one).
     ///
     /// ```
@@ -685,7 +705,7 @@ impl EmulatorBuilder {
         self
     }
 
-    /// Validates the options, binds `127.0.0.1` and starts serving in the current runtime.
+    /// Validates the options, binds `127.0.0.1` (or the [`host`](Self::host)) and starts serving in the current runtime.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -719,7 +739,7 @@ impl EmulatorBuilder {
             Some(dir) => Store::open(dir)?,
             None => Store::in_memory(),
         };
-        let listener = TcpListener::bind(("127.0.0.1", self.port))
+        let listener = TcpListener::bind((self.host, self.port))
             .await
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;

@@ -1,21 +1,142 @@
-//! The standalone emulator: `tablekit-emulator [--port 10002] [--data DIR] [--account NAME:KEY]
-//! [--header-timeout SECONDS] [--body-timeout SECONDS] [--max-connections N]`.
+//! The standalone emulator: serves the development account (and any `--account` or
+//! `AZURITE_ACCOUNTS` account) until Ctrl-C. `tablekit-emulator --help` lists the options.
 //!
-//! Serves the development account (and any `--account`) on 127.0.0.1 until Ctrl-C. With
-//! `--data`, acknowledged writes are kept in DIR and survive a restart.
+//! It also takes the table options of Azurite's `azurite-table` with their meaning, so a
+//! script that starts Azurite's table server can start this binary instead.
 
 use std::io::Write as _;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use tablekit_testing::Emulator;
+use clap::{ArgAction, Parser};
+use tablekit_testing::{
+    Emulator, EmulatorBuilder, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+};
 
-const USAGE: &str = "usage: tablekit-emulator [--port PORT] [--data DIR] \
-     [--account NAME:BASE64KEY]... [--header-timeout SECONDS] [--body-timeout SECONDS] [--max-connections N]";
+/// The port Azure's tools and `UseDevelopmentStorage=true` expect the Table service on.
+const DEFAULT_PORT: u16 = 10002;
+
+/// An Azure Table Storage emulator: the Table service's REST protocol over HTTP, with Shared
+/// Key and SAS authentication, in memory or kept in a directory.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tablekit-emulator",
+    version,
+    disable_version_flag = true,
+    after_help = "Azurite's table options are accepted with their meaning, so a script that \
+                  starts `azurite-table` can start tablekit-emulator instead. Differences: data \
+                  is kept in memory unless --location (or --data) names a directory, and the \
+                  development account stays available when AZURITE_ACCOUNTS adds accounts."
+)]
+struct Options {
+    /// The address to listen on; `0.0.0.0` serves other machines too
+    #[arg(long = "tableHost", value_name = "ADDRESS", default_value = "127.0.0.1",
+          value_parser = host)]
+    host: IpAddr,
+
+    /// The port to listen on; 0 picks a free one
+    #[arg(long, visible_alias = "tablePort", value_name = "PORT",
+          default_value_t = DEFAULT_PORT)]
+    port: u16,
+
+    /// Keeps the data in DIR (created if needed) so it survives a restart; without it the
+    /// data is kept in memory only
+    #[arg(long, short = 'l', visible_alias = "location", value_name = "DIR")]
+    data: Option<PathBuf>,
+
+    /// Keeps the data in memory only, lost when the process ends (the default here, unlike
+    /// Azurite, which persists to the working directory unless told otherwise)
+    #[arg(long = "inMemoryPersistence", conflicts_with = "data")]
+    in_memory: bool,
+
+    /// Adds an account with its base64 key (repeatable); requests to it must be signed with
+    /// that key
+    #[arg(long = "account", value_name = "NAME:KEY", value_parser = account_option)]
+    accounts: Vec<Account>,
+
+    /// Accounts as Azurite takes them: `name1:key1;name2:key1:key2`. The development
+    /// account stays available, and requests must be signed with an account's first key
+    #[arg(long = "accounts", env = "AZURITE_ACCOUNTS", value_name = "ACCOUNTS",
+          hide_env_values = true, value_parser = azurite_accounts)]
+    azurite_accounts: Option<Accounts>,
+
+    /// Seconds a client may take to send a request's headers, and a kept-alive connection
+    /// may sit idle (Azurite's keep-alive timeout: one limit for both here)
+    #[arg(long = "header-timeout", visible_alias = "tableKeepAliveTimeout", value_name = "SECONDS",
+          default_value_t = DEFAULT_HEADER_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
+
+    /// Seconds a request's body may take to arrive once its headers have (then 408)
+    #[arg(long = "body-timeout", value_name = "SECONDS",
+          default_value_t = DEFAULT_BODY_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
+
+    /// Connections served at once; further clients wait, connected, until one closes
+    #[arg(long = "max-connections", value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS,
+          value_parser = positive)]
+    max_connections: usize,
+
+    /// Accepted for Azurite's sake: no access log is written anyway
+    #[arg(long, short = 's')]
+    silent: bool,
+
+    /// Accepted for Azurite's sake and ignored: no debug log is written
+    #[arg(long, short = 'd', value_name = "FILE")]
+    debug: Option<PathBuf>,
+
+    /// Accepted for Azurite's sake: unknown headers and query parameters are always ignored
+    #[arg(long, short = 'L')]
+    loose: bool,
+
+    /// Accepted for Azurite's sake: every `x-ms-version` is accepted
+    #[arg(long = "skipApiVersionCheck")]
+    skip_api_version_check: bool,
+
+    /// Accepted for Azurite's sake: this emulator sends no telemetry
+    #[arg(long = "disableTelemetry")]
+    disable_telemetry: bool,
+
+    /// Accepted for Azurite's sake: the account is always the first path segment
+    #[arg(long = "disableProductStyleUrl")]
+    disable_product_style_url: bool,
+
+    /// Prints the version
+    #[arg(long, short = 'v', visible_short_alias = 'V', action = ArgAction::Version)]
+    version: Option<bool>,
+}
+
+/// An account name and its base64 key; the key is a secret, never printed.
+#[derive(Clone)]
+struct Account {
+    name: String,
+    key: String,
+}
+
+impl std::fmt::Debug for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Account")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The accounts of `AZURITE_ACCOUNTS` (a type of its own: clap reads a `Vec` as repeated),
+/// and the names of those given a second key.
+#[derive(Clone, Debug)]
+struct Accounts {
+    accounts: Vec<Account>,
+    second_keys: Vec<String>,
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run().await {
+    let options = Options::parse();
+    match run(options).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("tablekit-emulator: {message}");
@@ -24,47 +145,17 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run() -> Result<(), String> {
-    let mut builder = Emulator::builder().port(10002);
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = || {
-            args.next()
-                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
-        };
-        match arg.as_str() {
-            "--port" => {
-                let port = value()?;
-                builder = builder.port(port.parse().map_err(|_| format!("bad port `{port}`"))?);
-            }
-            "--data" => builder = builder.persist_to(value()?),
-            "--account" => {
-                let spec = value()?;
-                let (name, key) = spec
-                    .split_once(':')
-                    .ok_or_else(|| format!("--account takes NAME:KEY\n{USAGE}"))?;
-                builder = builder.account(name, key);
-            }
-            "--header-timeout" => {
-                let seconds = number(&value()?, "--header-timeout")?;
-                builder = builder.header_timeout(Duration::from_secs(seconds));
-            }
-            "--body-timeout" => {
-                let seconds = number(&value()?, "--body-timeout")?;
-                builder = builder.body_timeout(Duration::from_secs(seconds));
-            }
-            "--max-connections" => {
-                let max = number(&value()?, "--max-connections")?;
-                builder = builder.max_connections(max);
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
-        }
+async fn run(options: Options) -> Result<(), String> {
+    // The emulator checks one key per account: say so rather than refuse a second key later
+    // without a word.
+    let second_keys = options.azurite_accounts.iter().flat_map(|a| &a.second_keys);
+    for name in second_keys {
+        eprintln!(
+            "tablekit-emulator: account `{name}` takes only its first key here; requests \
+             signed with its second key are refused"
+        );
     }
-    let emulator = builder.start().await.map_err(|e| e.to_string())?;
+    let emulator = builder(options).start().await.map_err(|e| e.to_string())?;
     // A closed stdout (the reader went away) must not stop the server: errors ignored.
     let mut out = std::io::stdout();
     let _ = writeln!(
@@ -84,15 +175,84 @@ async fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// A positive whole number for `flag`.
-fn number<T: std::str::FromStr + Default + PartialOrd>(
-    text: &str,
-    flag: &str,
-) -> Result<T, String> {
-    match text.parse::<T>() {
-        Ok(n) if n > T::default() => Ok(n),
-        _ => Err(format!(
-            "{flag} takes a positive whole number, not `{text}`\n{USAGE}"
-        )),
+fn builder(options: Options) -> EmulatorBuilder {
+    let mut builder = Emulator::builder()
+        .host(options.host)
+        .port(options.port)
+        .header_timeout(Duration::from_secs(options.header_timeout))
+        .body_timeout(Duration::from_secs(options.body_timeout))
+        .max_connections(options.max_connections);
+    if let Some(dir) = options.data {
+        builder = builder.persist_to(dir);
+    }
+    let azurite = options
+        .azurite_accounts
+        .map(|a| a.accounts)
+        .unwrap_or_default();
+    for account in azurite.into_iter().chain(options.accounts) {
+        builder = builder.account(&account.name, &account.key);
+    }
+    builder
+}
+
+/// `--tableHost`: an IP address, or `localhost` as Azurite's examples write it.
+fn host(text: &str) -> Result<IpAddr, String> {
+    if text.eq_ignore_ascii_case("localhost") {
+        return Ok(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    }
+    text.parse()
+        .map_err(|_| format!("`{text}` is not an IP address (such as 127.0.0.1)"))
+}
+
+/// `--account NAME:KEY`.
+fn account_option(text: &str) -> Result<Account, String> {
+    match text.split_once(':') {
+        Some((name, key)) if !name.is_empty() && !key.is_empty() => Ok(Account {
+            name: name.to_owned(),
+            key: key.to_owned(),
+        }),
+        _ => Err("expected NAME:KEY, an account name and its base64 key".to_owned()),
+    }
+}
+
+/// `AZURITE_ACCOUNTS`: `name:key1[:key2]` entries separated by `;`. The emulator checks one
+/// key per account: a second key is noted, for a warning, and not accepted.
+fn azurite_accounts(text: &str) -> Result<Accounts, String> {
+    let mut parsed = Accounts {
+        accounts: Vec::new(),
+        second_keys: Vec::new(),
+    };
+    for entry in text.split(';').filter(|e| !e.trim().is_empty()) {
+        let parts: Vec<&str> = entry.trim().split(':').collect();
+        let (name, key, second) = match parts.as_slice() {
+            [name, key] => (*name, *key, None),
+            [name, key, second] => (*name, *key, Some(*second)),
+            _ => ("", "", None),
+        };
+        if name.is_empty() || key.is_empty() || second.is_some_and(str::is_empty) {
+            let name = parts.first().copied().unwrap_or_default();
+            return Err(format!(
+                "entry `{name}:...` must be NAME:KEY or NAME:KEY1:KEY2 (entries separated by `;`)"
+            ));
+        }
+        if second.is_some() {
+            parsed.second_keys.push(name.to_owned());
+        }
+        parsed.accounts.push(Account {
+            name: name.to_owned(),
+            key: key.to_owned(),
+        });
+    }
+    if parsed.accounts.is_empty() {
+        return Err("no account: expected `name1:key1;name2:key1:key2`".to_owned());
+    }
+    Ok(parsed)
+}
+
+/// A positive whole number.
+fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{text}` is not a positive whole number")),
     }
 }

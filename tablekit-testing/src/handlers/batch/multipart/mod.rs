@@ -58,7 +58,9 @@ pub(crate) fn boundary(content_type: &str) -> Option<&str> {
     })
 }
 
-/// Splits a multipart body on `--boundary` lines (CRLF or LF), up to `--boundary--`.
+/// Splits a multipart body on `--boundary` lines (CRLF or LF), up to `--boundary--`, or up to
+/// a last `--boundary` line that ends the body: the `azure_data_tables` crate closes its
+/// batches so, and the service and Azurite accept them.
 pub(crate) fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part<'a>>, String> {
     let delimiter = format!("--{boundary}");
     let delimiter = delimiter.as_bytes();
@@ -69,7 +71,9 @@ pub(crate) fn split_parts<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part
     let mut parts = Vec::with_capacity(starts.len());
     for (n, &start) in starts.iter().enumerate() {
         let after = start + delimiter.len();
-        if body.get(after..after + 2) == Some(b"--") {
+        let rest = body.get(after..).unwrap_or_default();
+        let ends_body = !parts.is_empty() && rest.iter().all(u8::is_ascii_whitespace);
+        if rest.starts_with(b"--") || ends_body {
             return Ok(parts);
         }
         let content_start = line_end(body, after).ok_or("a delimiter line does not end")?;

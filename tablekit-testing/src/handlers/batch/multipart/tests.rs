@@ -32,6 +32,19 @@ fn bare_line_feeds_are_accepted_too() {
 }
 
 #[test]
+fn a_last_delimiter_without_dashes_closes_the_body() {
+    // The `azure_data_tables` crate's form: LF only, and no `--` after the last delimiter.
+    let open_end = CAPTURED
+        .replace("\r\n", "\n")
+        .replace("--batch_7f3a--\n", "--batch_7f3a\n");
+    let outer = split_parts(open_end.as_bytes(), "batch_7f3a").unwrap();
+    let ops = split_parts(outer[0].body, "changeset_91bc").unwrap();
+    assert_eq!(ops.len(), 2);
+    // Without any part, a lone delimiter is still no body.
+    assert!(split_parts(b"--b\r\n", "b").is_err());
+}
+
+#[test]
 fn boundaries_come_from_the_content_type() {
     assert_eq!(
         boundary("multipart/mixed; boundary=batch_x"),

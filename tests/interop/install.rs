@@ -1,0 +1,70 @@
+//! Installs a pinned SDK once into the cache directory, safely when test processes race.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The cache directory: `TABLEKIT_CACHE_DIR`, else the user's cache directory, as for the
+/// Azurite that `tablekit_testing` installs.
+fn cache_root() -> PathBuf {
+    std::env::var_os("TABLEKIT_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("tablekit")))
+        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/tablekit")))
+        .unwrap_or_else(|| std::env::temp_dir().join("tablekit-cache"))
+}
+
+/// `name` in the cache directory, made by `make` unless `ready` says it is there. `make`
+/// fills a directory of this process's own, renamed into place when complete, so a
+/// half-made install is never used; when another process wins the race, its install is
+/// used and ours dropped.
+pub(crate) fn installed(
+    name: &str,
+    ready: impl Fn(&Path) -> bool,
+    make: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<PathBuf, String> {
+    let dir = cache_root().join(name);
+    if ready(&dir) {
+        return Ok(dir);
+    }
+    let staging = cache_root().join(format!(".{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(|e| format!("cannot make {staging:?}: {e}"))?;
+    if let Err(e) = make(&staging) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    if std::fs::rename(&staging, &dir).is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    if ready(&dir) {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "the install in {dir:?} is incomplete: delete it to install again"
+        ))
+    }
+}
+
+/// Runs an install step in `dir`; a failure says what `what` could not do, with its stderr.
+pub(crate) fn run(command: &mut Command, dir: &Path, what: &str) -> Result<(), String> {
+    let output = command
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot {what}: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot {what} ({}): {}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout).trim(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// The directory of the interop sources, `tests/interop`.
+pub(crate) fn sources() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
+}

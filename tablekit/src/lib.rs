@@ -24,6 +24,7 @@ mod params;
 pub mod patterns;
 mod query;
 pub mod record;
+pub mod sas;
 pub mod select;
 pub mod split;
 pub mod value;

@@ -302,6 +302,13 @@ pub(crate) struct SignedParts<'a> {
     pub(crate) date: &'a str,
 }
 
+impl From<crate::sas::SasToken> for Credential {
+    /// A signed token as the credential, e.g. from [`TableSas::sign`](crate::sas::TableSas::sign).
+    fn from(token: crate::sas::SasToken) -> Self {
+        Credential(Kind::Sas(token.into_string()))
+    }
+}
+
 fn decode_key(key_base64: &str) -> Result<AccountKey> {
     AccountKey::from_base64(key_base64)
         .map_err(|_| Error::Configuration("the account key is not valid base64".into()))

@@ -52,7 +52,10 @@ impl<B> Call<B> {
             Err(err) => (HashMap::new(), Some(err)),
         };
         let (account, route) = match route::parse(parts.uri.path()) {
-            Ok((account, route)) => (account, bad_query.map_or(Ok(route), Err)),
+            Ok((account, route)) => {
+                let route = route::with_comp(route, params.get("comp").map(String::as_str));
+                (account, bad_query.map_or(Ok(route), Err))
+            }
             Err(err) => (String::new(), Err(err)),
         };
         let operation = route.as_ref().map_or(Operation::Other, |route| {
@@ -116,7 +119,7 @@ impl<B> Call<B> {
 
 /// Query parameters, percent-decoded (`+` stays a plus, as the service reads it); 400 when
 /// one is not UTF-8 once decoded, rather than a value silently changed by replacement
-/// characters.
+/// characters, and 400 InvalidQueryParameterValue when a name repeats.
 pub(crate) fn query_params(query: Option<&str>) -> Result<HashMap<String, String>, ServiceError> {
     let decode = |s: &str| {
         percent_decode_str(s)
@@ -124,15 +127,26 @@ pub(crate) fn query_params(query: Option<&str>) -> Result<HashMap<String, String
             .map(|text| text.into_owned())
             .map_err(|_| ServiceError::invalid_input("The query string is not valid UTF-8."))
     };
-    query
-        .unwrap_or_default()
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            Ok((decode(name)?, decode(value)?))
-        })
-        .collect()
+    let mut params = HashMap::new();
+    for pair in query.unwrap_or_default().split('&') {
+        if pair.is_empty() {
+            continue;
+        }
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = decode(name)?;
+        // Which of two values counts is not for the server to guess: a token with two
+        // signatures, or a query with two filters, is refused rather than read last-wins.
+        if params.contains_key(&name) {
+            return Err(ServiceError::new(
+                http::StatusCode::BAD_REQUEST,
+                "InvalidQueryParameterValue",
+                format!("The query parameter `{name}` is given more than once."),
+            ));
+        }
+        let value = decode(value)?;
+        params.insert(name, value);
+    }
+    Ok(params)
 }
 
 /// A header's value, when it is text.
@@ -154,6 +168,9 @@ mod tests {
         let err = query_params(Some("$filter=%FF")).unwrap_err();
         assert_eq!(err.code, "InvalidInput");
         assert!(query_params(Some("%C3=x")).is_err());
+        let twice = query_params(Some("sig=a&sv=1&sig=b")).unwrap_err();
+        assert_eq!(twice.code, "InvalidQueryParameterValue");
+        assert!(query_params(Some("%24top=1&$top=2")).is_err()); // the same name, encoded
     }
 
     #[test]

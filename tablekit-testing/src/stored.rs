@@ -6,6 +6,7 @@
 //! every later point get or query page copies those bytes instead of formatting dates,
 //! numbers and escapes again.
 
+use tablekit::client::SignedIdentifier;
 use std::ops::Deref;
 use std::sync::OnceLock;
 
@@ -43,6 +44,8 @@ pub(crate) struct TableData {
     pub(crate) account: String,
     pub(crate) name: String,
     pub(crate) entities: Vec<Stored>,
+    /// Its stored access policies.
+    pub(crate) policies: Vec<SignedIdentifier>,
 }
 
 impl EntityText for Stored {

@@ -67,6 +67,11 @@ macro_rules! letter_set {
                 self.0 & other.0 == other.0
             }
 
+            /// Whether the sets share a member.
+            pub const fn intersects(self, other: Self) -> bool {
+                self.0 & other.0 != 0
+            }
+
             /// Whether the set is empty.
             pub const fn is_empty(self) -> bool {
                 self.0 == 0

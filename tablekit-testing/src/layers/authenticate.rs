@@ -50,6 +50,12 @@ impl<S> Authenticate<S> {
         let key = self.state.accounts.get(&call.account).ok_or_else(|| {
             ServiceError::authentication_failed("The account does not exist on this emulator.")
         })?;
-        auth::authenticate(&call.parts, &call.params, &call.account, key)
+        auth::authenticate(
+            &call.parts,
+            &call.params,
+            &call.account,
+            key,
+            &self.state.store,
+        )
     }
 }

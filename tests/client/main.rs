@@ -11,5 +11,6 @@ mod support;
 
 mod bad_input;
 mod refused_input;
+mod sas_vectors;
 mod secrets;
 mod wintellect_defects;

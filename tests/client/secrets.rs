@@ -14,7 +14,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use tablekit::client::{ConnectionString, Credential, Table, TableServiceClient};
 use tablekit::{Column, DynamicEntity, Error, Query};
-use tablekit_testing::{Emulator, TableSas};
+use tablekit::sas::{TablePermissions, TableSas};
+use tablekit_testing::Emulator;
 
 /// A key that is not the public development key, so finding it in output means a leak.
 fn secret_key() -> String {
@@ -154,9 +155,9 @@ async fn traces_of_signed_and_refused_requests_hold_no_secret() {
     let test_table = emulator.unique_table("Traced").expect("table");
     let token = emulator.sas(&TableSas::new(
         test_table.name(),
-        "raud",
+        TablePermissions::ALL,
         Utc::now() + Duration::hours(1),
-    ));
+    )).unwrap();
     let mut secrets = vec![secret_key()];
     secrets.extend(signature_forms(&token));
 
@@ -213,7 +214,7 @@ async fn the_emulator_refuses_bad_signatures_and_tokens() {
     let name = test_table.name();
     let endpoint = emulator.endpoint();
     let hour = Duration::hours(1);
-    let good = emulator.sas(&TableSas::new(name, "r", Utc::now() + hour));
+    let good = emulator.sas(&TableSas::new(name, TablePermissions::QUERY, Utc::now() + hour)).unwrap();
     let sas = |token: &str| Credential::sas(token).expect("sas");
 
     // The valid token reads: the refusals below are about the changes only.
@@ -243,13 +244,13 @@ async fn the_emulator_refuses_bad_signatures_and_tokens() {
     assert_eq!(err.status(), Some(403));
 
     // Expired, and not yet valid.
-    let expired = emulator.sas(&TableSas::new(name, "r", Utc::now() - hour));
+    let expired = emulator.sas(&TableSas::new(name, TablePermissions::QUERY, Utc::now() - hour)).unwrap();
     assert_eq!(
         status_of_read(&endpoint, sas(&expired), name).await,
         Some(403)
     );
     let future =
-        emulator.sas(&TableSas::new(name, "r", Utc::now() + hour * 2).start(Utc::now() + hour));
+        emulator.sas(&TableSas::new(name, TablePermissions::QUERY, Utc::now() + hour * 2).start(Utc::now() + hour)).unwrap();
     assert_eq!(
         status_of_read(&endpoint, sas(&future), name).await,
         Some(403)
@@ -269,7 +270,7 @@ async fn the_emulator_refuses_bad_signatures_and_tokens() {
         Some(403)
     );
     // Partition-scoped: outside the range is refused.
-    let scoped = emulator.sas(&TableSas::new(name, "r", Utc::now() + hour).partitions("a", "c"));
+    let scoped = emulator.sas(&TableSas::new(name, TablePermissions::QUERY, Utc::now() + hour).partitions("a", "c")).unwrap();
     assert_eq!(
         status_of_read(&endpoint, sas(&scoped), name).await,
         Some(403)

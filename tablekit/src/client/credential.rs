@@ -172,14 +172,14 @@ impl Credential {
     /// use chrono::{Duration, Utc};
     /// use tablekit::client::{Credential, Table, TableServiceClient};
     /// use tablekit::DynamicEntity;
-    /// use tablekit_testing::TableSas;
+    /// use tablekit::sas::{TablePermissions, TableSas};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// # emulator.create_table("Gamers")?;
     /// // a read-only SAS for one table, as an account owner would hand it out
-    /// let read_only = TableSas::new("Gamers", "r", Utc::now() + Duration::hours(1));
-    /// let token = emulator.sas(&read_only);
+    /// let read_only = TableSas::new("Gamers", TablePermissions::QUERY, Utc::now() + Duration::hours(1));
+    /// let token = emulator.sas(&read_only)?;
     /// let client = TableServiceClient::builder()
     ///     .endpoint(&emulator.endpoint())
     ///     .credential(Credential::sas(&format!("?{token}"))?) // the leading `?` is optional

@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod access_policies;
 mod concurrency;
 mod conformance;
 mod data_safety;

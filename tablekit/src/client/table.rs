@@ -132,6 +132,7 @@ impl<M: TableModel> Table<M> {
     pub async fn access_policies(&self) -> Result<Vec<SignedIdentifier>> {
         let mut call = Call::new(Method::GET, format!("/{}", self.checked_name()?));
         call.query.push(("comp", "acl".to_owned()));
+        call.accept = Some("application/xml");
         let reply = self.client.transport().send(&call).await?;
         access_policy::access_policies_from_xml(&reply.body)
             .map_err(|message| Error::Decode(crate::codec::DecodeError::new("the access policies", message)))
@@ -165,6 +166,7 @@ impl<M: TableModel> Table<M> {
         let mut call = Call::new(Method::PUT, format!("/{name}"));
         call.query.push(("comp", "acl".to_owned()));
         call.content_type = Some("application/xml".to_owned());
+        call.accept = Some("application/xml");
         call.body = access_policy::access_policies_to_xml(identifiers).into_bytes().into();
         self.client.transport().send(&call).await?;
         Ok(())

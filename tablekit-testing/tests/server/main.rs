@@ -10,3 +10,4 @@ mod connection_limits;
 mod crash_persistence;
 mod persistence_files;
 mod request_checks;
+mod sas_checks;

@@ -6,9 +6,9 @@
 //! every later point get or query page copies those bytes instead of formatting dates,
 //! numbers and escapes again.
 
-use tablekit::client::SignedIdentifier;
 use std::ops::Deref;
 use std::sync::OnceLock;
+use tablekit::client::SignedIdentifier;
 
 use tablekit::DynamicEntity;
 

@@ -674,7 +674,15 @@ async fn sas_tokens_grant_what_they_say() {
         201
     );
     let read = emulator
-        .sas(&TableSas::new("shared", TablePermissions::QUERY, Utc::now() + Duration::hours(1)).partitions("a", "m")).unwrap();
+        .sas(
+            &TableSas::new(
+                "shared",
+                TablePermissions::QUERY,
+                Utc::now() + Duration::hours(1),
+            )
+            .partitions("a", "m"),
+        )
+        .unwrap();
     let page = raw
         .send("GET", &format!("/shared()?{read}"), &[], None)
         .await;
@@ -702,11 +710,13 @@ async fn sas_tokens_grant_what_they_say() {
         )
         .await;
     assert_eq!(outside.status, 403);
-    let add = emulator.sas(&TableSas::new(
-        "shared",
-        TablePermissions::ADD,
-        Utc::now() + Duration::hours(1),
-    )).unwrap();
+    let add = emulator
+        .sas(&TableSas::new(
+            "shared",
+            TablePermissions::ADD,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     let added = raw
         .send(
             "POST",
@@ -716,22 +726,26 @@ async fn sas_tokens_grant_what_they_say() {
         )
         .await;
     assert_eq!(added.status, 201, "{}", added.body);
-    let expired = emulator.sas(&TableSas::new(
-        "shared",
-        TablePermissions::QUERY,
-        Utc::now() - Duration::minutes(1),
-    )).unwrap();
+    let expired = emulator
+        .sas(&TableSas::new(
+            "shared",
+            TablePermissions::QUERY,
+            Utc::now() - Duration::minutes(1),
+        ))
+        .unwrap();
     assert_eq!(
         raw.send("GET", &format!("/shared()?{expired}"), &[], None)
             .await
             .status,
         403
     );
-    let other_table = emulator.sas(&TableSas::new(
-        "other",
-        TablePermissions::QUERY,
-        Utc::now() + Duration::hours(1),
-    )).unwrap();
+    let other_table = emulator
+        .sas(&TableSas::new(
+            "other",
+            TablePermissions::QUERY,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     assert_eq!(
         raw.send("GET", &format!("/shared()?{other_table}"), &[], None)
             .await

@@ -129,7 +129,11 @@ fn verify_table(
         end_pk: get("epk"),
         end_rk: get("erk"),
     };
-    check_signature(&fields.string_to_sign(requester.account), get("sig"), requester)?;
+    check_signature(
+        &fields.string_to_sign(requester.account),
+        get("sig"),
+        requester,
+    )?;
     let (permissions, start, expiry) = match fields.identifier {
         "" => (
             fields.permissions.to_owned(),
@@ -207,8 +211,13 @@ fn verify_account(
         protocol: get("spr"),
         version: get("sv"),
     };
-    check_signature(&fields.string_to_sign(requester.account), get("sig"), requester)?;
-    let invalid = |what: &str| ServiceError::authentication_failed(&format!("{what} is not valid."));
+    check_signature(
+        &fields.string_to_sign(requester.account),
+        get("sig"),
+        requester,
+    )?;
+    let invalid =
+        |what: &str| ServiceError::authentication_failed(&format!("{what} is not valid."));
     let services = Services::from_letters(fields.services).ok_or_else(|| invalid("`ss`"))?;
     if !services.contains(Services::TABLE) {
         return Err(ServiceError::new(
@@ -334,7 +343,9 @@ impl SasGrant {
             Scope::Table { .. } => Err(ServiceError::authorization_mismatch(
                 "The token is for another table.",
             )),
-            Scope::Account { resource_types, .. } if resource_types.contains(ResourceTypes::OBJECT) => {
+            Scope::Account { resource_types, .. }
+                if resource_types.contains(ResourceTypes::OBJECT) =>
+            {
                 Ok(())
             }
             Scope::Account { .. } => Err(resource_type_mismatch()),

@@ -89,7 +89,9 @@ async fn a_body_that_never_arrives_in_full_is_answered_408() {
         .unwrap();
     emulator.create_table("Gamers").unwrap();
     let expiry = chrono::Utc::now() + chrono::Duration::hours(1);
-    let sas = emulator.sas(&TableSas::new("Gamers", TablePermissions::ADD, expiry)).unwrap();
+    let sas = emulator
+        .sas(&TableSas::new("Gamers", TablePermissions::ADD, expiry))
+        .unwrap();
     let addr = emulator.addr();
     let head = tokio::task::spawn_blocking(move || {
         // Authenticated (the SAS), announces 100 bytes and sends 10.

@@ -17,11 +17,13 @@ struct Setup {
 async fn setup() -> Setup {
     let emulator = Emulator::start().await.unwrap();
     emulator.create_table("Gamers").unwrap();
-    let sas = emulator.sas(&TableSas::new(
-        "Gamers",
-        TablePermissions::ALL,
-        Utc::now() + Duration::hours(1),
-    )).unwrap();
+    let sas = emulator
+        .sas(&TableSas::new(
+            "Gamers",
+            TablePermissions::ALL,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     let setup = Setup {
         base: emulator.endpoint(),
         _emulator: emulator,

@@ -120,8 +120,13 @@ async fn a_stored_policy_supplies_what_the_token_leaves_out() {
         async move { read_status(emulator, &emulator.sas(&sas).unwrap()).await }
     };
     // the policy's permissions and expiry apply
-    assert_eq!(status(TableSas::with_policy("Gamers", "readers")).await.0, Some(200));
-    let token = emulator.sas(&TableSas::with_policy("Gamers", "readers")).unwrap();
+    assert_eq!(
+        status(TableSas::with_policy("Gamers", "readers")).await.0,
+        Some(200)
+    );
+    let token = emulator
+        .sas(&TableSas::with_policy("Gamers", "readers"))
+        .unwrap();
     let err = table_with(&emulator, &token)
         .insert(&mut DynamicEntity::new("p", "2"))
         .await
@@ -134,19 +139,30 @@ async fn a_stored_policy_supplies_what_the_token_leaves_out() {
     assert_eq!(status(open).await.0, Some(200));
     // a field set in both is refused, as is a policy that lets the token expire
     let both = TableSas::with_policy("Gamers", "readers").expiry(hour());
-    assert_eq!(status(both).await.1.as_deref(), Some("AuthenticationFailed"));
+    assert_eq!(
+        status(both).await.1.as_deref(),
+        Some("AuthenticationFailed")
+    );
     assert_eq!(
         status(TableSas::with_policy("Gamers", "expired")).await.0,
         Some(403)
     );
     // a missing policy is named in the refusal
-    let token = emulator.sas(&TableSas::with_policy("Gamers", "nosuch")).unwrap();
-    let err = table_with(&emulator, &token).get("p", "1").await.unwrap_err();
+    let token = emulator
+        .sas(&TableSas::with_policy("Gamers", "nosuch"))
+        .unwrap();
+    let err = table_with(&emulator, &token)
+        .get("p", "1")
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Some("AuthenticationFailed"));
     assert!(err.to_string().contains("`nosuch` was not found"), "{err}");
     // removing the policy revokes its tokens
     owner.set_access_policies(&[]).await.unwrap();
-    assert_eq!(status(TableSas::with_policy("Gamers", "readers")).await.0, Some(403));
+    assert_eq!(
+        status(TableSas::with_policy("Gamers", "readers")).await.0,
+        Some(403)
+    );
 }
 
 #[tokio::test]
@@ -161,13 +177,61 @@ async fn policies_are_lost_with_their_table() {
 }
 
 #[tokio::test]
+async fn policies_survive_a_restart_of_a_persisted_emulator() {
+    let dir = tempfile::tempdir().unwrap();
+    let readers = SignedIdentifier::new(
+        "readers",
+        AccessPolicy::new()
+            .permissions(TablePermissions::QUERY)
+            .expiry(hour()),
+    );
+    {
+        let emulator = Emulator::builder()
+            .persist_to(dir.path())
+            .start()
+            .await
+            .unwrap();
+        emulator.create_table("Gamers").unwrap();
+        let table: Table = emulator.client().table_named("Gamers");
+        table.set_access_policies(&[readers.clone()]).await.unwrap();
+        emulator.shutdown().await;
+    }
+    let again = Emulator::builder()
+        .persist_to(dir.path())
+        .start()
+        .await
+        .unwrap();
+    let table: Table = again.client().table_named("Gamers");
+    let mut expected = readers;
+    // kept to the second
+    expected.policy.expiry = expected
+        .policy
+        .expiry
+        .map(|t| chrono::DateTime::from_timestamp(t.timestamp(), 0).unwrap());
+    assert_eq!(table.access_policies().await.unwrap(), vec![expected]);
+    table.delete_table().await.unwrap();
+    again.shutdown().await;
+    let third = Emulator::builder()
+        .persist_to(dir.path())
+        .start()
+        .await
+        .unwrap();
+    third.create_table("Gamers").unwrap();
+    let table: Table = third.client().table_named("Gamers");
+    assert!(table.access_policies().await.unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn account_sas_grants_by_resource_type_and_permission() {
     let emulator = emulator().await;
     let objects = AccountSas::new(ResourceTypes::OBJECT, AccountPermissions::READ, hour());
     let token = emulator.account_sas(&objects).unwrap();
     assert_eq!(read_status(&emulator, &token).await.0, Some(200));
     let table = table_with(&emulator, &token);
-    let err = table.insert(&mut DynamicEntity::new("p", "2")).await.unwrap_err();
+    let err = table
+        .insert(&mut DynamicEntity::new("p", "2"))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Some("AuthorizationPermissionMismatch"));
     // objects only: no table operations
     let err = client_with(&emulator, &token)
@@ -208,7 +272,10 @@ async fn account_sas_grants_by_resource_type_and_permission() {
         (Some(403), Some("AuthorizationServiceMismatch".into()))
     );
     // tampered: the signature no longer matches
-    let token = emulator.account_sas(&objects).unwrap().replace("sp=r", "sp=rwd");
+    let token = emulator
+        .account_sas(&objects)
+        .unwrap()
+        .replace("sp=r", "sp=rwd");
     assert_eq!(
         read_status(&emulator, &token).await.1.as_deref(),
         Some("AuthenticationFailed")
@@ -240,7 +307,10 @@ async fn repeated_query_parameters_are_refused() {
             .await
             .unwrap();
         assert_eq!(answer.status(), 400, "{repeated}");
-        let code = answer.headers()["x-ms-error-code"].to_str().unwrap().to_owned();
+        let code = answer.headers()["x-ms-error-code"]
+            .to_str()
+            .unwrap()
+            .to_owned();
         assert_eq!(code, "InvalidQueryParameterValue");
     }
 }

@@ -229,7 +229,9 @@ pub fn access_policies_from_xml(xml: &[u8]) -> Result<Vec<SignedIdentifier>, Str
                     .unescape()
                     .map_err(|e| format!("the access policies are not XML: {e}"))?;
                 let field = path.last().map(String::as_str).unwrap_or_default();
-                let entry = current.as_mut().ok_or("text outside a `SignedIdentifier`")?;
+                let entry = current
+                    .as_mut()
+                    .ok_or("text outside a `SignedIdentifier`")?;
                 set_field(entry, field, value.trim())?;
             }
             Event::End(_) => {
@@ -280,8 +282,9 @@ fn set_field(entry: &mut SignedIdentifier, field: &str, value: &str) -> Result<(
         "Start" => entry.policy.start = Some(time(value)?),
         "Expiry" => entry.policy.expiry = Some(time(value)?),
         "Permission" => {
-            let permissions = TablePermissions::from_letters(value)
-                .ok_or_else(|| format!("`Permission` holds a letter other than `raud`: `{value}`"))?;
+            let permissions = TablePermissions::from_letters(value).ok_or_else(|| {
+                format!("`Permission` holds a letter other than `raud`: `{value}`")
+            })?;
             entry.policy.permissions = Some(permissions);
         }
         _ => return Err(format!("unexpected text in `{field}`")),

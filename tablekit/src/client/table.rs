@@ -134,8 +134,12 @@ impl<M: TableModel> Table<M> {
         call.query.push(("comp", "acl".to_owned()));
         call.accept = Some("application/xml");
         let reply = self.client.transport().send(&call).await?;
-        access_policy::access_policies_from_xml(&reply.body)
-            .map_err(|message| Error::Decode(crate::codec::DecodeError::new("the access policies", message)))
+        access_policy::access_policies_from_xml(&reply.body).map_err(|message| {
+            Error::Decode(crate::codec::DecodeError::new(
+                "the access policies",
+                message,
+            ))
+        })
     }
 
     /// Replaces the table's stored access policies (Set Table ACL); an empty list removes
@@ -167,7 +171,9 @@ impl<M: TableModel> Table<M> {
         call.query.push(("comp", "acl".to_owned()));
         call.content_type = Some("application/xml".to_owned());
         call.accept = Some("application/xml");
-        call.body = access_policy::access_policies_to_xml(identifiers).into_bytes().into();
+        call.body = access_policy::access_policies_to_xml(identifiers)
+            .into_bytes()
+            .into();
         self.client.transport().send(&call).await?;
         Ok(())
     }

@@ -193,7 +193,10 @@ async fn policies_survive_a_restart_of_a_persisted_emulator() {
             .unwrap();
         emulator.create_table("Gamers").unwrap();
         let table: Table = emulator.client().table_named("Gamers");
-        table.set_access_policies(&[readers.clone()]).await.unwrap();
+        table
+            .set_access_policies(std::slice::from_ref(&readers))
+            .await
+            .unwrap();
         emulator.shutdown().await;
     }
     let again = Emulator::builder()

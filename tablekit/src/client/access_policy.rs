@@ -234,14 +234,13 @@ pub fn access_policies_from_xml(xml: &[u8]) -> Result<Vec<SignedIdentifier>, Str
                     .ok_or("text outside a `SignedIdentifier`")?;
                 set_field(entry, field, value.trim())?;
             }
-            Event::End(_) => {
-                if path.pop().as_deref() == Some("SignedIdentifier") {
-                    let entry = current.take().ok_or("unbalanced `SignedIdentifier`")?;
-                    if entry.id.is_empty() {
-                        return Err("a `SignedIdentifier` has no `Id`".to_owned());
-                    }
-                    identifiers.push(entry);
+            // The guard pops the closed element whether or not it matches.
+            Event::End(_) if path.pop().as_deref() == Some("SignedIdentifier") => {
+                let entry = current.take().ok_or("unbalanced `SignedIdentifier`")?;
+                if entry.id.is_empty() {
+                    return Err("a `SignedIdentifier` has no `Id`".to_owned());
                 }
+                identifiers.push(entry);
             }
             Event::Eof => break,
             _ => {}

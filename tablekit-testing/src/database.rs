@@ -407,6 +407,7 @@ fn create(dir: &Path, path: &Path, journal: &Path, tables: &[TableData]) -> Resu
         }
         drop(meta);
         txn.open_table(CATALOGUE)?;
+        txn.open_table(POLICIES)?;
         for table in tables {
             let (account, name) = (table.account.as_str(), table.name.as_str());
             apply(
@@ -530,12 +531,26 @@ mod tests {
             entity: &e,
         }])
         .unwrap();
+        let policies = [tablekit::client::SignedIdentifier::new(
+            "readers",
+            tablekit::client::AccessPolicy::new(),
+        )];
+        db.commit(&[Write::SetPolicies {
+            account,
+            table,
+            policies: &policies,
+        }])
+        .unwrap();
         db.commit(&[Write::DeleteTable {
             account,
             table: "ORDERS",
         }])
         .unwrap();
-        assert_eq!(redb_tables(&db), ["meta", "tables"]);
+        // The shared tables stay; the policies' row went with the table.
+        assert_eq!(redb_tables(&db), ["access policies", "meta", "tables"]);
+        let txn = db.db.begin_read().unwrap();
+        assert!(read_policies(&txn, account, "orders").unwrap().is_empty());
+        drop(txn);
         drop(db);
         assert!(Database::open(dir.path()).unwrap().1.is_empty());
     }

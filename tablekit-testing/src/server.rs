@@ -266,7 +266,7 @@ impl Emulator {
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use chrono::{Duration, Utc};
     /// use tablekit::sas::{TablePermissions, TableSas};
     /// use tablekit_testing::Emulator;

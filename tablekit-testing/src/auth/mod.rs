@@ -41,9 +41,9 @@ impl Caller {
         keys.map_or(Ok(()), |(pk, rk)| grant.check_keys(pk, rk))
     }
 
-    /// Whether this caller may run the table-level operation `op` (on `table`, when it names
-    /// one): the owner always may, an account SAS when it grants it, a table SAS never.
-    pub(crate) fn may_manage(&self, _table: &str, op: TableOp) -> Result<(), ServiceError> {
+    /// Whether this caller may run the table-level operation `op`: the owner always may, an
+    /// account SAS when it grants it, a table SAS never.
+    pub(crate) fn may_manage(&self, op: TableOp) -> Result<(), ServiceError> {
         match self {
             Caller::Owner => Ok(()),
             Caller::Sas(grant) => grant.check_manage(op),

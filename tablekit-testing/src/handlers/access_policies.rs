@@ -11,7 +11,7 @@ use crate::service_error::ServiceError;
 
 /// `GET /T?comp=acl`: the table's policies.
 pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, table: &str) -> Result<Reply, ServiceError> {
-    caller.may_manage(table, TableOp::ReadAcl)?;
+    caller.may_manage(TableOp::ReadAcl)?;
     let policies = ctx.state.store.policies(ctx.account, table)?;
     let body = access_policies_to_xml(&policies).into_bytes();
     Ok(ctx.reply(StatusCode::OK, Some("application/xml"), body))
@@ -24,7 +24,7 @@ pub(crate) fn set(
     table: &str,
     body: &[u8],
 ) -> Result<Reply, ServiceError> {
-    caller.may_manage(table, TableOp::WriteAcl)?;
+    caller.may_manage(TableOp::WriteAcl)?;
     let policies = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()
     } else {

@@ -286,6 +286,47 @@ async fn account_sas_grants_by_resource_type_and_permission() {
 }
 
 #[tokio::test]
+async fn more_than_five_identifiers_are_invalid_xml() {
+    let emulator = emulator().await;
+    let acl = AccountSas::new(
+        ResourceTypes::CONTAINER,
+        AccountPermissions::READ | AccountPermissions::WRITE,
+        hour(),
+    );
+    let token = emulator.account_sas(&acl).unwrap();
+    let url = format!("{}/Gamers?comp=acl&{token}", emulator.endpoint());
+    let identifiers = |n: usize| {
+        let policies: Vec<_> = (0..n)
+            .map(|i| SignedIdentifier::new(&format!("p{i}"), AccessPolicy::new()))
+            .collect();
+        tablekit::client::access_policies_to_xml(&policies)
+    };
+    let http = reqwest::Client::new();
+    let put = |body: String| http.put(&url).body(body).send();
+    assert_eq!(put(identifiers(5)).await.unwrap().status(), 204);
+    let six = put(identifiers(6)).await.unwrap();
+    assert_eq!(six.status(), 400);
+    assert_eq!(six.headers()["x-ms-error-code"], "InvalidXmlDocument");
+    let broken = put("<SignedIdentifiers><Oops/>".to_owned()).await.unwrap();
+    assert_eq!(broken.headers()["x-ms-error-code"], "InvalidXmlDocument");
+    // the five stand
+    let got = http.get(&url).send().await.unwrap();
+    assert_eq!(got.status(), 200);
+    assert_eq!(got.headers()["content-type"], "application/xml");
+    let body = got.bytes().await.unwrap();
+    assert_eq!(
+        tablekit::client::access_policies_from_xml(&body)
+            .unwrap()
+            .len(),
+        5
+    );
+    // a table SAS manages no policies
+    let table_token = emulator.sas(&read()).unwrap();
+    let url = format!("{}/Gamers?comp=acl&{table_token}", emulator.endpoint());
+    assert_eq!(http.get(&url).send().await.unwrap().status(), 403);
+}
+
+#[tokio::test]
 async fn repeated_query_parameters_are_refused() {
     let emulator = emulator().await;
     let token = emulator.sas(&read()).unwrap();

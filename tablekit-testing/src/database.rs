@@ -264,7 +264,7 @@ fn read_policies(
         Err(e) => return Err(e.to_string()),
     };
     match table.get((account, lowercase)).map_err(|e| e.to_string())? {
-        Some(xml) => access_policies_from_xml(xml.value().as_bytes()),
+        Some(xml) => access_policies_from_xml(xml.value().as_bytes()).map_err(|e| e.to_string()),
         None => Ok(Vec::new()),
     }
 }

@@ -814,3 +814,65 @@ impl AccountSas {
         ]))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn key() -> AccountKey {
+        AccountKey::from_base64("a2V5").unwrap()
+    }
+
+    #[test]
+    fn impossible_tokens_are_named_before_signing() {
+        let now = Utc::now();
+        let later = now + Duration::hours(1);
+        let read = || TableSas::new("Gamers", TablePermissions::QUERY, later);
+        let sign = |sas: TableSas| sas.sign("acct", &key()).unwrap_err();
+        assert_eq!(
+            sign(TableSas::new("1st", TablePermissions::QUERY, later)),
+            SasError::TableName("1st".into())
+        );
+        assert_eq!(
+            sign(read().start(later + Duration::hours(1))),
+            SasError::StartAfterExpiry
+        );
+        assert_eq!(sign(read().rows("a", "b")), SasError::RowsWithoutPartitions);
+        let v4 = IpAddr::from([10, 0, 0, 9]);
+        let v6 = IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]);
+        assert!(matches!(
+            sign(read().ip_range(v4, IpAddr::from([10, 0, 0, 1]))),
+            SasError::IpRange(_)
+        ));
+        assert!(matches!(
+            sign(read().ip_range(v4, v6)),
+            SasError::IpRange(_)
+        ));
+        assert_eq!(
+            sign(TableSas::with_policy("Gamers", "")),
+            SasError::NoPermissions
+        );
+        let no_expiry = TableSas::with_policy("Gamers", "").permissions(TablePermissions::ALL);
+        assert_eq!(sign(no_expiry), SasError::NoExpiry);
+        let nothing = AccountSas::new(ResourceTypes::empty(), AccountPermissions::READ, later);
+        assert_eq!(nothing.sign("acct", &key()).unwrap_err(), SasError::NoScope);
+    }
+
+    #[test]
+    fn letters_round_trip_in_the_service_order() {
+        for letters in ["", "r", "raud", "ud"] {
+            let set = TablePermissions::from_letters(letters).unwrap();
+            assert_eq!(set.letters(), letters);
+        }
+        assert_eq!(
+            AccountPermissions::from_letters("pucaldwr")
+                .unwrap()
+                .letters(),
+            "rwdlacup"
+        );
+        assert_eq!(Services::from_letters("ftqb").unwrap().letters(), "bqtf");
+        assert_eq!(ResourceTypes::from_letters("x"), None);
+        assert!(!TablePermissions::QUERY.intersects(TablePermissions::ADD));
+    }
+}

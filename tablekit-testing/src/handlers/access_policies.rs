@@ -28,7 +28,7 @@ pub(crate) fn set(
     let policies = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()
     } else {
-        access_policies_from_xml(body).map_err(|problem| invalid_xml(&problem))?
+        access_policies_from_xml(body).map_err(|problem| invalid_xml(&problem.message))?
     };
     if policies.len() > MAX_ACCESS_POLICIES {
         return Err(invalid_xml(&format!(

@@ -28,6 +28,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::{Reader, Writer};
 
+use crate::codec::DecodeError;
 use crate::limits::InvalidInput;
 use crate::sas::{TablePermissions, MAX_IDENTIFIER_CHARS};
 
@@ -180,7 +181,7 @@ fn xml_time(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// Reads a `SignedIdentifiers` document; the message says what is wrong with it.
+/// Reads a `SignedIdentifiers` document; a [`DecodeError`] says what is wrong with it.
 ///
 /// ```
 /// use tablekit::client::access_policies_from_xml;
@@ -190,10 +191,15 @@ fn xml_time(time: DateTime<Utc>) -> String {
 /// let ids = access_policies_from_xml(xml.as_bytes())?;
 /// assert_eq!(ids[0].id, "p");
 /// assert_eq!(ids[0].policy.permissions.unwrap().letters(), "ra");
-/// assert!(access_policies_from_xml(b"<SignedIdentifiers><Oops>").is_err());
-/// # Ok::<(), String>(())
+/// let err = access_policies_from_xml(b"<SignedIdentifiers><Oops>").unwrap_err();
+/// assert_eq!(err.to_string(), "cannot decode access policies: unexpected element `Oops`");
+/// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
-pub fn access_policies_from_xml(xml: &[u8]) -> Result<Vec<SignedIdentifier>, String> {
+pub fn access_policies_from_xml(xml: &[u8]) -> Result<Vec<SignedIdentifier>, DecodeError> {
+    read_identifiers(xml).map_err(|message| DecodeError::new("access policies", message))
+}
+
+fn read_identifiers(xml: &[u8]) -> Result<Vec<SignedIdentifier>, String> {
     let mut reader = Reader::from_reader(xml);
     reader.trim_text(true);
     let mut path: Vec<String> = Vec::new();

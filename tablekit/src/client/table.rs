@@ -134,12 +134,7 @@ impl<M: TableModel> Table<M> {
         call.query.push(("comp", "acl".to_owned()));
         call.accept = Some("application/xml");
         let reply = self.client.transport().send(&call).await?;
-        access_policy::access_policies_from_xml(&reply.body).map_err(|message| {
-            Error::Decode(crate::codec::DecodeError::new(
-                "the access policies",
-                message,
-            ))
-        })
+        Ok(access_policy::access_policies_from_xml(&reply.body)?)
     }
 
     /// Replaces the table's stored access policies (Set Table ACL); an empty list removes

@@ -13,7 +13,7 @@ use crate::service_error::ServiceError;
 pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, table: &str) -> Result<Reply, ServiceError> {
     caller.may_manage(TableOp::ReadAcl)?;
     let policies = ctx.state.store.policies(ctx.account, table)?;
-    let body = access_policies_to_xml(&policies).into_bytes();
+    let body = service_times(&access_policies_to_xml(&policies)).into_bytes();
     Ok(ctx.reply(StatusCode::OK, Some("application/xml"), body))
 }
 
@@ -43,6 +43,14 @@ pub(crate) fn set(
     }
     ctx.state.store.set_policies(ctx.account, table, policies)?;
     Ok(ctx.reply(StatusCode::NO_CONTENT, None, Vec::new()))
+}
+
+/// The times written as the service answers them, with seven fraction digits
+/// (`2030-01-01T00:00:00.0000000Z`). Stored times are whole seconds, each written ending in
+/// `Z` right before its closing tag; an id cannot hold that text, since `<` is escaped.
+fn service_times(xml: &str) -> String {
+    xml.replace("Z</Start>", ".0000000Z</Start>")
+        .replace("Z</Expiry>", ".0000000Z</Expiry>")
 }
 
 /// 400 InvalidXmlDocument, as the service answers a body it cannot take.

@@ -1,6 +1,7 @@
 //! The emulator's SAS checks, each allowed and refused, with tokens from `tablekit::sas`:
 //! the source IP (`sip`), the protocol (`spr`), stored access policies (`si`), account SAS
-//! (services, resource types, permissions), and repeated query parameters.
+//! (services, resource types, permissions), repeated query parameters, and Set/Get Table ACL
+//! as the service answers them (more than five identifiers, times with seven fraction digits).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -286,7 +287,7 @@ async fn account_sas_grants_by_resource_type_and_permission() {
 }
 
 #[tokio::test]
-async fn more_than_five_identifiers_are_invalid_xml() {
+async fn set_table_acl_answers_like_the_service() {
     let emulator = emulator().await;
     let acl = AccountSas::new(
         ResourceTypes::CONTAINER,
@@ -319,6 +320,24 @@ async fn more_than_five_identifiers_are_invalid_xml() {
             .unwrap()
             .len(),
         5
+    );
+    // times as the service writes them: seven fraction digits
+    let when = Utc::now() + Duration::days(1);
+    let timed = [SignedIdentifier::new(
+        "timed",
+        AccessPolicy::new().start(when).expiry(when),
+    )];
+    let body = tablekit::client::access_policies_to_xml(&timed);
+    assert_eq!(put(body).await.unwrap().status(), 204);
+    let text = http.get(&url).send().await.unwrap().text().await.unwrap();
+    let second = when.format("%Y-%m-%dT%H:%M:%S").to_string();
+    assert!(
+        text.contains(&format!("<Start>{second}.0000000Z</Start>")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("<Expiry>{second}.0000000Z</Expiry>")),
+        "{text}"
     );
     // a table SAS manages no policies
     let table_token = emulator.sas(&read()).unwrap();

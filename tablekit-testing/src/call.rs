@@ -59,7 +59,10 @@ impl<B> Call<B> {
             Err(err) => (HashMap::new(), Some(err)),
         };
         let (account, route) = match route::parse(parts.uri.path()) {
-            Ok((account, route)) => (account, bad_query.map_or(Ok(route), Err)),
+            Ok((account, route)) => {
+                let route = route::with_comp(route, params.get("comp").map(String::as_str));
+                (account, bad_query.map_or(Ok(route), Err))
+            }
             Err(err) => (String::new(), Err(err)),
         };
         let (account, secondary) = match account.strip_suffix(SECONDARY) {
@@ -131,7 +134,8 @@ impl<B> Call<B> {
 /// Query parameters, decoded as HTML forms encode them: `+` is a space (clients built on
 /// form encoders, like the `azure_data_tables` crate, send `$filter=TableName+ge+'a'`, which
 /// the service reads with spaces) and `%2B` a plus; 400 when one is not UTF-8 once decoded,
-/// rather than a value silently changed by replacement characters.
+/// rather than a value silently changed by replacement characters, and 400
+/// InvalidQueryParameterValue when a name repeats, rather than the last one winning.
 pub(crate) fn query_params(query: Option<&str>) -> Result<HashMap<String, String>, ServiceError> {
     let decode = |s: &str| {
         percent_decode_str(&s.replace('+', " "))
@@ -139,15 +143,26 @@ pub(crate) fn query_params(query: Option<&str>) -> Result<HashMap<String, String
             .map(|text| text.into_owned())
             .map_err(|_| ServiceError::invalid_input("The query string is not valid UTF-8."))
     };
-    query
-        .unwrap_or_default()
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            Ok((decode(name)?, decode(value)?))
-        })
-        .collect()
+    let mut params = HashMap::new();
+    for pair in query.unwrap_or_default().split('&') {
+        if pair.is_empty() {
+            continue;
+        }
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = decode(name)?;
+        // Which of two values counts is not for the server to guess: a token with two
+        // signatures, or a query with two filters, is refused rather than read last-wins.
+        if params.contains_key(&name) {
+            return Err(ServiceError::new(
+                http::StatusCode::BAD_REQUEST,
+                "InvalidQueryParameterValue",
+                format!("The query parameter `{name}` is given more than once."),
+            ));
+        }
+        let value = decode(value)?;
+        params.insert(name, value);
+    }
+    Ok(params)
 }
 
 /// A header's value, when it is text.
@@ -171,6 +186,9 @@ mod tests {
         let err = query_params(Some("$filter=%FF")).unwrap_err();
         assert_eq!(err.code, "InvalidInput");
         assert!(query_params(Some("%C3=x")).is_err());
+        let twice = query_params(Some("sig=a&sv=1&sig=b")).unwrap_err();
+        assert_eq!(twice.code, "InvalidQueryParameterValue");
+        assert!(query_params(Some("%24top=1&$top=2")).is_err()); // the same name, encoded
     }
 
     #[test]

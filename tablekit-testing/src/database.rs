@@ -33,6 +33,7 @@ use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
+use tablekit::client::{access_policies_from_xml, access_policies_to_xml, SignedIdentifier};
 use tablekit::{codec, value};
 
 use crate::error::Error;
@@ -44,6 +45,9 @@ pub(crate) const FILE_NAME: &str = "tables.redb";
 
 /// (account, lowercase table name) → the table's name as created.
 const CATALOGUE: TableDefinition<(&str, &str), &str> = TableDefinition::new("tables");
+/// (account, lowercase table name) → the table's stored access policies, as the service's
+/// `SignedIdentifiers` XML. Files made before it existed lack it: read as no policies.
+const POLICIES: TableDefinition<(&str, &str), &str> = TableDefinition::new("access policies");
 /// Settings of the file itself, such as its format.
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 /// The layout described in the module docs.
@@ -104,6 +108,11 @@ pub(crate) enum Write<'a> {
         table: &'a str,
         partition_key: &'a str,
         row_key: &'a str,
+    },
+    SetPolicies {
+        account: &'a str,
+        table: &'a str,
+        policies: &'a [SignedIdentifier],
     },
 }
 
@@ -225,6 +234,8 @@ impl Database {
                 .map_err(|e| format!("table `{name}`: {e}"))?;
             let mut data = TableData {
                 account: account.to_owned(),
+                policies: read_policies(&txn, account, lowercase)
+                    .map_err(|e| format!("table `{name}`: {e}"))?,
                 name,
                 entities: Vec::new(),
             };
@@ -238,6 +249,23 @@ impl Database {
             tables.push(data);
         }
         Ok(tables)
+    }
+}
+
+/// A table's stored access policies; none when the file predates them.
+fn read_policies(
+    txn: &redb::ReadTransaction,
+    account: &str,
+    lowercase: &str,
+) -> Result<Vec<SignedIdentifier>, String> {
+    let table = match txn.open_table(POLICIES) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
+    };
+    match table.get((account, lowercase)).map_err(|e| e.to_string())? {
+        Some(xml) => access_policies_from_xml(xml.value().as_bytes()).map_err(|e| e.to_string()),
+        None => Ok(Vec::new()),
     }
 }
 
@@ -303,6 +331,8 @@ fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), DbError> {
                 .remove((account, lowercase.as_str()))?;
             let name = entities_table(account, &lowercase);
             txn.delete_table(Entities::new(&name))?;
+            txn.open_table(POLICIES)?
+                .remove((account, lowercase.as_str()))?;
         }
         Write::Put {
             account,
@@ -326,6 +356,20 @@ fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), DbError> {
             let name = entities_table(account, &table.to_ascii_lowercase());
             txn.open_table(Entities::new(&name))?
                 .remove((partition_key, row_key))?;
+        }
+        Write::SetPolicies {
+            account,
+            table,
+            policies,
+        } => {
+            let lowercase = table.to_ascii_lowercase();
+            let mut stored = txn.open_table(POLICIES)?;
+            if policies.is_empty() {
+                stored.remove((account, lowercase.as_str()))?;
+            } else {
+                let xml = access_policies_to_xml(policies);
+                stored.insert((account, lowercase.as_str()), xml.as_str())?;
+            }
         }
     }
     Ok(())
@@ -363,6 +407,7 @@ fn create(dir: &Path, path: &Path, journal: &Path, tables: &[TableData]) -> Resu
         }
         drop(meta);
         txn.open_table(CATALOGUE)?;
+        txn.open_table(POLICIES)?;
         for table in tables {
             let (account, name) = (table.account.as_str(), table.name.as_str());
             apply(
@@ -486,12 +531,26 @@ mod tests {
             entity: &e,
         }])
         .unwrap();
+        let policies = [tablekit::client::SignedIdentifier::new(
+            "readers",
+            tablekit::client::AccessPolicy::new(),
+        )];
+        db.commit(&[Write::SetPolicies {
+            account,
+            table,
+            policies: &policies,
+        }])
+        .unwrap();
         db.commit(&[Write::DeleteTable {
             account,
             table: "ORDERS",
         }])
         .unwrap();
-        assert_eq!(redb_tables(&db), ["meta", "tables"]);
+        // The shared tables stay; the policies' row went with the table.
+        assert_eq!(redb_tables(&db), ["access policies", "meta", "tables"]);
+        let txn = db.db.begin_read().unwrap();
+        assert!(read_policies(&txn, account, "orders").unwrap().is_empty());
+        drop(txn);
         drop(db);
         assert!(Database::open(dir.path()).unwrap().1.is_empty());
     }

@@ -181,6 +181,7 @@ impl Tables {
                 account,
                 name,
                 entities: entities.into_values().collect(),
+                policies: Vec::new(),
             })
             .collect()
     }

@@ -41,7 +41,6 @@ mod state;
 mod store;
 mod stored;
 
-pub use auth::TableSas;
 pub use azurite::{
     azurite_client, azurite_connection_string, AZURITE_CONNECTION_STRING_VAR, AZURITE_VERSION,
 };

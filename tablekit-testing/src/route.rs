@@ -26,6 +26,8 @@ pub(crate) enum Route {
         partition_key: String,
         row_key: String,
     },
+    /// `/acct/T?comp=acl`: the table's stored access policies.
+    TableAcl(String),
 }
 
 impl Route {
@@ -60,6 +62,14 @@ pub(crate) fn parse(path: &str) -> Result<(String, Route), ServiceError> {
         .map_err(|_| ServiceError::invalid_input("The request URI is not valid UTF-8."))?;
     let account = percent_decode_str(account).decode_utf8_lossy().into_owned();
     Ok((account, route(&rest)?))
+}
+
+/// The route once the query is known: `comp=acl` on a table's path names its policies.
+pub(crate) fn with_comp(route: Route, comp: Option<&str>) -> Route {
+    match (route, comp) {
+        (Route::Entities(table), Some("acl")) => Route::TableAcl(table),
+        (route, _) => route,
+    }
 }
 
 fn route(rest: &str) -> Result<Route, ServiceError> {

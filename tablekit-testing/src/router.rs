@@ -9,7 +9,7 @@ use http::StatusCode;
 use crate::auth::Caller;
 use crate::call::Call;
 use crate::context::Ctx;
-use crate::handlers::{batch, entities, service_properties, tables};
+use crate::handlers::{access_policies, batch, entities, service_properties, tables};
 use crate::reply::{Dropped, Reply};
 use crate::route::Route;
 use crate::service::Service;
@@ -74,6 +74,8 @@ pub(crate) fn dispatch(
                 row_key,
             },
         ) => entities::write(ctx, caller, table, (partition_key, row_key), body),
+        ("GET", Route::TableAcl(table)) => access_policies::get(ctx, caller, table),
+        ("PUT", Route::TableAcl(table)) => access_policies::set(ctx, caller, table, body),
         (_, Route::Service) => service_properties::dispatch(ctx, caller, body),
         _ => Err(ServiceError::new(
             StatusCode::METHOD_NOT_ALLOWED,

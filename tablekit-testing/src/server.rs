@@ -14,11 +14,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tablekit::auth::AccountKey;
 use tablekit::client::{ClientBuilder, TableServiceClient};
 use tablekit::limits::Flavor;
+use tablekit::sas::{AccountSas, SasError, SasToken, TableSas};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::app::{app, App};
-use crate::auth::TableSas;
 use crate::call::Call;
 use crate::counter::RequestCounts;
 use crate::error::{Error, Result};
@@ -269,18 +269,56 @@ impl Emulator {
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), tablekit_testing::Error> {
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use chrono::{Duration, Utc};
-    /// use tablekit_testing::{Emulator, TableSas};
+    /// use tablekit::sas::{TablePermissions, TableSas};
+    /// use tablekit_testing::Emulator;
     /// let emulator = Emulator::start().await?;
-    /// let token = emulator.sas(&TableSas::new("Gamers", "r", Utc::now() + Duration::hours(1)));
+    /// let expiry = Utc::now() + Duration::hours(1);
+    /// let token = emulator.sas(&TableSas::new("Gamers", TablePermissions::QUERY, expiry))?;
     /// assert!(token.contains("sig="));
     /// # Ok(()) }
     /// ```
-    pub fn sas(&self, sas: &TableSas) -> String {
-        match self.state.accounts.get(&self.primary.0) {
-            Some(key) => sas.sign(&self.primary.0, key),
-            None => String::new(),
+    pub fn sas(&self, sas: &TableSas) -> std::result::Result<String, SasError> {
+        self.signed(|account, key| sas.sign(account, key))
+    }
+
+    /// A signed account SAS query string for the primary account.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use chrono::{Duration, Utc};
+    /// use tablekit::client::{Credential, TableServiceClient};
+    /// use tablekit::sas::{AccountPermissions, AccountSas, ResourceTypes};
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::start().await?;
+    /// let list = AccountSas::new(
+    ///     ResourceTypes::CONTAINER,
+    ///     AccountPermissions::LIST,
+    ///     Utc::now() + Duration::hours(1),
+    /// );
+    /// let client = TableServiceClient::builder()
+    ///     .endpoint(&emulator.endpoint())
+    ///     .credential(Credential::sas(&emulator.account_sas(&list)?)?)
+    ///     .build()?;
+    /// assert!(client.list_table_names(None).await?.is_empty());
+    /// assert_eq!(client.create_table("Gamers").await.unwrap_err().status(), Some(403));
+    /// # Ok(()) }
+    /// ```
+    pub fn account_sas(&self, sas: &AccountSas) -> std::result::Result<String, SasError> {
+        self.signed(|account, key| sas.sign(account, key))
+    }
+
+    /// A token `sign` makes with the primary account's key (always configured).
+    fn signed(
+        &self,
+        sign: impl FnOnce(&str, &AccountKey) -> std::result::Result<SasToken, SasError>,
+    ) -> std::result::Result<String, SasError> {
+        let account = &self.primary.0;
+        match self.state.accounts.get(account) {
+            Some(key) => Ok(sign(account, key)?.into_string()),
+            None => Ok(String::new()),
         }
     }
 
@@ -764,8 +802,13 @@ async fn connection(
     header_timeout: Duration,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let service = service_fn(move |request| {
+    // A SAS may name the addresses it is valid from (`sip`): each request carries its peer's.
+    let peer = stream.peer_addr().ok();
+    let service = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let app = app.clone();
+        if let Some(peer) = peer {
+            request.extensions_mut().insert(peer);
+        }
         async move { app.call(Call::new(request)).await }
     });
     let conn = http1::Builder::new()

@@ -15,6 +15,7 @@ use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
 use http::StatusCode;
+use tablekit::client::SignedIdentifier;
 use tablekit::value;
 
 use crate::database::{Database, Write};
@@ -55,6 +56,8 @@ pub(crate) struct Table {
     pub(crate) entities: BTreeMap<EntityKey, Arc<Stored>>,
     /// Set when the table is deleted while a request still holds it.
     pub(crate) deleted: bool,
+    /// Its stored access policies (Set Table ACL), at most five.
+    pub(crate) policies: Vec<SignedIdentifier>,
 }
 
 /// A change to commit to a table.
@@ -100,6 +103,7 @@ impl Store {
         for data in tables {
             let mut table = Table {
                 name: data.name,
+                policies: data.policies,
                 ..Table::default()
             };
             for entity in data.entities {
@@ -214,6 +218,39 @@ impl Store {
             .get(&(account.to_owned(), name.to_ascii_lowercase()))
             .cloned()
             .ok_or_else(ServiceError::table_not_found)
+    }
+
+    /// Replaces a table's stored access policies, durably first when persistent; 404
+    /// TableNotFound when there is no such table.
+    pub(crate) fn set_policies(
+        &self,
+        account: &str,
+        name: &str,
+        policies: Vec<SignedIdentifier>,
+    ) -> Result<(), ServiceError> {
+        let table = self.table(account, name)?;
+        let mut table = table.write().unwrap_or_else(|e| e.into_inner());
+        if table.deleted {
+            return Err(ServiceError::table_not_found());
+        }
+        self.log(&[Write::SetPolicies {
+            account,
+            table: &table.name,
+            policies: &policies,
+        }])?;
+        table.policies = policies;
+        Ok(())
+    }
+
+    /// A table's stored access policies; 404 TableNotFound when there is no such table.
+    pub(crate) fn policies(
+        &self,
+        account: &str,
+        name: &str,
+    ) -> Result<Vec<SignedIdentifier>, ServiceError> {
+        let table = self.table(account, name)?;
+        let table = table.read().unwrap_or_else(|e| e.into_inner());
+        Ok(table.policies.clone())
     }
 
     /// Applies changes to a locked table, making them durable first when persistent (in one

@@ -8,6 +8,7 @@
 
 use std::ops::Deref;
 use std::sync::OnceLock;
+use tablekit::client::SignedIdentifier;
 
 use tablekit::DynamicEntity;
 
@@ -43,6 +44,8 @@ pub(crate) struct TableData {
     pub(crate) account: String,
     pub(crate) name: String,
     pub(crate) entities: Vec<Stored>,
+    /// Its stored access policies.
+    pub(crate) policies: Vec<SignedIdentifier>,
 }
 
 impl EntityText for Stored {

@@ -4,8 +4,8 @@
 // values (`value`, `etag`, `convert`), entities (`entity`), the codec (`codec`), the rules
 // and typed query parts (`params`, `limits`, `keys`, `filter`, `column`, `model`, `record`,
 // `split`, `select`, `query`), the client (`client`, whose `Error` the lower errors convert
-// into), and the storage patterns (`patterns`). `auth` is shared by the client and the
-// emulator; `wire` and `__private` serve the emulator and the derive macros.
+// into), and the storage patterns (`patterns`). `auth` and `sas` are shared by the client and
+// the emulator; `wire` and `__private` serve the emulator and the derive macros.
 pub mod auth;
 pub mod client;
 pub mod codec;
@@ -25,6 +25,7 @@ mod params;
 pub mod patterns;
 mod query;
 pub mod record;
+pub mod sas;
 pub mod select;
 pub mod split;
 pub mod value;

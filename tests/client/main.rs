@@ -12,6 +12,7 @@ mod support;
 mod bad_input;
 mod flavor;
 mod refused_input;
+mod sas_vectors;
 mod secondary;
 mod secrets;
 mod telemetry;

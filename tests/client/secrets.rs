@@ -13,8 +13,9 @@ use chrono::{Duration, Utc};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use tablekit::client::{ConnectionString, Credential, Table, TableServiceClient};
+use tablekit::sas::{AccountPermissions, AccountSas, ResourceTypes, TablePermissions, TableSas};
 use tablekit::{Column, DynamicEntity, Error, Query};
-use tablekit_testing::{Emulator, TableSas};
+use tablekit_testing::Emulator;
 
 /// A key that is not the public development key, so finding it in output means a leak.
 fn secret_key() -> String {
@@ -121,6 +122,41 @@ fn debug_and_display_never_show_keys_or_signatures() {
 }
 
 #[test]
+fn tokens_made_by_tablekit_never_show_in_debug_or_errors() {
+    let key = tablekit::auth::AccountKey::from_base64(&secret_key()).unwrap();
+    let hour = Utc::now() + Duration::hours(1);
+    let table = TableSas::new("Gamers", TablePermissions::ALL, hour)
+        .sign(ACCOUNT, &key)
+        .unwrap();
+    let account = AccountSas::new(ResourceTypes::OBJECT, AccountPermissions::READ, hour)
+        .sign(ACCOUNT, &key)
+        .unwrap();
+    for token in [table, account] {
+        let mut secrets = vec![secret_key()];
+        secrets.extend(signature_forms(token.as_str()));
+        let credential = Credential::from(token.clone());
+        let client = TableServiceClient::builder()
+            .endpoint("https://acct.table.core.windows.net")
+            .credential(credential.clone())
+            .build()
+            .unwrap();
+        let outputs = [
+            format!("{token:?}"),
+            format!("{credential:?}"),
+            format!("{client:?}"),
+        ];
+        for output in &outputs {
+            assert_absent(output, &secrets, "Debug output");
+        }
+    }
+    // refusals name the problem, never a token
+    let err = TableSas::with_policy("Gamers", &"p".repeat(65))
+        .sign(ACCOUNT, &key)
+        .unwrap_err();
+    assert!(!err.to_string().contains("sig"), "{err}");
+}
+
+#[test]
 fn errors_about_bad_configuration_never_repeat_the_key() {
     let key = secret_key();
     let secrets = vec![key.clone()];
@@ -152,11 +188,13 @@ async fn traces_of_signed_and_refused_requests_hold_no_secret() {
 
     let emulator = emulator().await;
     let test_table = emulator.unique_table("Traced").expect("table");
-    let token = emulator.sas(&TableSas::new(
-        test_table.name(),
-        "raud",
-        Utc::now() + Duration::hours(1),
-    ));
+    let token = emulator
+        .sas(&TableSas::new(
+            test_table.name(),
+            TablePermissions::ALL,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     let mut secrets = vec![secret_key()];
     secrets.extend(signature_forms(&token));
 
@@ -213,7 +251,13 @@ async fn the_emulator_refuses_bad_signatures_and_tokens() {
     let name = test_table.name();
     let endpoint = emulator.endpoint();
     let hour = Duration::hours(1);
-    let good = emulator.sas(&TableSas::new(name, "r", Utc::now() + hour));
+    let good = emulator
+        .sas(&TableSas::new(
+            name,
+            TablePermissions::QUERY,
+            Utc::now() + hour,
+        ))
+        .unwrap();
     let sas = |token: &str| Credential::sas(token).expect("sas");
 
     // The valid token reads: the refusals below are about the changes only.
@@ -243,13 +287,23 @@ async fn the_emulator_refuses_bad_signatures_and_tokens() {
     assert_eq!(err.status(), Some(403));
 
     // Expired, and not yet valid.
-    let expired = emulator.sas(&TableSas::new(name, "r", Utc::now() - hour));
+    let expired = emulator
+        .sas(&TableSas::new(
+            name,
+            TablePermissions::QUERY,
+            Utc::now() - hour,
+        ))
+        .unwrap();
     assert_eq!(
         status_of_read(&endpoint, sas(&expired), name).await,
         Some(403)
     );
-    let future =
-        emulator.sas(&TableSas::new(name, "r", Utc::now() + hour * 2).start(Utc::now() + hour));
+    let future = emulator
+        .sas(
+            &TableSas::new(name, TablePermissions::QUERY, Utc::now() + hour * 2)
+                .start(Utc::now() + hour),
+        )
+        .unwrap();
     assert_eq!(
         status_of_read(&endpoint, sas(&future), name).await,
         Some(403)
@@ -269,7 +323,9 @@ async fn the_emulator_refuses_bad_signatures_and_tokens() {
         Some(403)
     );
     // Partition-scoped: outside the range is refused.
-    let scoped = emulator.sas(&TableSas::new(name, "r", Utc::now() + hour).partitions("a", "c"));
+    let scoped = emulator
+        .sas(&TableSas::new(name, TablePermissions::QUERY, Utc::now() + hour).partitions("a", "c"))
+        .unwrap();
     assert_eq!(
         status_of_read(&endpoint, sas(&scoped), name).await,
         Some(403)

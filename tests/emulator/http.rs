@@ -659,7 +659,7 @@ async fn shared_key_lite_is_accepted() {
 #[tokio::test]
 async fn sas_tokens_grant_what_they_say() {
     use chrono::{Duration, Utc};
-    use tablekit_testing::TableSas;
+    use tablekit::sas::{TablePermissions, TableSas};
     let (emulator, raw) = setup("shared").await;
     assert_eq!(
         raw.insert("shared", r#"{"PartitionKey":"a","RowKey":"1"}"#)
@@ -674,7 +674,15 @@ async fn sas_tokens_grant_what_they_say() {
         201
     );
     let read = emulator
-        .sas(&TableSas::new("shared", "r", Utc::now() + Duration::hours(1)).partitions("a", "m"));
+        .sas(
+            &TableSas::new(
+                "shared",
+                TablePermissions::QUERY,
+                Utc::now() + Duration::hours(1),
+            )
+            .partitions("a", "m"),
+        )
+        .unwrap();
     let page = raw
         .send("GET", &format!("/shared()?{read}"), &[], None)
         .await;
@@ -702,11 +710,13 @@ async fn sas_tokens_grant_what_they_say() {
         )
         .await;
     assert_eq!(outside.status, 403);
-    let add = emulator.sas(&TableSas::new(
-        "shared",
-        "a",
-        Utc::now() + Duration::hours(1),
-    ));
+    let add = emulator
+        .sas(&TableSas::new(
+            "shared",
+            TablePermissions::ADD,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     let added = raw
         .send(
             "POST",
@@ -716,22 +726,26 @@ async fn sas_tokens_grant_what_they_say() {
         )
         .await;
     assert_eq!(added.status, 201, "{}", added.body);
-    let expired = emulator.sas(&TableSas::new(
-        "shared",
-        "r",
-        Utc::now() - Duration::minutes(1),
-    ));
+    let expired = emulator
+        .sas(&TableSas::new(
+            "shared",
+            TablePermissions::QUERY,
+            Utc::now() - Duration::minutes(1),
+        ))
+        .unwrap();
     assert_eq!(
         raw.send("GET", &format!("/shared()?{expired}"), &[], None)
             .await
             .status,
         403
     );
-    let other_table = emulator.sas(&TableSas::new(
-        "other",
-        "r",
-        Utc::now() + Duration::hours(1),
-    ));
+    let other_table = emulator
+        .sas(&TableSas::new(
+            "other",
+            TablePermissions::QUERY,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     assert_eq!(
         raw.send("GET", &format!("/shared()?{other_table}"), &[], None)
             .await

@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod access_policies;
 mod body_keys;
 mod concurrency;
 mod conformance;

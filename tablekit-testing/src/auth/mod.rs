@@ -1,18 +1,19 @@
 //! Authenticates requests: Shared Key and Shared Key Lite signatures for configured accounts,
-//! and table SAS tokens signed with an account's key.
+//! and table and account SAS tokens signed with an account's key.
 
 mod sas;
 mod shared_key;
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 
 use http::request::Parts;
 use tablekit::auth::AccountKey;
 
 use crate::service_error::ServiceError;
+use crate::store::Store;
 
-pub(crate) use sas::SasGrant;
-pub use sas::TableSas;
+pub(crate) use sas::{SasGrant, TableOp};
 
 /// Who the request is: the account owner (a signed request) or a SAS holder.
 #[derive(Debug, Clone)]
@@ -39,14 +40,25 @@ impl Caller {
         grant.check_permissions(permissions)?;
         keys.map_or(Ok(()), |(pk, rk)| grant.check_keys(pk, rk))
     }
+
+    /// Whether this caller may run the table-level operation `op`: the owner always may, an
+    /// account SAS when it grants it, a table SAS never.
+    pub(crate) fn may_manage(&self, op: TableOp) -> Result<(), ServiceError> {
+        match self {
+            Caller::Owner => Ok(()),
+            Caller::Sas(grant) => grant.check_manage(op),
+        }
+    }
 }
 
-/// Authenticates a request for `account`, whose key is `key`.
+/// Authenticates a request for `account`, whose key is `key`; a SAS naming a stored access
+/// policy reads it from `store`.
 pub(crate) fn authenticate(
     parts: &Parts,
     params: &HashMap<String, String>,
     account: &str,
     key: &AccountKey,
+    store: &Store,
 ) -> Result<Caller, ServiceError> {
     if let Some(authorization) = parts
         .headers
@@ -58,7 +70,14 @@ pub(crate) fn authenticate(
         return Ok(Caller::Owner);
     }
     if sas::is_sas(params) {
-        return sas::verify(params, account, key).map(Caller::Sas);
+        let requester = sas::Requester {
+            account,
+            key,
+            // The server records each connection's peer on its requests.
+            peer: parts.extensions.get::<SocketAddr>().map(SocketAddr::ip),
+            store,
+        };
+        return sas::verify(params, &requester).map(Caller::Sas);
     }
     Err(ServiceError::authentication_failed(
         "The request carries neither an Authorization header nor a SAS.",

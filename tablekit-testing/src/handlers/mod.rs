@@ -2,6 +2,7 @@
 //! authenticated request from its [`Ctx`](crate::context::Ctx). The
 //! [`Router`](crate::router::Router) picks one by method and resource.
 
+pub(crate) mod access_policies;
 pub(crate) mod batch;
 pub(crate) mod entities;
 pub(crate) mod query_options;

@@ -1,10 +1,10 @@
-//! The table operations: list, create, get and delete tables. Only the account owner may
-//! call them; a table SAS may not.
+//! The table operations: list, create, get and delete tables. The account owner may call
+//! them, and an account SAS that grants them; a table SAS may not.
 
 use http::StatusCode;
 use tablekit::limits;
 
-use crate::auth::Caller;
+use crate::auth::{Caller, TableOp};
 use crate::context::Ctx;
 use crate::continuation;
 use crate::filter::{utf16_cmp, Field, Subject};
@@ -16,7 +16,7 @@ use crate::service_error::ServiceError;
 
 /// `GET /Tables`: one page of table names in order, filtered, with a continuation.
 pub(crate) fn list(ctx: &Ctx<'_>, caller: &Caller) -> Result<Reply, ServiceError> {
-    owner_only(caller)?;
+    caller.may_manage(TableOp::List)?;
     let level = ctx.json_level()?;
     let filter = query_options::filter(ctx.params)?;
     let top = query_options::top(ctx.params)?;
@@ -58,7 +58,7 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
         #[serde(rename = "TableName")]
         table_name: String,
     }
-    owner_only(caller)?;
+    caller.may_manage(TableOp::Create)?;
     let request: CreateTable = serde_json::from_slice(body)
         .map_err(|_| ServiceError::invalid_input("The body must be {\"TableName\": \"...\"}."))?;
     let name = request.table_name;
@@ -93,7 +93,7 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
 
 /// `GET /Tables('T')`: the table, named as it was created.
 pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, name: &str) -> Result<Reply, ServiceError> {
-    owner_only(caller)?;
+    caller.may_manage(TableOp::Read)?;
     let level = ctx.json_level()?;
     let table = ctx.state.store.table(ctx.account, name)?;
     let stored_name = table.read().unwrap_or_else(|e| e.into_inner()).name.clone();
@@ -103,18 +103,9 @@ pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, name: &str) -> Result<Reply, S
 
 /// `DELETE /Tables('T')`.
 pub(crate) fn delete(ctx: &Ctx<'_>, caller: &Caller, name: &str) -> Result<Reply, ServiceError> {
-    owner_only(caller)?;
+    caller.may_manage(TableOp::Delete)?;
     ctx.state.store.delete_table(ctx.account, name)?;
     Ok(ctx.reply(StatusCode::NO_CONTENT, None, Vec::new()))
-}
-
-fn owner_only(caller: &Caller) -> Result<(), ServiceError> {
-    match caller {
-        Caller::Owner => Ok(()),
-        Caller::Sas(_) => Err(ServiceError::authorization_mismatch(
-            "A table SAS cannot manage tables.",
-        )),
-    }
 }
 
 /// A table in the listing, as a filter sees it (`TableName eq 'x'`).

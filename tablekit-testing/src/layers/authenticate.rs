@@ -64,7 +64,13 @@ impl<S> Authenticate<S> {
                 )),
             };
         }
-        auth::authenticate(&call.parts, &call.params, &call.account, key)
+        auth::authenticate(
+            &call.parts,
+            &call.params,
+            &call.account,
+            key,
+            &self.state.store,
+        )
     }
 }
 

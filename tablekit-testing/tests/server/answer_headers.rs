@@ -5,7 +5,8 @@
 
 use chrono::{Duration, Utc};
 use reqwest::header::HeaderMap;
-use tablekit_testing::{Emulator, TableSas};
+use tablekit::sas::{TablePermissions, TableSas};
+use tablekit_testing::Emulator;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const CLIENT_ID: &str = "answer-headers-7f1c";
@@ -54,11 +55,13 @@ fn assert_odata_error(what: &str, headers: &HeaderMap, body: &[u8]) {
 async fn successes_and_service_errors_carry_azures_headers() {
     let emulator = Emulator::start().await.unwrap();
     emulator.create_table("Gamers").unwrap();
-    let sas = emulator.sas(&TableSas::new(
-        "Gamers",
-        "raud",
-        Utc::now() + Duration::hours(1),
-    ));
+    let sas = emulator
+        .sas(&TableSas::new(
+            "Gamers",
+            TablePermissions::ALL,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     let http = reqwest::Client::new();
     let base = emulator.endpoint();
 

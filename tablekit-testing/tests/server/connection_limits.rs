@@ -7,7 +7,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use tablekit_testing::{Emulator, TableSas};
+use tablekit::sas::{TablePermissions, TableSas};
+use tablekit_testing::Emulator;
 
 /// A request the emulator answers (an unsigned one: refused with 403, but answered).
 const REQUEST: &[u8] = b"GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: localhost\r\n\r\n";
@@ -88,7 +89,9 @@ async fn a_body_that_never_arrives_in_full_is_answered_408() {
         .unwrap();
     emulator.create_table("Gamers").unwrap();
     let expiry = chrono::Utc::now() + chrono::Duration::hours(1);
-    let sas = emulator.sas(&TableSas::new("Gamers", "a", expiry));
+    let sas = emulator
+        .sas(&TableSas::new("Gamers", TablePermissions::ADD, expiry))
+        .unwrap();
     let addr = emulator.addr();
     let head = tokio::task::spawn_blocking(move || {
         // Authenticated (the SAS), announces 100 bytes and sends 10.

@@ -11,3 +11,4 @@ mod connection_limits;
 mod crash_persistence;
 mod persistence_files;
 mod request_checks;
+mod sas_checks;

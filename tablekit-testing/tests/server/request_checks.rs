@@ -4,7 +4,8 @@
 //! OData error body.
 
 use chrono::{Duration, Utc};
-use tablekit_testing::{Emulator, TableSas};
+use tablekit::sas::{TablePermissions, TableSas};
+use tablekit_testing::Emulator;
 
 struct Setup {
     _emulator: Emulator,
@@ -16,11 +17,13 @@ struct Setup {
 async fn setup() -> Setup {
     let emulator = Emulator::start().await.unwrap();
     emulator.create_table("Gamers").unwrap();
-    let sas = emulator.sas(&TableSas::new(
-        "Gamers",
-        "raud",
-        Utc::now() + Duration::hours(1),
-    ));
+    let sas = emulator
+        .sas(&TableSas::new(
+            "Gamers",
+            TablePermissions::ALL,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
     let setup = Setup {
         base: emulator.endpoint(),
         _emulator: emulator,

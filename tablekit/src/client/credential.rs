@@ -175,14 +175,14 @@ impl Credential {
     /// use chrono::{Duration, Utc};
     /// use tablekit::client::{Credential, Table, TableServiceClient};
     /// use tablekit::DynamicEntity;
-    /// use tablekit_testing::TableSas;
+    /// use tablekit::sas::{TablePermissions, TableSas};
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// # let emulator = tablekit_testing::Emulator::start().await?;
     /// # emulator.create_table("Gamers")?;
     /// // a read-only SAS for one table, as an account owner would hand it out
-    /// let read_only = TableSas::new("Gamers", "r", Utc::now() + Duration::hours(1));
-    /// let token = emulator.sas(&read_only);
+    /// let read_only = TableSas::new("Gamers", TablePermissions::QUERY, Utc::now() + Duration::hours(1));
+    /// let token = emulator.sas(&read_only)?;
     /// let client = TableServiceClient::builder()
     ///     .endpoint(&emulator.endpoint())
     ///     .credential(Credential::sas(&format!("?{token}"))?) // the leading `?` is optional
@@ -368,6 +368,13 @@ pub(crate) struct SignedParts<'a> {
     pub(crate) comp: Option<&'a str>,
     pub(crate) content_type: &'a str,
     pub(crate) date: &'a str,
+}
+
+impl From<crate::sas::SasToken> for Credential {
+    /// A signed token as the credential, e.g. from [`TableSas::sign`](crate::sas::TableSas::sign).
+    fn from(token: crate::sas::SasToken) -> Self {
+        Credential(Kind::Sas(token.into_string()))
+    }
 }
 
 fn decode_key(key_base64: &str) -> Result<AccountKey> {

@@ -48,6 +48,7 @@
 //! # Ok(()) }
 //! ```
 
+mod access_policy;
 pub(crate) mod applied;
 mod batch;
 mod connection_string;
@@ -71,6 +72,10 @@ mod writable;
 mod write;
 
 pub use crate::limits::Flavor;
+pub use access_policy::{
+    access_policies_from_xml, access_policies_to_xml, AccessPolicy, SignedIdentifier,
+    MAX_ACCESS_POLICIES,
+};
 pub use batch::{Batch, BatchOutcome, OperationKind, OperationResult};
 pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
 pub use continuation::ContinuationToken;

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use percent_encoding::utf8_percent_encode;
 use reqwest::Method;
 
+use super::access_policy::{self, SignedIdentifier};
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
 use super::transport::{Call, KEY_IN_PATH};
@@ -125,6 +126,51 @@ impl<M: TableModel> Table<M> {
     /// Whether the table exists.
     pub async fn exists(&self) -> Result<bool> {
         self.client.table_exists(self.checked_name()?).await
+    }
+
+    /// The table's stored access policies (Get Table ACL).
+    pub async fn access_policies(&self) -> Result<Vec<SignedIdentifier>> {
+        let mut call = Call::new(Method::GET, format!("/{}", self.checked_name()?));
+        call.query.push(("comp", "acl".to_owned()));
+        call.accept = Some("application/xml");
+        let reply = self.client.transport().send(&call).await?;
+        Ok(access_policy::access_policies_from_xml(&reply.body)?)
+    }
+
+    /// Replaces the table's stored access policies (Set Table ACL); an empty list removes
+    /// them all. More than five, or an id empty or over 64 characters, is
+    /// [`Error::InvalidInput`] before anything is sent.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::{AccessPolicy, SignedIdentifier, Table};
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table: Table = emulator.client().table_named("Gamers");
+    /// table.create().await?;
+    /// let six: Vec<_> = (0..6)
+    ///     .map(|i| SignedIdentifier::new(&format!("p{i}"), AccessPolicy::new()))
+    ///     .collect();
+    /// let err = table.set_access_policies(&six).await.unwrap_err();
+    /// assert!(err.is_invalid_input()); // refused before sending
+    /// table.set_access_policies(&six[..5]).await?;
+    /// assert_eq!(table.access_policies().await?.len(), 5);
+    /// table.set_access_policies(&[]).await?;
+    /// assert!(table.access_policies().await?.is_empty());
+    /// # Ok(()) }
+    /// ```
+    pub async fn set_access_policies(&self, identifiers: &[SignedIdentifier]) -> Result<()> {
+        let name = self.checked_name()?;
+        access_policy::validate(identifiers)?;
+        let mut call = Call::new(Method::PUT, format!("/{name}"));
+        call.query.push(("comp", "acl".to_owned()));
+        call.content_type = Some("application/xml".to_owned());
+        call.accept = Some("application/xml");
+        call.body = access_policy::access_policies_to_xml(identifiers)
+            .into_bytes()
+            .into();
+        self.client.transport().send(&call).await?;
+        Ok(())
     }
 
     /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing

@@ -90,6 +90,8 @@ pub(crate) struct Call {
     /// Query parameters, not yet encoded.
     pub(crate) query: Vec<(&'static str, String)>,
     pub(crate) content_type: Option<String>,
+    /// `Accept` other than JSON (the ACL operations answer XML).
+    pub(crate) accept: Option<&'static str>,
     pub(crate) body: Bytes,
     pub(crate) if_match: Option<String>,
     pub(crate) prefer_no_content: bool,
@@ -104,6 +106,7 @@ impl Call {
             path,
             query: Vec::new(),
             content_type: None,
+            accept: None,
             body: Bytes::new(),
             if_match: None,
             prefer_no_content: false,
@@ -431,6 +434,9 @@ impl Transport {
             headers.insert(reqwest::header::HOST, host.clone());
         }
         headers.insert(USER_AGENT, self.user_agent.clone());
+        if let Some(accept) = call.accept {
+            headers.insert(ACCEPT_HEADER, HeaderValue::from_static(accept));
+        }
         let mut put = |name: HeaderName, value: &str| -> Result<()> {
             let value = HeaderValue::from_str(value).map_err(|_| {
                 Error::InvalidInput(crate::limits::InvalidInput::Other(format!(

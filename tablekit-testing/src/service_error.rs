@@ -118,6 +118,16 @@ impl ServiceError {
         )
     }
 
+    /// 501 for an operation the emulated service does not offer (the Cosmos flavor's
+    /// service settings and table access policies).
+    pub(crate) fn not_implemented(unsupported: impl std::fmt::Display) -> Self {
+        Self::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "NotImplemented",
+            format!("The requested operation is not implemented: {unsupported}."),
+        )
+    }
+
     pub(crate) fn write_on_secondary() -> Self {
         Self::new(
             StatusCode::FORBIDDEN,

@@ -149,10 +149,29 @@ pub async fn no_service_properties_or_statistics(backend: &Cosmos) {
     assert_eq!(err.status(), Some(501), "{err}");
 }
 
+pub async fn no_table_access_policies(backend: &Cosmos) {
+    let aware = backend.aware.table_named::<DynamicEntity>("Gamers");
+    assert!(matches!(
+        invalid(aware.access_policies().await),
+        InvalidInput::Unsupported { .. }
+    ));
+    assert!(matches!(
+        invalid(aware.set_access_policies(&[]).await),
+        InvalidInput::Unsupported { .. }
+    ));
+    assert_eq!(backend.emulator.requests().total(), 0);
+    let unaware = backend.unaware.table_named::<DynamicEntity>("Gamers");
+    unaware.create().await.unwrap();
+    let err = unaware.access_policies().await.unwrap_err();
+    assert_eq!(err.status(), Some(501), "{err}");
+    assert_eq!(err.code(), Some("NotImplemented"));
+}
+
 on_servers!(
     { cosmos: super::cosmos().await }
     row_keys_over_255_bytes,
     reserved_property_names,
     transactions_over_2_mib,
     no_service_properties_or_statistics,
+    no_table_access_policies,
 );

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser};
+use tablekit::limits::Flavor;
 use tablekit_testing::{
     Emulator, EmulatorBuilder, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
@@ -80,6 +81,11 @@ struct Options {
     #[arg(long = "max-connections", value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS,
           value_parser = positive)]
     max_connections: usize,
+
+    /// The service to behave as: `storage` (Azure Table Storage) or `cosmos` (the Cosmos DB
+    /// Table API's documented limits and missing operations)
+    #[arg(long, value_name = "SERVICE", default_value = "storage", value_parser = flavor)]
+    flavor: Flavor,
 
     /// Accepted for Azurite's sake: no access log is written anyway
     #[arg(long, short = 's')]
@@ -181,7 +187,8 @@ fn builder(options: Options) -> EmulatorBuilder {
         .port(options.port)
         .header_timeout(Duration::from_secs(options.header_timeout))
         .body_timeout(Duration::from_secs(options.body_timeout))
-        .max_connections(options.max_connections);
+        .max_connections(options.max_connections)
+        .flavor(options.flavor);
     if let Some(dir) = options.data {
         builder = builder.persist_to(dir);
     }
@@ -193,6 +200,15 @@ fn builder(options: Options) -> EmulatorBuilder {
         builder = builder.account(&account.name, &account.key);
     }
     builder
+}
+
+/// `--flavor`: `storage` or `cosmos`.
+fn flavor(text: &str) -> Result<Flavor, String> {
+    match text {
+        "storage" => Ok(Flavor::Storage),
+        "cosmos" => Ok(Flavor::Cosmos),
+        other => Err(format!("expected `storage` or `cosmos`, not `{other}`")),
+    }
 }
 
 /// `--tableHost`: an IP address, or `localhost` as Azurite's examples write it.

@@ -3,6 +3,7 @@
 
 use http::StatusCode;
 use tablekit::client::{access_policies_from_xml, access_policies_to_xml, MAX_ACCESS_POLICIES};
+use tablekit::limits::Feature;
 
 use crate::auth::{Caller, TableOp};
 use crate::context::Ctx;
@@ -11,6 +12,10 @@ use crate::service_error::ServiceError;
 
 /// `GET /T?comp=acl`: the table's policies.
 pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, table: &str) -> Result<Reply, ServiceError> {
+    ctx.state
+        .limits
+        .check_supported(Feature::TableAccessPolicies)
+        .map_err(ServiceError::not_implemented)?;
     caller.may_manage(TableOp::ReadAcl)?;
     let policies = ctx.state.store.policies(ctx.account, table)?;
     let body = service_times(&access_policies_to_xml(&policies)).into_bytes();
@@ -24,6 +29,10 @@ pub(crate) fn set(
     table: &str,
     body: &[u8],
 ) -> Result<Reply, ServiceError> {
+    ctx.state
+        .limits
+        .check_supported(Feature::TableAccessPolicies)
+        .map_err(ServiceError::not_implemented)?;
     caller.may_manage(TableOp::WriteAcl)?;
     let policies = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()

@@ -33,13 +33,10 @@ pub(crate) fn dispatch(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Re
         "stats" => Feature::ServiceStatistics,
         _ => Feature::ServiceProperties,
     };
-    if let Err(unsupported) = ctx.state.limits.check_supported(feature) {
-        return Err(ServiceError::new(
-            StatusCode::NOT_IMPLEMENTED,
-            "NotImplemented",
-            format!("The requested operation is not implemented: {unsupported}."),
-        ));
-    }
+    ctx.state
+        .limits
+        .check_supported(feature)
+        .map_err(ServiceError::not_implemented)?;
     // A table SAS grants nothing on the service.
     if let Caller::Sas(_) = caller {
         return Err(ServiceError::authorization_mismatch(

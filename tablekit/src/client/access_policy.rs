@@ -156,19 +156,18 @@ pub fn access_policies_to_xml(identifiers: &[SignedIdentifier]) -> String {
                     .write_inner_content(|w| {
                         text(w, "Id", &identifier.id);
                         let policy = &identifier.policy;
-                        w.create_element("AccessPolicy")
-                            .write_inner_content(|w| {
-                                if let Some(start) = policy.start {
-                                    text(w, "Start", &xml_time(start));
-                                }
-                                if let Some(expiry) = policy.expiry {
-                                    text(w, "Expiry", &xml_time(expiry));
-                                }
-                                if let Some(permissions) = policy.permissions {
-                                    text(w, "Permission", &permissions.letters());
-                                }
-                                Ok(())
-                            })?;
+                        w.create_element("AccessPolicy").write_inner_content(|w| {
+                            if let Some(start) = policy.start {
+                                text(w, "Start", &xml_time(start));
+                            }
+                            if let Some(expiry) = policy.expiry {
+                                text(w, "Expiry", &xml_time(expiry));
+                            }
+                            if let Some(permissions) = policy.permissions {
+                                text(w, "Permission", &permissions.letters());
+                            }
+                            Ok(())
+                        })?;
                         Ok(())
                     })?;
             }

@@ -22,7 +22,7 @@ use super::transport::{Call, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::limits::{self, InvalidInput, KeyKind};
+use crate::limits::{self, Feature, InvalidInput, KeyKind};
 use crate::model::{check_kind, NamedTable, TableEntity, TableModel};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
@@ -130,6 +130,9 @@ impl<M: TableModel> Table<M> {
 
     /// The table's stored access policies (Get Table ACL).
     pub async fn access_policies(&self) -> Result<Vec<SignedIdentifier>> {
+        self.client
+            .limits()
+            .check_supported(Feature::TableAccessPolicies)?;
         let mut call = Call::new(Method::GET, format!("/{}", self.checked_name()?));
         call.query.push(("comp", "acl".to_owned()));
         call.accept = Some("application/xml");
@@ -160,6 +163,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn set_access_policies(&self, identifiers: &[SignedIdentifier]) -> Result<()> {
+        self.client
+            .limits()
+            .check_supported(Feature::TableAccessPolicies)?;
         let name = self.checked_name()?;
         access_policy::validate(identifiers)?;
         let mut call = Call::new(Method::PUT, format!("/{name}"));

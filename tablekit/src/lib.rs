@@ -27,6 +27,7 @@ mod query;
 pub mod record;
 pub mod sas;
 pub mod select;
+pub mod serde_bridge;
 pub mod split;
 pub mod value;
 #[doc(hidden)]

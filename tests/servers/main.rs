@@ -17,6 +17,7 @@ mod data_safety;
 mod filter_cases;
 mod patterns;
 mod records_gamer;
+mod serde_bridge;
 mod service_properties;
 mod split;
 mod uncertain_writes;

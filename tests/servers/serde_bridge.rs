@@ -1,13 +1,13 @@
 //! Serde models written through `tablekit::serde_bridge` and the client are stored with the
-//! documented EDM types on each server, read back equal, and carry their ETag into a
-//! conditional replace.
+//! documented EDM types on each server, read back equal, carry their ETag into a conditional
+//! replace, and, through a `Serde<T>` table, keep the properties they do not name.
 
 #![allow(missing_docs)]
 
 use chrono::{DateTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use tablekit::client::TableServiceClient;
-use tablekit::serde_bridge::{self, from_entity, to_entity};
+use tablekit::serde_bridge::{self, from_entity, to_entity, Serde};
 use tablekit::{DynamicEntity, EdmType};
 use uuid::Uuid;
 
@@ -166,7 +166,45 @@ pub async fn serde_model_etag_guards_a_replace(client: &TableServiceClient) {
     assert_eq!(after.nickname.as_deref(), Some("Ali"));
 }
 
+pub async fn serde_table_keeps_what_the_model_does_not_name(client: &TableServiceClient) {
+    let name = crate::support::servers::unique_name("Accounts");
+    let table = client.table_named::<Serde<Account>>(&name);
+    table.create().await.unwrap();
+    table
+        .insert(&mut Serde::from_model(&account()).unwrap())
+        .await
+        .unwrap();
+    // Another program adds a property the model does not know.
+    let untyped = client.table_named::<DynamicEntity>(&name);
+    let mut other = DynamicEntity::new("eu", "alice");
+    other.set("Referrer", "bob");
+    untyped.upsert_merge(&mut other).await.unwrap();
+
+    let mut read = table.get("eu", "alice").await.unwrap().expect("stored");
+    let mut model = read.model().unwrap();
+    model.nickname = Some("Ali".into());
+    read.set_model(&model).unwrap();
+    table.replace(&mut read).await.unwrap();
+
+    let stored = untyped.get("eu", "alice").await.unwrap().expect("stored");
+    assert_eq!(stored.get::<String>("Referrer").as_deref(), Some("bob"));
+    assert_eq!(stored.get::<String>("Nickname").as_deref(), Some("Ali"));
+
+    // A model that would replace text it cannot read is refused before anything is sent.
+    let mut other = DynamicEntity::new("eu", "alice");
+    other.set("Level", "max");
+    untyped.upsert_merge(&mut other).await.unwrap();
+    let mut read = table.get("eu", "alice").await.unwrap().expect("stored");
+    assert!(read.model().is_err(), "text does not read as u8");
+    read.set_model(&account()).unwrap();
+    let err = table.replace(&mut read).await.unwrap_err();
+    assert!(err.is_invalid_input(), "{err}");
+    let stored = untyped.get("eu", "alice").await.unwrap().expect("stored");
+    assert_eq!(stored.get::<String>("Level").as_deref(), Some("max"));
+}
+
 on_servers!(
     serde_model_round_trips_with_edm_types,
-    serde_model_etag_guards_a_replace
+    serde_model_etag_guards_a_replace,
+    serde_table_keeps_what_the_model_does_not_name
 );

@@ -73,8 +73,11 @@ use crate::entity::{DynamicEntity, PropertyError};
 
 pub mod datetime;
 mod de;
+mod entity;
 pub mod guid;
 mod ser;
+
+pub use entity::Serde;
 
 /// The property name of the PartitionKey.
 const PARTITION_KEY: &str = "PartitionKey";
@@ -206,7 +209,7 @@ pub enum SerdeError {
 /// # Ok::<(), SerdeError>(())
 /// ```
 pub fn to_entity<T: serde::Serialize + ?Sized>(value: &T) -> Result<DynamicEntity, SerdeError> {
-    value.serialize(ser::EntitySerializer)
+    value.serialize(ser::EntitySerializer::new())
 }
 
 /// A serde value read from an entity: the keys, Timestamp and ETag go to fields named

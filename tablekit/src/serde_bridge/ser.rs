@@ -9,10 +9,31 @@ use super::{datetime, guid, SerdeError, ETAG, PARTITION_KEY, ROW_KEY, TIMESTAMP}
 use crate::convert::IntoValue;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::value::Value;
+use crate::value::{EdmType, Value};
 
 /// Serializes a struct or map into an entity; anything else is [`SerdeError::NotAnEntity`].
-pub(super) struct EntitySerializer;
+pub(super) struct EntitySerializer {
+    /// The entity the fields are written onto: its other properties stay.
+    base: DynamicEntity,
+    /// Whether replacing a stored value of a type the model cannot read is recorded (see
+    /// [`DynamicEntity::mark_unreadable_replaced`]).
+    guard: bool,
+}
+
+impl EntitySerializer {
+    /// A serializer of a new entity.
+    pub(super) fn new() -> Self {
+        EntitySerializer {
+            base: DynamicEntity::default(),
+            guard: false,
+        }
+    }
+
+    /// A serializer onto `base`, recording replaced values the model could not have read.
+    pub(super) fn onto(base: DynamicEntity) -> Self {
+        EntitySerializer { base, guard: true }
+    }
+}
 
 fn not_an_entity<T>(found: &'static str) -> Result<T, SerdeError> {
     Err(SerdeError::NotAnEntity { found })
@@ -129,11 +150,11 @@ impl Serializer for EntitySerializer {
     ) -> Result<Self::SerializeTupleVariant, SerdeError> {
         not_an_entity("an enum variant")
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<EntityBuilder, SerdeError> {
-        Ok(EntityBuilder::new(len.unwrap_or(0)))
+    fn serialize_map(self, _: Option<usize>) -> Result<EntityBuilder, SerdeError> {
+        Ok(EntityBuilder::new(self))
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<EntityBuilder, SerdeError> {
-        Ok(EntityBuilder::new(len))
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<EntityBuilder, SerdeError> {
+        Ok(EntityBuilder::new(self))
     }
     fn serialize_struct_variant(
         self,
@@ -149,6 +170,7 @@ impl Serializer for EntitySerializer {
 /// The entity being built, field by field.
 pub(super) struct EntityBuilder {
     entity: DynamicEntity,
+    guard: bool,
     partition_key: Option<String>,
     row_key: Option<String>,
     /// A map's key, waiting for its value.
@@ -156,9 +178,10 @@ pub(super) struct EntityBuilder {
 }
 
 impl EntityBuilder {
-    fn new(len: usize) -> Self {
+    fn new(serializer: EntitySerializer) -> Self {
         EntityBuilder {
-            entity: DynamicEntity::with_capacity(len),
+            entity: serializer.base,
+            guard: serializer.guard,
             partition_key: None,
             row_key: None,
             pending: None,
@@ -170,15 +193,43 @@ impl EntityBuilder {
         match name {
             PARTITION_KEY => self.partition_key = Some(key_text(PARTITION_KEY, value)?),
             ROW_KEY => self.row_key = Some(key_text(ROW_KEY, value)?),
-            TIMESTAMP => self.entity.set_timestamp(timestamp(value)?),
-            ETAG => self.entity.set_etag(etag(value)?),
+            // The service sets these: a model without them keeps what the entity holds.
+            TIMESTAMP => {
+                if let Some(t) = timestamp(value)? {
+                    self.entity.set_timestamp(Some(t));
+                }
+            }
+            ETAG => {
+                if let Some(tag) = etag(value)? {
+                    self.entity.set_etag(Some(tag));
+                }
+            }
             _ => match value {
-                Some(value) => self.entity.set(name, value),
+                Some(value) => {
+                    if self.guard {
+                        self.guard_replace(name, &value);
+                    }
+                    self.entity.set(name, value);
+                }
                 // A `None` stores nothing, and removes what an earlier field of the name set.
                 None => drop(self.entity.remove(name)),
             },
         }
         Ok(())
+    }
+
+    /// Records replacing a stored value that a field of the type written could not have read.
+    fn guard_replace(&mut self, name: &str, new: &Value) {
+        let Some(old) = self.entity.value(name) else {
+            return;
+        };
+        let (old, new) = (old.edm_type(), new.edm_type());
+        if !readable_as(old, new) {
+            self.entity.mark_unreadable_replaced(
+                name,
+                format_args!("stored {old}, the model writes {new}"),
+            );
+        }
     }
 
     fn finish(mut self) -> Result<DynamicEntity, SerdeError> {
@@ -192,6 +243,20 @@ impl EntityBuilder {
         self.entity.set_row_key(row_key);
         Ok(self.entity)
     }
+}
+
+/// Whether a field whose type writes `new` reads a stored `old` (the tolerances of
+/// [`FromValue`](crate::FromValue) and of the bridge's reads).
+pub(super) fn readable_as(old: EdmType, new: EdmType) -> bool {
+    use EdmType::{DateTime, Double, Guid, Int32, Int64, String};
+    old == new
+        || matches!(
+            (old, new),
+            (Int32 | Int64, Int32 | Int64)
+                | (Int32, Double)
+                | (DateTime | Guid, String)
+                | (String, DateTime | Guid)
+        )
 }
 
 /// What a value is, for errors about system fields.

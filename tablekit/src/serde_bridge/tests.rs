@@ -686,3 +686,71 @@ proptest::proptest! {
         proptest::prop_assert_eq!(from_entity::<Flat>(&decoded).unwrap(), flat);
     }
 }
+
+#[test]
+fn set_model_writes_onto_the_entity_read() {
+    use crate::model::TableEntity;
+    let mut stored = crate::DynamicEntity::new("p", "r");
+    stored.set("wide", Value::Int32(1));
+    stored.set("absent", "gone soon");
+    stored.set("other", 1.5);
+    stored.set_etag(Some(ETag::new("W/\"1\"")));
+    let mut entity = Serde::<Tolerant>::wrap(stored);
+    // `narrow` is not stored: the model does not read, but can still be written
+    assert_eq!(
+        entity.model(),
+        Err(SerdeError::MissingField { field: "narrow" })
+    );
+
+    #[derive(Serialize)]
+    struct Write {
+        #[serde(rename = "PartitionKey")]
+        pk: &'static str,
+        #[serde(rename = "RowKey")]
+        rk: &'static str,
+        wide: i64,
+        narrow: i32,
+        absent: Option<String>,
+        ratio: u8,
+    }
+    let write = Write {
+        pk: "p",
+        rk: "r",
+        wide: 1 << 40,
+        narrow: 2,
+        absent: None,
+        ratio: 1,
+    };
+    let mut typed = Serde::<Write>::wrap(entity.clone().into_dynamic());
+    typed.set_model(&write).unwrap();
+    let e = typed.as_dynamic();
+    assert_eq!(e.value("wide"), Some(&Value::Int64(1 << 40)));
+    assert!(!e.contains("absent"), "`None` removes");
+    assert_eq!(e.get::<f64>("other"), Some(1.5), "unnamed properties stay");
+    assert_eq!(e.etag(), Some(&ETag::new("W/\"1\"")), "the ETag read stays");
+    assert_eq!(
+        e.unreadable_overwrites().count(),
+        0,
+        "Int32 to Int64 is readable"
+    );
+
+    entity.as_dynamic_mut().set("ratio", "high");
+    let mut typed = Serde::<Write>::wrap(entity.into_dynamic());
+    typed.set_model(&write).unwrap();
+    let pending: Vec<_> = typed.as_dynamic().unreadable_overwrites().collect();
+    assert_eq!(
+        pending,
+        [("ratio", "stored Edm.String, the model writes Edm.Int32")]
+    );
+}
+
+#[test]
+fn readable_pairs_follow_the_read_tolerances() {
+    use super::ser::readable_as;
+    use EdmType::*;
+    assert!(readable_as(Int32, Int64) && readable_as(Int64, Int32) && readable_as(Int32, Double));
+    assert!(readable_as(DateTime, String) && readable_as(String, Guid));
+    assert!(
+        !readable_as(Int64, Double) && !readable_as(String, Int32) && !readable_as(Binary, String)
+    );
+}

@@ -20,9 +20,10 @@
 //! | newtype | its inner value |
 //! | unit enum variant | `Edm.String` of the variant's name |
 //!
-//! Text stays text: a `chrono::DateTime<Utc>` or `uuid::Uuid` field with serde's own
-//! implementation is stored as `Edm.String`, because guessing types from text would change
-//! them. Opt in to `Edm.DateTime` and `Edm.Guid` per field with
+//! A `Vec<u8>` is a sequence to serde: mark it `#[serde(with = "serde_bytes")]` to store it as
+//! `Edm.Binary`. Text stays text: a `chrono::DateTime<Utc>` (with chrono's `serde` feature) or
+//! `uuid::Uuid` field with serde's own implementation is stored as `Edm.String`, because
+//! guessing types from text would change them. Opt in to `Edm.DateTime` and `Edm.Guid` per field with
 //! `#[serde(with = "tablekit::serde_bridge::datetime")]` and
 //! `#[serde(with = "tablekit::serde_bridge::guid")]` (each has an `option` variant).
 //!
@@ -30,6 +31,9 @@
 //! [`SerdeError::Nested`] naming the field, never flattened or turned into text behind the
 //! user's back: `#[serde(flatten)]` spreads a struct's fields over the entity, and the `json`
 //! storage of `#[derive(TableEntity)]` keeps a nested value as JSON text.
+//!
+//! For a typed table without the derive, [`Serde<T>`](Serde) is the entity of a model `T`:
+//! `client.table_named::<Serde<T>>(name)`.
 //!
 //! Reads are tolerant where nothing is lost, as the derive's are: an `Edm.Int32` reads into an
 //! `i64`, an `Edm.Int64` into an `i32` when it fits (otherwise an out-of-range error naming

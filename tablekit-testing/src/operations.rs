@@ -79,7 +79,7 @@ impl Planned {
 /// Decides what `op` does given the `current` entity, stamping writes with `now`.
 pub(crate) fn plan(
     op: EntityOp,
-    current: Option<&DynamicEntity>,
+    current: Option<&Stored>,
     now: DateTime<Utc>,
 ) -> Result<Planned, ServiceError> {
     match op {
@@ -99,7 +99,7 @@ pub(crate) fn plan(
                 check_etag(&tag, current)?;
             }
             let next = match (merge, current) {
-                (true, Some(current)) => merged(current, &entity)?,
+                (true, Some(current)) => merged(&current.entity(), &entity)?,
                 _ => entity,
             };
             Ok(put(next, now, StatusCode::NO_CONTENT))
@@ -128,7 +128,7 @@ fn put(mut entity: DynamicEntity, now: DateTime<Utc>, status: StatusCode) -> Pla
     }
 }
 
-fn check_etag(if_match: &str, current: &DynamicEntity) -> Result<(), ServiceError> {
+fn check_etag(if_match: &str, current: &Stored) -> Result<(), ServiceError> {
     if if_match.trim() == "*" || if_match.trim() == entity_etag(current) {
         Ok(())
     } else {
@@ -256,11 +256,11 @@ fn require_keys(body: &[u8], entity: &DynamicEntity) -> Result<(), ServiceError>
 mod tests {
     use super::*;
 
-    fn stored(pk: &str, rk: &str) -> DynamicEntity {
+    fn stored(pk: &str, rk: &str) -> Stored {
         let mut e = DynamicEntity::new(pk, rk);
         e.set("A", 1);
         e.set_timestamp(codec::parse_datetime("2026-01-01T00:00:00.0000001Z"));
-        e
+        Stored::new(e)
     }
 
     #[test]
@@ -314,7 +314,7 @@ mod tests {
             merge: true,
         };
         let planned = plan(op, Some(&current), Utc::now()).unwrap();
-        let e = planned.stored().unwrap();
+        let e = planned.stored().unwrap().entity();
         assert_eq!(e.get::<i32>("A"), Some(1));
         assert_eq!(e.get::<i32>("B"), Some(2));
     }

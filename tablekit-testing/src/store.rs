@@ -103,7 +103,7 @@ impl Store {
                 ..Table::default()
             };
             for entity in data.entities {
-                let ticks = entity.timestamp().map_or(0, |t| value::to_ticks(&t));
+                let ticks = value::to_ticks(&entity.timestamp());
                 last_ticks = last_ticks.max(ticks);
                 apply(&mut table, Change::Put(Arc::new(entity)));
             }
@@ -277,7 +277,7 @@ impl Store {
 fn apply(table: &mut Table, change: Change) {
     match change {
         Change::Put(entity) => {
-            let key = entity_key(entity.partition_key(), entity.row_key());
+            let key = entity_key(&entity.partition_key(), &entity.row_key());
             table.entities.insert(key, entity);
         }
         Change::Delete(pk, rk) => {

@@ -207,14 +207,11 @@ fn apply(
     if table.deleted {
         return Err(ServiceError::table_not_found());
     }
-    let current = table.entities.get(&key).map(|e| &***e);
+    let current = table.entities.get(&key).map(|e| &**e);
     let planned = operations::plan(op, current, store.next_timestamp())?;
     let stored = planned.stored().cloned();
     store.commit(ctx.account, &mut table, vec![planned.change])?;
     let name = table.name.clone();
     drop(table);
-    if let Some(stored) = &stored {
-        stored.prepare();
-    }
     Ok((stored, name))
 }

@@ -97,7 +97,7 @@ impl BatchResponse {
                     }
                 }
                 out.extend_from_slice(b"ETag: ");
-                let timestamp = stored.timestamp().unwrap_or_default();
+                let timestamp = stored.timestamp();
                 crate::datetime::write_etag(&mut out, &timestamp);
                 out.extend_from_slice(b"\r\n");
             }

@@ -82,11 +82,17 @@ pub(crate) fn client_for(endpoint: &str) -> Result<TableServiceClient, BoxError>
     )?)
 }
 
-/// Builds the emulator binary (release) with the cargo running this bench and returns its
-/// path. It gets a target directory of its own (`target/scan_memory`), as trybuild's builds
-/// do: in the bench's own, each of the two builds would make the other rebuild the
-/// dependencies they share.
+/// Names an emulator binary to run instead of building one.
+const BINARY_VAR: &str = "TABLEKIT_EMULATOR_BINARY";
+
+/// The emulator binary: the one [`BINARY_VAR`] names, else built (release) with the cargo
+/// running this bench. It gets a target directory of its own (`target/scan_memory`), as
+/// trybuild's builds do: in the bench's own, each of the two builds would make the other
+/// rebuild the dependencies they share.
 pub(crate) fn emulator_binary() -> Result<PathBuf, BoxError> {
+    if let Some(named) = std::env::var_os(BINARY_VAR) {
+        return Ok(PathBuf::from(named));
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     // A bench runs from `target/release/deps/`.

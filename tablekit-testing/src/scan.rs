@@ -117,7 +117,7 @@ fn first_key(range: &KeyRange) -> EntityKey {
         Some(_) => range.row.first_key(),
         None => String::new(),
     };
-    (Key(partition), Key(row))
+    (Key(partition.into()), Key(row.into()))
 }
 
 /// Whether `key` and every key after it lie outside the range.

@@ -173,7 +173,7 @@ pub(crate) fn parse_entity(
         codec::decode_entity(body).map_err(|err| ServiceError::invalid_input(format!("{err}")))?;
     entity.set_etag(None);
     entity.set_timestamp(None);
-    require_annotated_properties(body)?;
+    require_annotated_properties(body, &entity)?;
     match url_keys {
         Some((pk, rk)) => {
             entity.set_partition_key(pk);
@@ -187,9 +187,8 @@ pub(crate) fn parse_entity(
 
 /// Every `Name@odata.type` annotation in a body must come with its `Name` member: one
 /// alone types nothing, and is refused rather than dropped.
-fn require_annotated_properties(body: &[u8]) -> Result<(), ServiceError> {
-    // Most bodies carry no annotation: the member names are read only for those that do.
-    if memchr::memmem::find(body, b"@odata.type").is_none() {
+fn require_annotated_properties(body: &[u8], entity: &DynamicEntity) -> Result<(), ServiceError> {
+    if annotations_name_members(body, entity) {
         return Ok(());
     }
     let MemberNames(names) =
@@ -205,6 +204,21 @@ fn require_annotated_properties(body: &[u8]) -> Result<(), ServiceError> {
         }
     }
     Ok(())
+}
+
+/// Whether every `"Name@odata.type"` in the body names a member the decoded entity holds
+/// as a property: what nearly every annotated body shows, found without reading the body
+/// again. `false` says only that the member names must be read to know: the text may also
+/// sit inside a string value, the name hold an escape, or name a key.
+fn annotations_name_members(body: &[u8], entity: &DynamicEntity) -> bool {
+    memchr::memmem::find_iter(body, b"@odata.type\"").all(|at| {
+        let before = body.get(..at).unwrap_or_default();
+        let Some(open) = memchr::memrchr(b'"', before) else {
+            return false;
+        };
+        let name = before.get(open + 1..).unwrap_or_default();
+        std::str::from_utf8(name).is_ok_and(|name| entity.value(name).is_some())
+    })
 }
 
 /// The member names of a JSON object, its values skipped.
@@ -317,6 +331,22 @@ mod tests {
         let e = planned.stored().unwrap().entity();
         assert_eq!(e.get::<i32>("A"), Some(1));
         assert_eq!(e.get::<i32>("B"), Some(2));
+    }
+
+    #[test]
+    fn every_annotation_needs_its_property() {
+        let parse = |body: &str| parse_entity(body.as_bytes(), None);
+        let alone = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64"}"#;
+        assert_eq!(parse(alone).unwrap_err().code, "InvalidInput");
+        let quoted = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"5",
+            "S":"see \"N@odata.type\" and \"Missing@odata.type\""}"#;
+        assert_eq!(parse(quoted).unwrap().get::<i64>("N"), Some(5));
+        let escaped = r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64","N":"5"}"#;
+        assert_eq!(parse(escaped).unwrap().get::<i64>("N"), Some(5));
+        let escaped_alone = r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64"}"#;
+        assert_eq!(parse(escaped_alone).unwrap_err().code, "InvalidInput");
+        let key = r#"{"PartitionKey@odata.type":"Edm.String","PartitionKey":"p","RowKey":"r"}"#;
+        assert!(parse(key).is_ok());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! cargo bench --bench w1                            # all three, starting the pinned Azurite
 //! cargo bench --bench w1 -- "<connection string>"   # that service in Azurite's place
 //! cargo bench --bench w1 -- emulator                # the in-process emulator alone
+//! cargo bench --bench w1 -- binary                  # the emulator binary alone
 //! ```
 //!
 //! Azurite is the one `TABLEKIT_AZURITE_CONNECTION_STRING` names (as `scripts/azurite.sh
@@ -252,9 +253,19 @@ struct Runs {
 async fn compare() -> Result<(), BoxError> {
     // `cargo bench` adds `--bench`: the first other argument says what to measure.
     let argument = std::env::args().skip(1).find(|a| !a.starts_with("--"));
-    if argument.as_deref() == Some("emulator") {
-        print(&on_emulator().await?);
-        return Ok(());
+    match argument.as_deref() {
+        Some("emulator") => {
+            print(&on_emulator().await?);
+            return Ok(());
+        }
+        Some("binary") => {
+            let binary = tokio::task::spawn_blocking(common::emulator_binary).await??;
+            let (reports, start_up) = on_binary(&binary).await?;
+            println!("started in {:.1} ms", start_up.as_secs_f64() * 1000.0);
+            print(&reports);
+            return Ok(());
+        }
+        _ => {}
     }
     let connection_string = argument
         .or_else(|| std::env::var(tablekit_testing::AZURITE_CONNECTION_STRING_VAR).ok())

@@ -341,7 +341,8 @@ mod tests {
         let quoted = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"5",
             "S":"see \"N@odata.type\" and \"Missing@odata.type\""}"#;
         assert_eq!(parse(quoted).unwrap().get::<i64>("N"), Some(5));
-        let escaped = r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64","N":"5"}"#;
+        let escaped =
+            r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64","N":"5"}"#;
         assert_eq!(parse(escaped).unwrap().get::<i64>("N"), Some(5));
         let escaped_alone = r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64"}"#;
         assert_eq!(parse(escaped_alone).unwrap_err().code, "InvalidInput");

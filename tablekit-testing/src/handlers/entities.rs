@@ -99,7 +99,7 @@ pub(crate) fn get(
     let reply = ctx.reply(
         StatusCode::OK,
         Some(level.content_type()),
-        writer.single(&*entity),
+        writer.single(&entity),
     );
     Ok(with_header(reply, ETAG, response::entity_etag(&entity)))
 }
@@ -138,7 +138,7 @@ pub(crate) fn insert(
                 ctx.reply(
                     StatusCode::CREATED,
                     Some(level.content_type()),
-                    writer.single(&*stored),
+                    writer.single(&stored),
                 ),
                 names::PREFERENCE_APPLIED,
                 "return-content",

@@ -93,7 +93,7 @@ impl BatchResponse {
                             &mut out,
                             &["Content-Type: ", answer.level.content_type(), "\r\n"],
                         );
-                        body = Some(writer.single(&**stored));
+                        body = Some(writer.single(stored));
                     }
                 }
                 out.extend_from_slice(b"ETag: ");

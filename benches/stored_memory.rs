@@ -101,8 +101,12 @@ fn print(name: &str, m: &Measured, n: usize) {
 }
 
 async fn run(n: usize) -> Result<(), BoxError> {
-    let json = tablekit::codec::encode_entity(&entity_1kb("p000", 0)).len();
-    println!("{n} entities of {json} bytes of JSON each");
+    let sample = entity_1kb("p000", 0);
+    println!(
+        "{n} entities of {} bytes of JSON, {} bytes by the service's size formula",
+        tablekit::codec::encode_entity(&sample).len(),
+        tablekit::limits::entity_size(&sample)
+    );
     let binary = tokio::task::spawn_blocking(common::emulator_binary).await??;
     let emulator = EmulatorProcess::start(&binary)?;
     let ours = measure(&common::client_for(&emulator.endpoint)?, emulator.pid(), n).await?;

@@ -1,30 +1,42 @@
-//! Workload W1 against a Table service endpoint: prints ops/s and this process's CPU time per
-//! phase.
+//! Workload W1 on 1 KB entities against three servers in one run: the in-process emulator,
+//! the `tablekit-emulator` binary in a child process, and Azurite. Prints ops/s and CPU times
+//! per phase, and per phase how many times faster each emulator was than Azurite.
 //!
 //! ```text
-//! cargo bench --bench w1                           # the in-process emulator
-//! cargo bench --bench w1 -- "<connection string>"   # the emulator, then that service
+//! cargo bench --bench w1                            # all three, starting the pinned Azurite
+//! cargo bench --bench w1 -- "<connection string>"   # that service in Azurite's place
+//! cargo bench --bench w1 -- emulator                # the in-process emulator alone
+//! cargo bench --bench w1 -- binary                  # the emulator binary alone
 //! ```
 //!
-//! With a connection string (or `TABLEKIT_AZURITE_CONNECTION_STRING` set, as
-//! `scripts/azurite.sh start` prints), the same run measures both, in `W1_ROUNDS` rounds
-//! (default 9) that alternate the two servers, and prints per phase each server's median
-//! ops/s and how many times faster the emulator was.
+//! Azurite is the one `TABLEKIT_AZURITE_CONNECTION_STRING` names (as `scripts/azurite.sh
+//! start` prints), else the pinned Azurite this process starts
+//! ([`azurite_connection_string`](tablekit_testing::azurite_connection_string)). The run has
+//! `W1_ROUNDS` rounds (default 9) that alternate the servers, so all meet the same conditions;
+//! each round starts a fresh in-process emulator and a fresh binary, whose start-up (spawn to
+//! first answered request) is reported too.
 //!
 //! Phases: 2000 single inserts (8 in flight, 10 partitions), 10000 inserts in 100-operation
 //! batches (8 in flight), a full scan with paging, 1000 point gets (8 in flight), one filtered
-//! query. The workload is [`run_w1`], a function of a client, so any backend (Azurite, the
-//! emulator, a real account) runs the same code. A fresh table is used and deleted afterwards.
+//! query. The entity ([`common::entity_1kb`]) has 12 properties and about 1 KB of JSON. The
+//! workload is [`run_w1`], a function of a client, so any backend runs the same code. A fresh
+//! table is used and deleted afterwards.
 //!
-//! On the emulator a `server (s)` column also shows the time the emulator itself spent
-//! answering ([`Emulator::busy_time`](tablekit_testing::Emulator::busy_time)); the rest of
-//! the process's CPU time is the client's (request encoding, response decoding).
+//! The `server (s)` column shows the CPU time the server spent: the in-process emulator's
+//! busy time ([`Emulator::busy_time`](tablekit_testing::Emulator::busy_time)), or the child
+//! process's CPU time (the binary's; Azurite's when this process started it). `cpu (s)` is
+//! this process's, which for the in-process emulator includes the server's.
 
+mod common;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use futures::{stream, StreamExt, TryStreamExt};
 use tablekit::client::{Table, TableServiceClient};
-use tablekit::{DynamicEntity, Query};
+use tablekit::Query;
+
+use common::{cpu_time, entity_1kb, BoxError, EmulatorProcess};
 
 /// How many operations a phase ran, how long it took and how much CPU this process spent.
 #[derive(Debug, Clone)]
@@ -37,11 +49,11 @@ pub struct PhaseReport {
     pub elapsed: Duration,
     /// User + system CPU time of this process during the phase (`None` where unknown).
     pub cpu: Option<Duration>,
-    /// Time the in-process emulator spent answering during the phase (`None` elsewhere).
+    /// CPU time the server spent during the phase (`None` where unknown).
     pub server: Option<Duration>,
 }
 
-/// Reads a server's cumulative busy time (`None` when the server is not in this process).
+/// Reads a server's cumulative CPU or busy time (`None` where unknown).
 pub type ServerProbe<'a> = &'a (dyn Fn() -> Option<Duration> + Sync);
 
 impl PhaseReport {
@@ -56,17 +68,6 @@ const PARTITIONS: usize = 10;
 const BATCHED_INSERTS: usize = 10_000;
 const POINT_GETS: usize = 1000;
 const IN_FLIGHT: usize = 8;
-
-fn sample_entity(partition: &str, row: usize) -> DynamicEntity {
-    let mut e = DynamicEntity::new(partition, format!("{row:08}"));
-    e.set("Name", format!("player-{row}"));
-    e.set("Score", (row % 1000) as i32);
-    e.set("Total", row as i64 * 1_000_003);
-    e.set("Ratio", row as f64 / 7.0);
-    e.set("Active", row % 3 == 0);
-    e.set("Joined", chrono::Utc::now());
-    e
-}
 
 /// Runs W1 on a fresh table of `client` and reports each phase.
 pub async fn run_w1(client: &TableServiceClient) -> tablekit::Result<Vec<PhaseReport>> {
@@ -93,7 +94,7 @@ async fn phases(table: &Table, probe: ServerProbe<'_>) -> tablekit::Result<Vec<P
         measure("single inserts (8 in flight)", probe, || async {
             stream::iter(0..SINGLE_INSERTS)
                 .map(|i| async move {
-                    let mut e = sample_entity(&format!("p{}", i % PARTITIONS), i);
+                    let mut e = entity_1kb(&format!("p{}", i % PARTITIONS), i);
                     table.insert(&mut e).await
                 })
                 .buffer_unordered(IN_FLIGHT)
@@ -113,7 +114,7 @@ async fn phases(table: &Table, probe: ServerProbe<'_>) -> tablekit::Result<Vec<P
                     .map(|b| async move {
                         let mut batch = table.batch();
                         for i in 0..100 {
-                            batch.insert(&sample_entity(&format!("b{b}"), i))?;
+                            batch.insert(&entity_1kb(&format!("b{b}"), i))?;
                         }
                         batch.submit().await.map(|_| ())
                     })
@@ -184,11 +185,11 @@ where
     Fut: std::future::Future<Output = tablekit::Result<usize>>,
 {
     let server_before = probe();
-    let cpu_before = process_cpu_time();
+    let cpu_before = cpu_time("self");
     let start = Instant::now();
     let operations = phase().await?;
     let elapsed = start.elapsed();
-    let cpu = match (cpu_before, process_cpu_time()) {
+    let cpu = match (cpu_before, cpu_time("self")) {
         (Some(before), Some(after)) => after.checked_sub(before),
         _ => None,
     };
@@ -203,18 +204,6 @@ where
         cpu,
         server,
     })
-}
-
-/// User + system CPU time of this process, from `/proc/self/stat` (Linux; `None` elsewhere).
-fn process_cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let after_name = stat.get(stat.rfind(')')? + 2..)?;
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    // Linux reports clock ticks of 1/100 s (USER_HZ) to user space.
-    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 fn print(reports: &[PhaseReport]) {
@@ -238,8 +227,6 @@ fn print(reports: &[PhaseReport]) {
     }
 }
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     // On the runtime's worker threads, as a service's request handlers run, rather than on
@@ -251,45 +238,92 @@ async fn main() -> Result<(), BoxError> {
 /// machine, and the median of nine moves much less than the median of five.
 const DEFAULT_ROUNDS: usize = 9;
 
-/// W1 on the emulator and, when one is given, on another service, then the ratios.
+/// One server's runs, one report per round.
+struct Runs {
+    name: &'static str,
+    rounds: Vec<Vec<PhaseReport>>,
+}
+
+/// W1 on the three servers, round after round, then the medians and ratios.
 ///
 /// A phase lasts from milliseconds to a few seconds, so one run says as much about the
-/// machine's other work as about the servers. With another service the workload therefore
-/// runs several rounds (`W1_ROUNDS`, default [`DEFAULT_ROUNDS`]), alternating the two
-/// servers so that both meet the same conditions, and compares each phase's median.
+/// machine's other work as about the servers. The workload therefore runs several rounds
+/// (`W1_ROUNDS`, default [`DEFAULT_ROUNDS`]), alternating the servers so that all meet the
+/// same conditions, and compares each phase's median.
 async fn compare() -> Result<(), BoxError> {
-    // `cargo bench` adds `--bench`: the first other argument is the connection string.
-    let other = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with("--"))
-        .or_else(|| std::env::var("TABLEKIT_AZURITE_CONNECTION_STRING").ok());
-    let Some(connection_string) = other else {
-        print(&on_emulator().await?);
-        println!(
-            "\n(pass a connection string, or set TABLEKIT_AZURITE_CONNECTION_STRING, to compare)"
-        );
-        return Ok(());
-    };
+    // `cargo bench` adds `--bench`: the first other argument says what to measure.
+    let argument = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    match argument.as_deref() {
+        Some("emulator") => {
+            print(&on_emulator().await?);
+            return Ok(());
+        }
+        Some("binary") => {
+            let binary = tokio::task::spawn_blocking(common::emulator_binary).await??;
+            let (reports, start_up) = on_binary(&binary).await?;
+            println!("started in {:.1} ms", start_up.as_secs_f64() * 1000.0);
+            print(&reports);
+            return Ok(());
+        }
+        _ => {}
+    }
+    let connection_string = argument
+        .or_else(|| std::env::var(tablekit_testing::AZURITE_CONNECTION_STRING_VAR).ok())
+        .map_or_else(
+            || tokio::task::spawn_blocking(tablekit_testing::azurite_connection_string),
+            |named| tokio::task::spawn_blocking(move || named),
+        )
+        .await?;
+    let other = TableServiceClient::from_connection_string(&connection_string)?;
+    // Azurite's CPU time when this process started it.
+    let azurite_pid = common::children_named("azurite")
+        .first()
+        .map(u32::to_string);
+    let binary = tokio::task::spawn_blocking(common::emulator_binary).await??;
     let rounds: usize = std::env::var("W1_ROUNDS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(DEFAULT_ROUNDS)
         .max(1);
-    let client = TableServiceClient::from_connection_string(&connection_string)?;
-    let mut emulator_runs = Vec::new();
-    let mut other_runs = Vec::new();
+    let mut in_process = Runs::new("in-process emulator");
+    let mut standalone = Runs::new("emulator binary");
+    let mut azurite = Runs::new("Azurite");
+    let mut start_ups = Vec::new();
     for round in 1..=rounds {
-        emulator_runs.push(on_emulator().await?);
-        other_runs.push(run_w1(&client).await?);
+        in_process.rounds.push(on_emulator().await?);
+        let (reports, start_up) = on_binary(&binary).await?;
+        standalone.rounds.push(reports);
+        start_ups.push(start_up.as_secs_f64() * 1000.0);
+        let probe = || azurite_pid.as_deref().and_then(cpu_time);
+        azurite.rounds.push(run_w1_probed(&other, &probe).await?);
         println!(
-            "\nround {round} of {rounds}: the emulator, then {}",
-            client.endpoint().base_url()
+            "\nround {round} of {rounds}: the in-process emulator, the binary (started in \
+             {:.1} ms), then {}",
+            start_up.as_secs_f64() * 1000.0,
+            other.endpoint().base_url()
         );
-        print(&emulator_runs[round - 1]);
-        print(&other_runs[round - 1]);
+        for runs in [&in_process, &standalone, &azurite] {
+            print(&runs.rounds[round - 1]);
+        }
     }
-    summarize(&emulator_runs, &other_runs);
+    summarize(&in_process, &azurite);
+    summarize(&standalone, &azurite);
+    println!(
+        "\nthe binary's start-up, spawn to first answered request: median {:.1} ms ({:.1}-{:.1})",
+        median(&start_ups),
+        spread(&start_ups).0,
+        spread(&start_ups).1
+    );
     Ok(())
+}
+
+impl Runs {
+    fn new(name: &'static str) -> Self {
+        Runs {
+            name,
+            rounds: Vec::new(),
+        }
+    }
 }
 
 /// One W1 run on a freshly started in-process emulator.
@@ -301,24 +335,38 @@ async fn on_emulator() -> Result<Vec<PhaseReport>, BoxError> {
     Ok(reports)
 }
 
+/// One W1 run on a freshly started emulator binary, and the binary's start-up time.
+async fn on_binary(binary: &Path) -> Result<(Vec<PhaseReport>, Duration), BoxError> {
+    let (process, start_up) = EmulatorProcess::start_timed(binary).await?;
+    let client = common::client_for(&process.endpoint)?;
+    let pid = process.pid().to_string();
+    let reports = run_w1_probed(&client, &|| cpu_time(&pid)).await?;
+    Ok((reports, start_up))
+}
+
 /// Per phase: each server's median ops/s with its range, the ratio of the medians, and the
 /// range of the rounds' own ratios.
-fn summarize(emulator: &[Vec<PhaseReport>], other: &[Vec<PhaseReport>]) {
+fn summarize(ours: &Runs, other: &Runs) {
     println!(
-        "\nmedians of {} rounds (ops/s, min-max)\n{:<44} {:>24} {:>20} {:>12} {:>14}",
-        emulator.len(),
+        "\n{} against {}, medians of {} rounds (ops/s, min-max)\n{:<44} {:>24} {:>20} {:>12} {:>14}",
+        ours.name,
+        other.name,
+        ours.rounds.len(),
         "phase",
         "emulator",
         "other",
         "emulator x",
         "rounds' x"
     );
-    for (phase, first) in emulator[0].iter().enumerate() {
-        let rates = |runs: &[Vec<PhaseReport>]| -> Vec<f64> {
-            runs.iter().map(|r| r[phase].ops_per_second()).collect()
+    for (phase, first) in ours.rounds[0].iter().enumerate() {
+        let rates = |runs: &Runs| -> Vec<f64> {
+            runs.rounds
+                .iter()
+                .map(|r| r[phase].ops_per_second())
+                .collect()
         };
-        let (ours, theirs) = (rates(emulator), rates(other));
-        let ratios: Vec<f64> = ours
+        let (mine, theirs) = (rates(ours), rates(other));
+        let ratios: Vec<f64> = mine
             .iter()
             .zip(&theirs)
             .map(|(a, b)| a / b.max(f64::EPSILON))
@@ -327,9 +375,9 @@ fn summarize(emulator: &[Vec<PhaseReport>], other: &[Vec<PhaseReport>]) {
         println!(
             "{:<44} {:>24} {:>20} {:>11.1}x {:>6.1}-{:.1}x",
             first.name,
-            median_and_range(&ours),
+            median_and_range(&mine),
             median_and_range(&theirs),
-            median(&ours) / median(&theirs).max(f64::EPSILON),
+            median(&mine) / median(&theirs).max(f64::EPSILON),
             low,
             high
         );

@@ -340,10 +340,10 @@ fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), DbError> {
             entity,
         } => {
             let name = entities_table(account, &table.to_ascii_lowercase());
-            let ticks = entity.timestamp().map_or(0, |t| value::to_ticks(&t));
-            let json = codec::encode_entity(entity);
+            let ticks = value::to_ticks(&entity.timestamp());
+            let json = codec::encode_entity(&entity.entity());
             txn.open_table(Entities::new(&name))?.insert(
-                (entity.partition_key(), entity.row_key()),
+                (&*entity.partition_key(), &*entity.row_key()),
                 (ticks, json.as_slice()),
             )?;
         }
@@ -514,7 +514,7 @@ mod tests {
             panic!("{:?}", tables[0].entities)
         };
         assert_eq!(only.row_key(), "b");
-        assert_eq!(only.get::<i32>("N"), Some(2));
+        assert_eq!(only.entity().get::<i32>("N"), Some(2));
         assert_eq!(only.timestamp(), b.timestamp());
     }
 

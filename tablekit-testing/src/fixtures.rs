@@ -272,5 +272,5 @@ pub(crate) fn seed(
 fn entities(state: &State, account: &str, table: &str) -> Result<Vec<DynamicEntity>> {
     let table = state.store.table(account, table)?;
     let table = table.read().unwrap_or_else(|e| e.into_inner());
-    Ok(table.entities.values().map(|e| (**e).clone()).collect())
+    Ok(table.entities.values().map(|e| e.entity()).collect())
 }

@@ -250,8 +250,11 @@ mod tests {
         let [only] = &tables[0].entities[..] else {
             panic!("{:?}", tables[0].entities)
         };
-        assert_eq!((only.row_key(), only.get::<i32>("N")), ("a", Some(3)));
-        assert!(only.timestamp().is_some());
+        assert_eq!(
+            (only.row_key(), only.entity().get::<i32>("N")),
+            ("a".into(), Some(3))
+        );
+        assert!(only.timestamp() > chrono::DateTime::UNIX_EPOCH);
     }
 
     #[test]

@@ -79,7 +79,7 @@ impl Planned {
 /// Decides what `op` does given the `current` entity, stamping writes with `now`.
 pub(crate) fn plan(
     op: EntityOp,
-    current: Option<&DynamicEntity>,
+    current: Option<&Stored>,
     now: DateTime<Utc>,
 ) -> Result<Planned, ServiceError> {
     match op {
@@ -99,7 +99,7 @@ pub(crate) fn plan(
                 check_etag(&tag, current)?;
             }
             let next = match (merge, current) {
-                (true, Some(current)) => merged(current, &entity)?,
+                (true, Some(current)) => merged(&current.entity(), &entity)?,
                 _ => entity,
             };
             Ok(put(next, now, StatusCode::NO_CONTENT))
@@ -128,7 +128,7 @@ fn put(mut entity: DynamicEntity, now: DateTime<Utc>, status: StatusCode) -> Pla
     }
 }
 
-fn check_etag(if_match: &str, current: &DynamicEntity) -> Result<(), ServiceError> {
+fn check_etag(if_match: &str, current: &Stored) -> Result<(), ServiceError> {
     if if_match.trim() == "*" || if_match.trim() == entity_etag(current) {
         Ok(())
     } else {
@@ -173,7 +173,7 @@ pub(crate) fn parse_entity(
         codec::decode_entity(body).map_err(|err| ServiceError::invalid_input(format!("{err}")))?;
     entity.set_etag(None);
     entity.set_timestamp(None);
-    require_annotated_properties(body)?;
+    require_annotated_properties(body, &entity)?;
     match url_keys {
         Some((pk, rk)) => {
             entity.set_partition_key(pk);
@@ -187,9 +187,8 @@ pub(crate) fn parse_entity(
 
 /// Every `Name@odata.type` annotation in a body must come with its `Name` member: one
 /// alone types nothing, and is refused rather than dropped.
-fn require_annotated_properties(body: &[u8]) -> Result<(), ServiceError> {
-    // Most bodies carry no annotation: the member names are read only for those that do.
-    if memchr::memmem::find(body, b"@odata.type").is_none() {
+fn require_annotated_properties(body: &[u8], entity: &DynamicEntity) -> Result<(), ServiceError> {
+    if annotations_name_members(body, entity) {
         return Ok(());
     }
     let MemberNames(names) =
@@ -205,6 +204,21 @@ fn require_annotated_properties(body: &[u8]) -> Result<(), ServiceError> {
         }
     }
     Ok(())
+}
+
+/// Whether every `"Name@odata.type"` in the body names a member the decoded entity holds
+/// as a property: what nearly every annotated body shows, found without reading the body
+/// again. `false` says only that the member names must be read to know: the text may also
+/// sit inside a string value, the name hold an escape, or name a key.
+fn annotations_name_members(body: &[u8], entity: &DynamicEntity) -> bool {
+    memchr::memmem::find_iter(body, b"@odata.type\"").all(|at| {
+        let before = body.get(..at).unwrap_or_default();
+        let Some(open) = memchr::memrchr(b'"', before) else {
+            return false;
+        };
+        let name = before.get(open + 1..).unwrap_or_default();
+        std::str::from_utf8(name).is_ok_and(|name| entity.value(name).is_some())
+    })
 }
 
 /// The member names of a JSON object, its values skipped.
@@ -256,11 +270,11 @@ fn require_keys(body: &[u8], entity: &DynamicEntity) -> Result<(), ServiceError>
 mod tests {
     use super::*;
 
-    fn stored(pk: &str, rk: &str) -> DynamicEntity {
+    fn stored(pk: &str, rk: &str) -> Stored {
         let mut e = DynamicEntity::new(pk, rk);
         e.set("A", 1);
         e.set_timestamp(codec::parse_datetime("2026-01-01T00:00:00.0000001Z"));
-        e
+        Stored::new(e)
     }
 
     #[test]
@@ -314,9 +328,26 @@ mod tests {
             merge: true,
         };
         let planned = plan(op, Some(&current), Utc::now()).unwrap();
-        let e = planned.stored().unwrap();
+        let e = planned.stored().unwrap().entity();
         assert_eq!(e.get::<i32>("A"), Some(1));
         assert_eq!(e.get::<i32>("B"), Some(2));
+    }
+
+    #[test]
+    fn every_annotation_needs_its_property() {
+        let parse = |body: &str| parse_entity(body.as_bytes(), None);
+        let alone = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64"}"#;
+        assert_eq!(parse(alone).unwrap_err().code, "InvalidInput");
+        let quoted = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"5",
+            "S":"see \"N@odata.type\" and \"Missing@odata.type\""}"#;
+        assert_eq!(parse(quoted).unwrap().get::<i64>("N"), Some(5));
+        let escaped =
+            r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64","N":"5"}"#;
+        assert_eq!(parse(escaped).unwrap().get::<i64>("N"), Some(5));
+        let escaped_alone = r#"{"PartitionKey":"p","RowKey":"r","\u004e@odata.type":"Edm.Int64"}"#;
+        assert_eq!(parse(escaped_alone).unwrap_err().code, "InvalidInput");
+        let key = r#"{"PartitionKey@odata.type":"Edm.String","PartitionKey":"p","RowKey":"r"}"#;
+        assert!(parse(key).is_ok());
     }
 
     #[test]

@@ -22,12 +22,6 @@ fn prefetch<T>(address: *const T) {
     let _ = address;
 }
 
-/// Starts loading every cache line of `value`.
-#[inline(always)]
-pub(crate) fn prefetch_value<T>(value: &T) {
-    prefetch_bytes((value as *const T).cast(), std::mem::size_of::<T>());
-}
-
 /// Starts loading every cache line of the `len` bytes at `start`.
 #[inline(always)]
 pub(crate) fn prefetch_bytes(start: *const u8, len: usize) {

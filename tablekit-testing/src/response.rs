@@ -10,6 +10,7 @@ use tablekit::DynamicEntity;
 use crate::datetime;
 use crate::metadata::Metadata;
 use crate::service_error::ServiceError;
+use crate::stored::Stored;
 
 /// The weak ETag of an entity written at `timestamp`:
 /// `W/"datetime'2026-11-22T11%3A38%3A42.0854950Z'"`.
@@ -20,9 +21,9 @@ pub(crate) fn etag(timestamp: &DateTime<Utc>) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// The ETag of a stored entity (every stored entity has a Timestamp).
-pub(crate) fn entity_etag(entity: &DynamicEntity) -> String {
-    etag(&entity.timestamp().unwrap_or_default())
+/// The ETag of a stored entity.
+pub(crate) fn entity_etag(entity: &Stored) -> String {
+    etag(&entity.timestamp())
 }
 
 /// The address of an entity inside its account: `T(PartitionKey='p',RowKey='r')`.
@@ -36,7 +37,7 @@ pub(crate) fn entity_path(table: &str, entity: &DynamicEntity) -> String {
 
 /// An entity's absolute URL for a `Location` header: non-ASCII and spaces percent-encoded,
 /// since header values are ASCII.
-pub(crate) fn entity_location(base: &str, table: &str, entity: &DynamicEntity) -> String {
+pub(crate) fn entity_location(base: &str, table: &str, entity: &Stored) -> String {
     let mut out = Vec::with_capacity(base.len() + table.len() + 64);
     write_entity_location(&mut out, base, table, entity);
     // Every byte outside printable ASCII was percent-encoded.
@@ -44,19 +45,14 @@ pub(crate) fn entity_location(base: &str, table: &str, entity: &DynamicEntity) -
 }
 
 /// Appends [`entity_location`]'s text.
-pub(crate) fn write_entity_location(
-    out: &mut Vec<u8>,
-    base: &str,
-    table: &str,
-    entity: &DynamicEntity,
-) {
+pub(crate) fn write_entity_location(out: &mut Vec<u8>, base: &str, table: &str, entity: &Stored) {
     write_header_safe(out, base);
     out.push(b'/');
     write_header_safe(out, table);
     out.extend_from_slice(b"(PartitionKey='");
-    write_key(out, entity.partition_key());
+    write_key(out, &entity.partition_key());
     out.extend_from_slice(b"',RowKey='");
-    write_key(out, entity.row_key());
+    write_key(out, &entity.row_key());
     out.extend_from_slice(b"')");
 }
 

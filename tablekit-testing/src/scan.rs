@@ -42,7 +42,7 @@ pub(crate) fn page(
         if is_past(&range, key) {
             break;
         }
-        if !allowed(&key.0 .0, &key.1 .0) || filter.is_some_and(|f| !f.matches(&***entity)) {
+        if !allowed(&key.0 .0, &key.1 .0) || filter.is_some_and(|f| !f.matches(&**entity)) {
             continue;
         }
         if page.len() == top {
@@ -117,7 +117,7 @@ fn first_key(range: &KeyRange) -> EntityKey {
         Some(_) => range.row.first_key(),
         None => String::new(),
     };
-    (Key(partition), Key(row))
+    (Key(partition.into()), Key(row.into()))
 }
 
 /// Whether `key` and every key after it lie outside the range.
@@ -163,7 +163,7 @@ mod tests {
             assert!(page.len() <= top);
             seen.extend(
                 page.iter()
-                    .map(|e| entity_key(e.partition_key(), e.row_key())),
+                    .map(|e| entity_key(&e.partition_key(), &e.row_key())),
             );
             match next {
                 Some(key) => start = Some(key),
@@ -177,7 +177,7 @@ mod tests {
         table
             .entities
             .iter()
-            .filter(|(_, e)| filter.matches(&****e))
+            .filter(|(_, e)| filter.matches(&***e))
             .map(|(k, _)| k.clone())
             .collect()
     }
@@ -262,7 +262,7 @@ mod tests {
         let (rest, _) = page(&table, None, Some(next.clone()), 100, |_, _| true);
         let first_of_rest = rest.first().unwrap();
         assert_eq!(
-            entity_key(first_of_rest.partition_key(), first_of_rest.row_key()),
+            entity_key(&first_of_rest.partition_key(), &first_of_rest.row_key()),
             next
         );
         assert_eq!(first.len() + rest.len(), 10);

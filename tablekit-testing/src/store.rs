@@ -17,6 +17,7 @@ use chrono::{DateTime, Utc};
 use http::StatusCode;
 use tablekit::client::SignedIdentifier;
 use tablekit::value;
+use tablekit::SmolStr;
 
 use crate::database::{Database, Write};
 use crate::error::Error;
@@ -24,9 +25,10 @@ use crate::filter::utf16_cmp;
 use crate::service_error::ServiceError;
 use crate::stored::Stored;
 
-/// A key ordered by UTF-16 code units (the service's order), not by bytes.
+/// A key ordered by UTF-16 code units (the service's order), not by bytes. Up to 23 bytes
+/// are held inline (most keys): a stored entity's keys then take no allocation of their own.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Key(pub(crate) String);
+pub(crate) struct Key(pub(crate) SmolStr);
 
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
@@ -45,7 +47,7 @@ pub(crate) type EntityKey = (Key, Key);
 
 /// The key of an entity.
 pub(crate) fn entity_key(pk: &str, rk: &str) -> EntityKey {
-    (Key(pk.to_owned()), Key(rk.to_owned()))
+    (Key(pk.into()), Key(rk.into()))
 }
 
 /// One table: its name as created, and its entities in key order.
@@ -107,7 +109,7 @@ impl Store {
                 ..Table::default()
             };
             for entity in data.entities {
-                let ticks = entity.timestamp().map_or(0, |t| value::to_ticks(&t));
+                let ticks = value::to_ticks(&entity.timestamp());
                 last_ticks = last_ticks.max(ticks);
                 apply(&mut table, Change::Put(Arc::new(entity)));
             }
@@ -314,11 +316,11 @@ impl Store {
 fn apply(table: &mut Table, change: Change) {
     match change {
         Change::Put(entity) => {
-            let key = entity_key(entity.partition_key(), entity.row_key());
+            let key = entity_key(&entity.partition_key(), &entity.row_key());
             table.entities.insert(key, entity);
         }
         Change::Delete(pk, rk) => {
-            table.entities.remove(&(Key(pk), Key(rk)));
+            table.entities.remove(&(Key(pk.into()), Key(rk.into())));
         }
     }
 }

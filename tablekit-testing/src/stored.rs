@@ -1,40 +1,284 @@
-//! A stored entity together with its JSON text.
+//! A stored entity in a compact form: its minimal-metadata JSON text, where each value lies
+//! in it, and its Timestamp.
 //!
 //! Reads far outnumber writes, and nearly every read asks for minimal metadata without
-//! `$select` (every Azure SDK does). Stored entities never change (a write stores a new
-//! one), so their members are written once, right after the write that stored them, and
-//! every later point get or query page copies those bytes instead of formatting dates,
-//! numbers and escapes again.
+//! `$select` (every Azure SDK does). Stored entities never change (a write stores a new one),
+//! so their members are written once, when the write is planned, and every later point get
+//! or query page copies those bytes instead of formatting dates, numbers and escapes again.
+//!
+//! The text is also the only copy of the values: a filter reads a property straight from it
+//! (its place is in the index, a few bytes per property), and the rare answer in another
+//! metadata level, a `$select` or a merge decodes the entity from it. One text and one small
+//! index per entity take about the JSON's size, where a decoded entity beside its text took
+//! three times as much.
 
-use std::ops::Deref;
-use std::sync::OnceLock;
+use std::borrow::Cow;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
+use tablekit::{codec, value, DynamicEntity, Value};
 
-use tablekit::DynamicEntity;
+use crate::entity_json;
+use crate::filter::{Field, Subject};
+use crate::prefetch::prefetch_bytes;
 
-use crate::entity_json::{self, EntityText};
-
-/// An entity as the store holds it; reads it like a [`DynamicEntity`].
-#[derive(Debug)]
-pub(crate) struct Stored {
-    entity: DynamicEntity,
-    /// The members of its minimal-metadata JSON object, without the braces.
-    minimal: OnceLock<Box<[u8]>>,
+/// The EDM type of a stored value: how its JSON reads back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Bool,
+    Int32,
+    Int64,
+    Double,
+    DateTime,
+    Guid,
+    String,
+    Binary,
 }
 
+impl Kind {
+    fn of(value: &Value) -> Kind {
+        match value {
+            Value::Bool(_) => Kind::Bool,
+            Value::Int32(_) => Kind::Int32,
+            Value::Int64(_) => Kind::Int64,
+            Value::Double(_) => Kind::Double,
+            Value::DateTime(_) => Kind::DateTime,
+            Value::Guid(_) => Kind::Guid,
+            Value::String(_) => Kind::String,
+            Value::Binary(_) => Kind::Binary,
+        }
+    }
+}
+
+/// Where one value (the keys first, then the properties in order) lies in the text: its JSON
+/// (quotes included) at `start..start + len`, right after `"name":`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot {
+    start: u32,
+    len: u32,
+    /// The name's JSON length, just before the value's `":`.
+    name_len: u16,
+    kind: Kind,
+    /// Whether the name or the value holds a JSON escape: then it is decoded before use.
+    escaped: bool,
+}
+
+/// An entity as the store holds it.
+#[derive(Clone, Debug)]
+pub(crate) struct Stored {
+    /// The members of its minimal-metadata JSON object, without the braces.
+    text: Box<str>,
+    /// The keys, then each property, in order.
+    slots: Box<[Slot]>,
+    /// The Timestamp, in ticks.
+    ticks: i64,
+}
+
+/// Keys come first in the slots.
+const KEYS: usize = 2;
+
 impl Stored {
-    /// Wraps an entity whose Timestamp is set; its text is written on first use.
+    /// Stores an entity; its Timestamp is the write's time (the epoch when unset).
     pub(crate) fn new(entity: DynamicEntity) -> Self {
+        Self::from_entity(&entity)
+    }
+
+    /// [`new`](Self::new) from a borrowed entity.
+    pub(crate) fn from_entity(entity: &DynamicEntity) -> Self {
+        let timestamp = entity.timestamp().unwrap_or_default();
+        let mut slots = Vec::with_capacity(KEYS + entity.len());
+        let text = entity_json::minimal_members_with(entity, |name_len, value, span| {
+            slots.push(Slot {
+                start: span.start as u32,
+                len: span.len() as u32,
+                name_len: name_len as u16,
+                kind: value.map_or(Kind::String, Kind::of),
+                escaped: false,
+            });
+        });
+        for slot in &mut slots {
+            let name_end = (slot.start as usize).saturating_sub(2);
+            let name = text
+                .get(name_end.saturating_sub(slot.name_len.into())..name_end)
+                .unwrap_or_default();
+            let value = match slot.kind {
+                Kind::String => text
+                    .get(slot.start as usize..(slot.start + slot.len) as usize)
+                    .unwrap_or_default(),
+                _ => &[],
+            };
+            slot.escaped =
+                memchr::memchr(b'\\', name).is_some() || memchr::memchr(b'\\', value).is_some();
+        }
         Stored {
-            entity,
-            minimal: OnceLock::new(),
+            // The writer writes UTF-8 only; this checks it once, at the write.
+            text: String::from_utf8(text)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                .into_boxed_str(),
+            slots: slots.into_boxed_slice(),
+            ticks: value::to_ticks(&timestamp),
         }
     }
 
-    /// Writes the text now, so the reads that follow only copy it. Writers call this after
-    /// releasing the table's lock, where it delays no one else.
-    pub(crate) fn prepare(&self) {
-        self.minimal_members();
+    /// The members of the entity's minimal-metadata JSON object, without the braces.
+    pub(crate) fn minimal_members(&self) -> &[u8] {
+        self.text.as_bytes()
+    }
+
+    /// The Timestamp.
+    pub(crate) fn timestamp(&self) -> DateTime<Utc> {
+        value::from_ticks(self.ticks).unwrap_or_default()
+    }
+
+    /// The PartitionKey.
+    pub(crate) fn partition_key(&self) -> Cow<'_, str> {
+        self.text_of(self.slots[0])
+    }
+
+    /// The RowKey.
+    pub(crate) fn row_key(&self) -> Cow<'_, str> {
+        self.text_of(self.slots[1])
+    }
+
+    /// The entity, decoded, with its Timestamp (and no ETag: it is the Timestamp's).
+    pub(crate) fn entity(&self) -> DynamicEntity {
+        let mut entity = DynamicEntity::new(self.partition_key(), self.row_key());
+        for slot in &self.slots[KEYS..] {
+            if let Some(value) = self.value_of(*slot) {
+                entity.set(self.name_of(*slot), value);
+            }
+        }
+        entity.set_timestamp(Some(self.timestamp()));
+        entity
+    }
+
+    /// Starts loading the index and the value the property at `hint` had in an earlier
+    /// entity, so a filter reading it a little later finds it in cache.
+    pub(crate) fn prefetch(&self, hint: usize) {
+        prefetch_bytes(
+            self.slots.as_ptr().cast(),
+            std::mem::size_of_val(&*self.slots),
+        );
+        if let Some(slot) = self.slots.get(KEYS + hint) {
+            let start = self.text.as_ptr().wrapping_add(slot.start as usize);
+            prefetch_bytes(start, (slot.len as usize).min(64));
+        }
+    }
+
+    fn json(&self, slot: Slot) -> &str {
+        let start = slot.start as usize;
+        self.text
+            .get(start..start + slot.len as usize)
+            .unwrap_or_default()
+    }
+
+    /// The property's name.
+    fn name_of(&self, slot: Slot) -> Cow<'_, str> {
+        let end = (slot.start as usize).saturating_sub(2);
+        let raw = self
+            .text
+            .get(end.saturating_sub(slot.name_len.into())..end)
+            .unwrap_or_default();
+        match slot.escaped && raw.contains('\\') {
+            false => Cow::Borrowed(raw),
+            true => Cow::Owned(unescape(raw)),
+        }
+    }
+
+    /// A string value's text (a key's, or a String property's).
+    fn text_of(&self, slot: Slot) -> Cow<'_, str> {
+        let json = self.json(slot);
+        let body = json
+            .get(1..json.len().saturating_sub(1))
+            .unwrap_or_default();
+        match slot.escaped && body.contains('\\') {
+            false => Cow::Borrowed(body),
+            true => Cow::Owned(unescape(body)),
+        }
+    }
+
+    /// A property's value, read back from its JSON; `None` only if the text were not what
+    /// [`from_entity`](Self::from_entity) wrote.
+    fn value_of(&self, slot: Slot) -> Option<Value> {
+        let json = self.json(slot);
+        let quoted = || json.strip_prefix('"')?.strip_suffix('"');
+        Some(match slot.kind {
+            Kind::Bool => Value::Bool(json == "true"),
+            Kind::Int32 => Value::Int32(json.parse().ok()?),
+            Kind::Int64 => Value::Int64(quoted()?.parse().ok()?),
+            Kind::Double => Value::Double(match quoted() {
+                Some("NaN") => f64::NAN,
+                Some("Infinity") => f64::INFINITY,
+                Some("-Infinity") => f64::NEG_INFINITY,
+                Some(_) => return None,
+                None => json.parse().ok()?,
+            }),
+            Kind::DateTime => Value::DateTime(codec::parse_datetime(quoted()?)?),
+            Kind::Guid => Value::Guid(uuid::Uuid::parse_str(quoted()?).ok()?),
+            Kind::String => Value::String(self.text_of(slot).as_ref().into()),
+            Kind::Binary => Value::Binary(STANDARD.decode(quoted()?).ok()?),
+        })
+    }
+
+    /// A property as a filter reads it: strings as text, without copying them when they
+    /// hold no escape.
+    fn field_of(&self, slot: Slot) -> Option<Field<'_>> {
+        if slot.kind == Kind::String {
+            if let Cow::Borrowed(text) = self.text_of(slot) {
+                return Some(Field::Text(text));
+            }
+        }
+        self.value_of(slot).map(Field::Owned)
+    }
+
+    /// The slot of property `name`, looked for first at `hint` (where an earlier entity had
+    /// it): a page of one table's entities mostly shares one shape.
+    fn position(&self, name: &str, hint: usize) -> Option<usize> {
+        let properties = &self.slots[KEYS..];
+        if let Some(slot) = properties.get(hint) {
+            if self.name_is(*slot, name) {
+                return Some(hint);
+            }
+        }
+        properties.iter().position(|slot| self.name_is(*slot, name))
+    }
+
+    fn name_is(&self, slot: Slot, name: &str) -> bool {
+        // A name's JSON is the name unless it holds an escape: compare lengths first.
+        match slot.escaped {
+            false => usize::from(slot.name_len) == name.len() && self.name_of(slot) == name,
+            true => self.name_of(slot) == name,
+        }
+    }
+}
+
+/// The text of a JSON string's body; the writer's own output always reads back.
+fn unescape(body: &str) -> String {
+    serde_json::from_str(&format!("\"{body}\"")).unwrap_or_else(|_| body.to_owned())
+}
+
+impl Subject for Stored {
+    fn field(&self, name: &str) -> Option<Field<'_>> {
+        self.field_near(name, 0).map(|(field, _)| field)
+    }
+
+    fn field_near(&self, name: &str, hint: usize) -> Option<(Field<'_>, usize)> {
+        let key = |slot: Slot| match self.text_of(slot) {
+            Cow::Borrowed(text) => Field::Text(text),
+            Cow::Owned(text) => Field::Owned(Value::String(text.into())),
+        };
+        let system = match name {
+            "PartitionKey" => key(self.slots[0]),
+            "RowKey" => key(self.slots[1]),
+            "Timestamp" => Field::Time(self.timestamp()),
+            _ => {
+                let at = self.position(name, hint)?;
+                return Some((self.field_of(self.slots[KEYS + at])?, at));
+            }
+        };
+        Some((system, hint))
     }
 }
 
@@ -48,43 +292,109 @@ pub(crate) struct TableData {
     pub(crate) policies: Vec<SignedIdentifier>,
 }
 
-impl EntityText for Stored {
-    /// Written the first time it is asked for, then kept.
-    fn minimal_members(&self) -> &[u8] {
-        self.minimal
-            .get_or_init(|| entity_json::minimal_members(&self.entity).into_boxed_slice())
-    }
-
-    fn written_len(&self) -> Option<usize> {
-        self.minimal.get().map(|text| text.len())
-    }
-}
-
-impl Deref for Stored {
-    type Target = DynamicEntity;
-
-    fn deref(&self) -> &DynamicEntity {
-        &self.entity
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn at_epoch(mut e: DynamicEntity) -> DynamicEntity {
+        e.set_timestamp(Some(chrono::DateTime::from_timestamp(0, 0).unwrap()));
+        e
+    }
 
     #[test]
-    fn the_text_is_written_once_and_kept() {
+    fn the_text_is_the_minimal_members() {
         let mut e = DynamicEntity::new("p", "r");
         e.set("N", 1);
-        e.set_timestamp(Some(chrono::DateTime::from_timestamp(0, 0).unwrap()));
-        let stored = Stored::new(e);
-        let first = stored.minimal_members().as_ptr();
+        let stored = Stored::new(at_epoch(e));
         assert_eq!(
             String::from_utf8_lossy(stored.minimal_members()),
             "\"odata.etag\":\"W/\\\"datetime'1970-01-01T00%3A00%3A00.0000000Z'\\\"\",\
              \"PartitionKey\":\"p\",\"RowKey\":\"r\",\"N\":1,\
              \"Timestamp\":\"1970-01-01T00:00:00.0000000Z\""
         );
-        assert_eq!(stored.minimal_members().as_ptr(), first);
+    }
+
+    #[test]
+    fn escaped_keys_names_and_strings_read_back() {
+        let mut e = DynamicEntity::new("a\"b\\c", "tab\there");
+        e.set("Say", "line\nbreak \"quoted\" \u{1}");
+        e.set("Plain", "text");
+        let stored = Stored::new(at_epoch(e.clone()));
+        assert_eq!(stored.partition_key(), "a\"b\\c");
+        assert_eq!(stored.row_key(), "tab\there");
+        assert_eq!(stored.entity(), at_epoch(e));
+        assert!(matches!(
+            stored.field("Say"),
+            Some(Field::Owned(Value::String(s))) if s == "line\nbreak \"quoted\" \u{1}"
+        ));
+        assert!(matches!(stored.field("Plain"), Some(Field::Text("text"))));
+        assert!(matches!(
+            stored.field("PartitionKey"),
+            Some(Field::Owned(_))
+        ));
+        assert!(stored.field("plain").is_none());
+    }
+
+    #[test]
+    fn a_stale_hint_still_finds_the_property() {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("A", 1);
+        e.set("B", 2i64);
+        let stored = Stored::new(at_epoch(e));
+        let (field, at) = stored.field_near("B", 0).unwrap();
+        assert!(matches!(field, Field::Owned(Value::Int64(2))));
+        assert_eq!(at, 1);
+        assert!(stored.field_near("C", 1).is_none());
+        assert!(matches!(
+            stored.field_near("Timestamp", 5),
+            Some((Field::Time(_), 5))
+        ));
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            any::<bool>().prop_map(Value::Bool),
+            any::<i32>().prop_map(Value::Int32),
+            any::<i64>().prop_map(Value::Int64),
+            any::<f64>().prop_map(Value::Double),
+            Just(Value::Double(f64::NAN)),
+            Just(Value::Double(f64::NEG_INFINITY)),
+            Just(Value::Double(-0.0)),
+            (0i64..3_155_378_975_999_999_999)
+                .prop_map(|t| Value::DateTime(value::from_ticks(t).unwrap())),
+            any::<u128>().prop_map(|g| Value::Guid(uuid::Uuid::from_u128(g))),
+            ".{0,40}".prop_map(|s| Value::String(s.into())),
+            proptest::collection::vec(any::<u8>(), 0..40).prop_map(Value::Binary),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn every_entity_reads_back_as_written(
+            pk in ".{0,10}",
+            rk in ".{0,10}",
+            properties in proptest::collection::vec(("[A-Za-z_][A-Za-z0-9_]{0,8}", any_value()), 0..12),
+            ticks in 0i64..3_155_378_975_999_999_999,
+        ) {
+            let mut e = DynamicEntity::new(pk.as_str(), rk.as_str());
+            for (name, value) in properties {
+                e.set(name.as_str(), value);
+            }
+            e.set_timestamp(value::from_ticks(ticks));
+            let stored = Stored::new(e.clone());
+            prop_assert_eq!(stored.entity(), e.clone());
+            let reference = entity_json::minimal_members(&e);
+            prop_assert_eq!(stored.minimal_members(), reference.as_slice());
+            for (name, value) in e.properties() {
+                let field = stored.field(name);
+                let same = match (field, value) {
+                    (Some(Field::Text(t)), Value::String(s)) => t == s.as_str(),
+                    (Some(Field::Owned(v)), value) => &v == value,
+                    _ => false,
+                };
+                prop_assert!(same, "{name}");
+            }
+        }
     }
 }

@@ -8,10 +8,10 @@ use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
 
 use chrono::{DateTime, Utc};
-use tablekit::{DynamicEntity, Value};
+use tablekit::Value;
 
 use super::parser::{Expr, Op, Operand};
-use crate::prefetch::prefetch_value;
+use crate::stored::Stored;
 
 /// A value a filter can read: a key or table name (text), a property, or the Timestamp.
 ///
@@ -24,14 +24,28 @@ use crate::prefetch::prefetch_value;
 /// assert!(matches!(e.field("Score"), Some(Field::Value(Value::Int32(30)))));
 /// assert!(e.field("Timestamp").is_none()); // stamped only when stored
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Field<'a> {
-    /// `PartitionKey`, `RowKey` or `TableName`.
+    /// `PartitionKey`, `RowKey` or `TableName`, or a String property's text.
     Text(&'a str),
     /// A stored property.
     Value(&'a Value),
+    /// A property read out of a stored form that does not hold it as a [`Value`].
+    Owned(Value),
     /// The `Timestamp`.
     Time(DateTime<Utc>),
+}
+
+impl Field<'_> {
+    /// The field, borrowing an owned value.
+    fn view(&self) -> Field<'_> {
+        match self {
+            Field::Text(text) => Field::Text(text),
+            Field::Value(value) => Field::Value(value),
+            Field::Owned(value) => Field::Value(value),
+            Field::Time(time) => Field::Time(*time),
+        }
+    }
 }
 
 /// Something a filter is evaluated against: an entity, or a table in the table listing.
@@ -98,10 +112,10 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
         Expr::Not(inner) => !eval(inner, subject),
         Expr::Truthy(operand) => matches!(
             resolve(operand, subject),
-            Some(Field::Value(Value::Bool(true)))
+            Some(Field::Value(Value::Bool(true)) | Field::Owned(Value::Bool(true)))
         ),
         Expr::Compare(left, op, right) => match (resolve(left, subject), resolve(right, subject)) {
-            (Some(l), Some(r)) => compare(l, r).is_some_and(|ord| holds(*op, ord)),
+            (Some(l), Some(r)) => compare(l.view(), r.view()).is_some_and(|ord| holds(*op, ord)),
             _ => false,
         },
     }
@@ -109,7 +123,7 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
 
 /// Starts loading the values `expr` reads from `entity`, at the places the last subject had
 /// them, so that evaluating it a little later finds them in cache.
-pub(crate) fn prefetch(expr: &Expr, entity: &DynamicEntity) {
+pub(crate) fn prefetch(expr: &Expr, entity: &Stored) {
     match expr {
         Expr::And(a, b) | Expr::Or(a, b) => {
             prefetch(a, entity);
@@ -124,11 +138,9 @@ pub(crate) fn prefetch(expr: &Expr, entity: &DynamicEntity) {
     }
 }
 
-fn prefetch_operand(operand: &Operand, entity: &DynamicEntity) {
+fn prefetch_operand(operand: &Operand, entity: &Stored) {
     if let Operand::Property(property) = operand {
-        if let Some((_, value)) = entity.property_at(property.hint.load(Relaxed)) {
-            prefetch_value(value);
-        }
+        entity.prefetch(property.hint.load(Relaxed));
     }
 }
 

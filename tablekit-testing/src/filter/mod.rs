@@ -79,7 +79,7 @@ impl Filter {
 
     /// Starts loading the properties [`matches`](Self::matches) will read from `entity`, so
     /// that a scan can ask for them a few entities ahead.
-    pub(crate) fn prefetch(&self, entity: &DynamicEntity) {
+    pub(crate) fn prefetch(&self, entity: &crate::stored::Stored) {
         eval::prefetch(&self.expr, entity);
     }
 

@@ -99,7 +99,7 @@ pub(crate) fn get(
     let reply = ctx.reply(
         StatusCode::OK,
         Some(level.content_type()),
-        writer.single(&*entity),
+        writer.single(&entity),
     );
     Ok(with_header(reply, ETAG, response::entity_etag(&entity)))
 }
@@ -139,7 +139,7 @@ pub(crate) fn insert(
                 ctx.reply(
                     StatusCode::CREATED,
                     Some(level.content_type()),
-                    writer.single(&*stored),
+                    writer.single(&stored),
                 ),
                 names::PREFERENCE_APPLIED,
                 "return-content",
@@ -209,14 +209,11 @@ fn apply(
     if table.deleted {
         return Err(ServiceError::table_not_found());
     }
-    let current = table.entities.get(&key).map(|e| &***e);
+    let current = table.entities.get(&key).map(|e| &**e);
     let planned = operations::plan(op, current, store.next_timestamp())?;
     let stored = planned.stored().cloned();
     store.commit(ctx.account, &mut table, vec![planned.change])?;
     let name = table.name.clone();
     drop(table);
-    if let Some(stored) = &stored {
-        stored.prepare();
-    }
     Ok((stored, name))
 }

@@ -61,7 +61,7 @@ pub(crate) fn entity_start(
         Some(rk) if !rk.is_empty() => continuation::decode(rk)?,
         _ => String::new(),
     };
-    Ok(Some((Key(pk), Key(rk))))
+    Ok(Some((Key(pk.into()), Key(rk.into()))))
 }
 
 /// Where a table listing resumes: `NextTableName`.

@@ -93,11 +93,11 @@ impl BatchResponse {
                             &mut out,
                             &["Content-Type: ", answer.level.content_type(), "\r\n"],
                         );
-                        body = Some(writer.single(&**stored));
+                        body = Some(writer.single(stored));
                     }
                 }
                 out.extend_from_slice(b"ETag: ");
-                let timestamp = stored.timestamp().unwrap_or_default();
+                let timestamp = stored.timestamp();
                 crate::datetime::write_etag(&mut out, &timestamp);
                 out.extend_from_slice(b"\r\n");
             }

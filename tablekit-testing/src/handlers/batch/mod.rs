@@ -51,12 +51,7 @@ pub(crate) fn execute(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Rep
         apply(ctx, operations)
     });
     match applied {
-        Ok(done) => {
-            done.iter()
-                .filter_map(|(_, planned)| planned.stored())
-                .for_each(|stored| stored.prepare());
-            Ok(response.success(ctx, &done))
-        }
+        Ok(done) => Ok(response.success(ctx, &done)),
         Err(failure) => Ok(response.failure(ctx, &failure)),
     }
 }
@@ -132,7 +127,7 @@ fn apply(ctx: &Ctx<'_>, operations: Vec<Operation>) -> Result<Vec<(Answer, Plann
             let (pk, rk) = op.keys();
             entity_key(pk, rk)
         };
-        let current = table.entities.get(&key).map(|e| &***e);
+        let current = table.entities.get(&key).map(|e| &**e);
         let result = operations::plan(op, current, ctx.state.store.next_timestamp())
             .map_err(|e| fail(index, answer.content_id.clone(), e))?;
         planned.push((answer, result));

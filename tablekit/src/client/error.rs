@@ -11,6 +11,7 @@
 //! | records | [`RecordError`] | [`Error::Record`] |
 //! | split values | [`SplitError`] | [`Error::Split`], or the variant of the error it wraps |
 //! | models | [`WrongKind`] | [`Error::WrongKind`] |
+//! | serde models | [`SerdeError`] | [`Error::Serde`], or [`Error::Property`] for a property's |
 //! | client | service answers, transport, timeouts, credentials, configuration | its own variants |
 //! | storage patterns | each pattern's own error | [`Error::Pattern`], boxed |
 //!
@@ -68,6 +69,7 @@ use crate::limits::InvalidInput;
 use crate::model::WrongKind;
 use crate::params::ParamError;
 use crate::record::RecordError;
+use crate::serde_bridge::SerdeError;
 use crate::split::SplitError;
 
 /// A `Result` whose error is tablekit's [`Error`].
@@ -123,6 +125,10 @@ pub enum Error {
     /// could not be read back intact.
     #[error(transparent)]
     Split(SplitError),
+    /// A serde model (see [`serde_bridge`](crate::serde_bridge)) does not map onto an entity,
+    /// or an entity onto it.
+    #[error(transparent)]
+    Serde(SerdeError),
     /// A row is not of the model's kind (see [`Discriminator`](crate::Discriminator)): read
     /// through a model whose kind it does not hold, or given to a write of that model.
     #[error(transparent)]
@@ -199,6 +205,23 @@ impl From<SplitError> for Error {
             SplitError::Property(e) => Error::Property(e),
             SplitError::Record(e) => Error::Record(e),
             other => Error::Split(other),
+        }
+    }
+}
+
+/// A property a serde model could not read is the property error it is everywhere else.
+///
+/// ```
+/// use tablekit::serde_bridge::to_entity;
+/// use tablekit::Error;
+/// let err = to_entity(&42).unwrap_err();
+/// assert!(matches!(Error::from(err), Error::Serde(_)));
+/// ```
+impl From<SerdeError> for Error {
+    fn from(error: SerdeError) -> Self {
+        match error {
+            SerdeError::Property(e) => Error::Property(e),
+            other => Error::Serde(other),
         }
     }
 }

@@ -16,16 +16,15 @@
 //! each scan, and the report is the peak during the scan, absolute and above the resident set
 //! before it.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+mod common;
 
+use std::process::Command;
+
+use common::{client_for, emulator_binary, status_kib, BoxError, EmulatorProcess};
 use futures::TryStreamExt;
-use tablekit::client::{Table, TableServiceClient, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
+use tablekit::client::{Table, TableServiceClient};
 use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 use tablekit::DynamicEntity;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The first argument of the run that loads a table: `load ENDPOINT TABLE ENTITIES`.
 const LOAD: &str = "load";
@@ -39,92 +38,6 @@ struct Measured {
     pages: usize,
     rss_before_kib: u64,
     peak_kib: u64,
-}
-
-/// The emulator binary running as a child process; killed (by its PID) and reaped on drop.
-struct EmulatorProcess {
-    child: Child,
-    endpoint: String,
-    /// Kept open: the server's later writes to stdout must not fail.
-    stdout: BufReader<ChildStdout>,
-}
-
-impl EmulatorProcess {
-    /// Starts `binary` on a free port and waits for the line naming its endpoint.
-    fn start(binary: &Path) -> Result<Self, BoxError> {
-        let mut child = Command::new(binary)
-            .args(["--port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start `{}`: {e}", binary.display()))?;
-        let stdout = child.stdout.take().ok_or("the emulator has no stdout")?;
-        // Owned from here on, so an early return below still stops the child.
-        let mut process = EmulatorProcess {
-            child,
-            endpoint: String::new(),
-            stdout: BufReader::new(stdout),
-        };
-        let mut line = String::new();
-        process.stdout.read_line(&mut line)?;
-        process.endpoint = line
-            .trim()
-            .strip_prefix("tablekit-emulator listening on ")
-            .ok_or_else(|| format!("unexpected first line from the emulator: `{}`", line.trim()))?
-            .to_owned();
-        Ok(process)
-    }
-}
-
-impl Drop for EmulatorProcess {
-    fn drop(&mut self) {
-        // Our own child, by its PID: nothing else is signalled.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A client for the development account at `endpoint`.
-fn client_for(endpoint: &str) -> Result<TableServiceClient, BoxError> {
-    let connection_string = format!(
-        "AccountName={DEVELOPMENT_ACCOUNT};AccountKey={DEVELOPMENT_KEY};TableEndpoint={endpoint}"
-    );
-    Ok(TableServiceClient::from_connection_string(
-        &connection_string,
-    )?)
-}
-
-/// Builds the emulator binary with the cargo running this bench and returns its path. It
-/// gets a target directory of its own (`target/scan_memory`), as trybuild's builds do: in the
-/// bench's own, each of the two builds would make the other rebuild the dependencies they
-/// share.
-fn emulator_binary() -> Result<PathBuf, BoxError> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    // This bench runs from `target/release/deps/`.
-    let exe = std::env::current_exe()?;
-    let target_dir = exe
-        .ancestors()
-        .nth(3)
-        .ok_or("the bench runs outside a target directory")?
-        .join("scan_memory");
-    let status = Command::new(cargo)
-        .args(["build", "--release", "--quiet", "-p", "tablekit-testing"])
-        .args(["--bin", "tablekit-emulator", "--manifest-path"])
-        .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .status()?;
-    if !status.success() {
-        return Err(format!("building `tablekit-emulator` failed: {status}").into());
-    }
-    let binary = target_dir
-        .join("release")
-        .join(format!("tablekit-emulator{}", std::env::consts::EXE_SUFFIX));
-    match binary.exists() {
-        true => Ok(binary),
-        false => Err(format!("no emulator binary at `{}`", binary.display()).into()),
-    }
 }
 
 fn entity(i: usize) -> DynamicEntity {
@@ -162,13 +75,6 @@ fn load_elsewhere(endpoint: &str, table: &str, n: usize) -> Result<(), BoxError>
     }
 }
 
-/// A field of `/proc/self/status`, in KiB.
-fn status_kib(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// Sets the peak resident set back to the current one (Linux 4.0 and later).
 fn reset_peak() -> std::io::Result<()> {
     std::fs::write("/proc/self/clear_refs", "5")
@@ -183,7 +89,7 @@ async fn measure(
     let name = format!("Scan{n}");
     load_elsewhere(endpoint, &name, n)?;
     let table: Table = client.table_named(&name);
-    let rss_before_kib = status_kib("VmRSS:").unwrap_or(0);
+    let rss_before_kib = status_kib("self", "VmRSS:").unwrap_or(0);
     reset_peak().map_err(|e| format!("cannot reset the peak resident set (Linux only): {e}"))?;
     let mut pages = table.query_all().pages();
     let (mut entities, mut page_count) = (0, 0);
@@ -191,7 +97,7 @@ async fn measure(
         entities += page.len();
         page_count += 1;
     }
-    let peak_kib = status_kib("VmHWM:").unwrap_or(0);
+    let peak_kib = status_kib("self", "VmHWM:").unwrap_or(0);
     // The emulator keeps tables in memory: free this one before the next size.
     table.delete_table().await?;
     Ok(Measured {

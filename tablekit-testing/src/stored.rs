@@ -18,39 +18,11 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
-use tablekit::{codec, value, DynamicEntity, Value};
+use tablekit::{codec, value, DynamicEntity, EdmType, Value};
 
 use crate::entity_json;
 use crate::filter::{Field, Subject};
 use crate::prefetch::prefetch_bytes;
-
-/// The EDM type of a stored value: how its JSON reads back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Bool,
-    Int32,
-    Int64,
-    Double,
-    DateTime,
-    Guid,
-    String,
-    Binary,
-}
-
-impl Kind {
-    fn of(value: &Value) -> Kind {
-        match value {
-            Value::Bool(_) => Kind::Bool,
-            Value::Int32(_) => Kind::Int32,
-            Value::Int64(_) => Kind::Int64,
-            Value::Double(_) => Kind::Double,
-            Value::DateTime(_) => Kind::DateTime,
-            Value::Guid(_) => Kind::Guid,
-            Value::String(_) => Kind::String,
-            Value::Binary(_) => Kind::Binary,
-        }
-    }
-}
 
 /// Where one value (the keys first, then the properties in order) lies in the text: its JSON
 /// (quotes included) at `start..start + len`, right after `"name":`.
@@ -60,7 +32,8 @@ pub(crate) struct Slot {
     len: u32,
     /// The name's JSON length, just before the value's `":`.
     name_len: u16,
-    kind: Kind,
+    /// The EDM type of the value: how its JSON reads back.
+    kind: EdmType,
     /// Whether the name or the value holds a JSON escape: then it is decoded before use.
     escaped: bool,
 }
@@ -94,7 +67,7 @@ impl Stored {
                 start: span.start as u32,
                 len: span.len() as u32,
                 name_len: name_len as u16,
-                kind: value.map_or(Kind::String, Kind::of),
+                kind: value.map_or(EdmType::String, Value::edm_type),
                 escaped: false,
             });
         });
@@ -104,7 +77,7 @@ impl Stored {
                 .get(name_end.saturating_sub(slot.name_len.into())..name_end)
                 .unwrap_or_default();
             let value = match slot.kind {
-                Kind::String => text
+                EdmType::String => text
                     .get(slot.start as usize..(slot.start + slot.len) as usize)
                     .unwrap_or_default(),
                 _ => &[],
@@ -205,27 +178,27 @@ impl Stored {
         let json = self.json(slot);
         let quoted = || json.strip_prefix('"')?.strip_suffix('"');
         Some(match slot.kind {
-            Kind::Bool => Value::Bool(json == "true"),
-            Kind::Int32 => Value::Int32(json.parse().ok()?),
-            Kind::Int64 => Value::Int64(quoted()?.parse().ok()?),
-            Kind::Double => Value::Double(match quoted() {
+            EdmType::Boolean => Value::Bool(json == "true"),
+            EdmType::Int32 => Value::Int32(json.parse().ok()?),
+            EdmType::Int64 => Value::Int64(quoted()?.parse().ok()?),
+            EdmType::Double => Value::Double(match quoted() {
                 Some("NaN") => f64::NAN,
                 Some("Infinity") => f64::INFINITY,
                 Some("-Infinity") => f64::NEG_INFINITY,
                 Some(_) => return None,
                 None => json.parse().ok()?,
             }),
-            Kind::DateTime => Value::DateTime(codec::parse_datetime(quoted()?)?),
-            Kind::Guid => Value::Guid(uuid::Uuid::parse_str(quoted()?).ok()?),
-            Kind::String => Value::String(self.text_of(slot).as_ref().into()),
-            Kind::Binary => Value::Binary(STANDARD.decode(quoted()?).ok()?),
+            EdmType::DateTime => Value::DateTime(codec::parse_datetime(quoted()?)?),
+            EdmType::Guid => Value::Guid(uuid::Uuid::parse_str(quoted()?).ok()?),
+            EdmType::String => Value::String(self.text_of(slot).as_ref().into()),
+            EdmType::Binary => Value::Binary(STANDARD.decode(quoted()?).ok()?),
         })
     }
 
     /// A property as a filter reads it: strings as text, without copying them when they
     /// hold no escape.
     fn field_of(&self, slot: Slot) -> Option<Field<'_>> {
-        if slot.kind == Kind::String {
+        if slot.kind == EdmType::String {
             if let Cow::Borrowed(text) = self.text_of(slot) {
                 return Some(Field::Text(text));
             }

@@ -46,6 +46,7 @@ fn field_items(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
                     type Value = #ty;
                     const NAME: &'static str = #name;
                     const OLD_NAMES: &'static [&'static str] = &[#(#old),*];
+                    #[inline]
                     fn default() -> #ty {
                         #default
                     }
@@ -57,6 +58,7 @@ fn field_items(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
             impl #p::JsonField for #marker {
                 type Value = #ty;
                 const NAME: &'static str = #name;
+                #[inline]
                 fn default() -> #ty {
                     #default
                 }
@@ -83,6 +85,7 @@ fn field_items(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
         Storage::KeyOnly | Storage::Skipped => {
             let default_fn = default_fn(i);
             quote! {
+                #[inline]
                 fn #default_fn() -> #ty {
                     #default
                 }

@@ -48,15 +48,19 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
 
         #[automatically_derived]
         impl #p::TableEntity for #wrapper {
+            #[inline]
             fn wrap(dynamic: #p::DynamicEntity) -> Self {
                 #wrapper(dynamic)
             }
+            #[inline]
             fn into_dynamic(self) -> #p::DynamicEntity {
                 self.0
             }
+            #[inline]
             fn as_dynamic(&self) -> &#p::DynamicEntity {
                 &self.0
             }
+            #[inline]
             fn as_dynamic_mut(&mut self) -> &mut #p::DynamicEntity {
                 &mut self.0
             }
@@ -143,6 +147,7 @@ fn key_function(g: &Gen<'_, '_>, role: KeyRole) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
+        #[inline]
         pub fn #name(#(#params),*) -> #p::String {
             #body
         }
@@ -173,6 +178,7 @@ fn prefix_functions(g: &Gen<'_, '_>, role: KeyRole) -> TokenStream {
         });
         out.extend(quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #name(#(#params),*) -> #p::Filter<Self> {
                 #body
             }
@@ -213,6 +219,7 @@ fn time_range_function(g: &Gen<'_, '_>, role: KeyRole) -> TokenStream {
     });
     quote! {
         #[doc = #doc]
+        #[inline]
         pub fn #name(
             #(#params,)*
             range: impl #p::RangeBounds<#p::DateTime<#p::Utc>>,

@@ -45,6 +45,7 @@ pub(super) fn items(g: &Gen<'_, '_>) -> TokenStream {
             let p = g.p;
             let body = format_body(g, part, f);
             out.extend(quote! {
+                #[inline]
                 fn #name(#param) -> #p::String {
                     #body
                 }

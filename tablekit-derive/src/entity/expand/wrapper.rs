@@ -88,12 +88,14 @@ fn constructors(g: &Gen<'_, '_>) -> TokenStream {
     );
     quote! {
         #[doc = #new_doc]
+        #[inline]
         pub fn new(#(#params),*) -> Self {
             #new_body
         }
 
         /// Like `new`, but refuses keys the service would reject (forbidden characters, over
         /// 1 KiB) with a typed error.
+        #[inline]
         pub fn try_new(#(#params),*) -> #p::Result<Self, #p::Error> {
             #try_new_body
         }
@@ -154,52 +156,62 @@ fn plain_accessors(g: &Gen<'_, '_>) -> TokenStream {
     let (p, model) = (g.p, g.c.ident);
     quote! {
         /// Wraps a dynamic entity (read from the service, say); nothing is converted or lost.
+        #[inline]
         pub fn wrap(dynamic: #p::DynamicEntity) -> Self {
             Self(dynamic)
         }
 
         /// The dynamic entity, with every property (declared or not).
+        #[inline]
         pub fn into_dynamic(self) -> #p::DynamicEntity {
             self.0
         }
 
         /// The dynamic entity inside.
+        #[inline]
         pub fn as_dynamic(&self) -> &#p::DynamicEntity {
             &self.0
         }
 
         /// The dynamic entity inside, mutably.
+        #[inline]
         pub fn as_dynamic_mut(&mut self) -> &mut #p::DynamicEntity {
             &mut self.0
         }
 
         /// The PartitionKey.
+        #[inline]
         pub fn partition_key(&self) -> &str {
             self.0.partition_key()
         }
 
         /// The RowKey.
+        #[inline]
         pub fn row_key(&self) -> &str {
             self.0.row_key()
         }
 
         /// The version the entity was read or last written at.
+        #[inline]
         pub fn etag(&self) -> #p::Option<&#p::ETag> {
             self.0.etag()
         }
 
         /// When the service last wrote the entity.
+        #[inline]
         pub fn timestamp(&self) -> #p::Option<#p::DateTime<#p::Utc>> {
             self.0.timestamp()
         }
 
         /// Checks both keys against the service's rules.
+        #[inline]
         pub fn validate_keys(&self) -> #p::Result<(), #p::Error> {
             #p::validate_keys(&self.0)
         }
 
         /// Whether the entity holds only the properties a query's select fetched: a field it
         /// did not fetch reads as an error from its `try_` getter, and replaces refuse it.
+        #[inline]
         pub fn is_partial(&self) -> bool {
             self.0.is_partial()
         }
@@ -207,6 +219,7 @@ fn plain_accessors(g: &Gen<'_, '_>) -> TokenStream {
         /// Allows writes to replace the stored value of `column`'s field even though this code
         /// could not read it (a record of a newer version, say): without it, a write of the
         /// entity after that field's setter is refused.
+        #[inline]
         pub fn allow_overwrite<T>(&mut self, column: #p::Column<#model, T>) {
             self.0.allow_overwrite(column.name());
         }
@@ -273,15 +286,18 @@ fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
     } = docs;
     quote! {
         #[doc = #get_doc]
+        #[inline]
         pub fn #ident(&self) -> #ty {
             #get_body
         }
         #[doc = #try_doc]
+        #[inline]
         pub fn #try_get(&self) -> #p::Result<#ty, #p::Error> {
             #try_body
         }
         #[doc = #set_doc]
         /// Too large a value is an error, never cut.
+        #[inline]
         pub fn #set(&mut self, #param) -> #p::Result<(), #p::Error> {
             #set_body
         }
@@ -347,6 +363,7 @@ fn property_accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>, docs: &Docs) -> 
         let body = g.body(quote!(#p::property_str::<#marker>(&self.0)));
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #accessor(&self) -> #p::Option<&str> {
                 #body
             }
@@ -381,14 +398,17 @@ fn getter_setter(
     let (get_doc, try_doc) = (&docs.get, &docs.try_get);
     quote! {
         #[doc = #get_doc]
+        #[inline]
         pub fn #ident(&self) -> #ty {
             #get_body
         }
         #[doc = #try_doc]
+        #[inline]
         pub fn #try_get(&self) -> #p::Result<#ty, #p::Error> {
             #try_body
         }
         #[doc = #set_doc]
+        #[inline]
         pub fn #set(&mut self, #param) {
             #set_body
         }
@@ -532,16 +552,19 @@ pub(super) fn conversions(g: &Gen<'_, '_>) -> TokenStream {
         #[automatically_derived]
         impl #wrapper {
             #[doc = #from_doc]
+            #[inline]
             pub fn from_model(model: #model) -> #p::Result<Self, #p::Error> {
                 #from_body
             }
 
             #[doc = #to_doc]
+            #[inline]
             pub fn to_model(&self) -> #model {
                 #to_body
             }
 
             #[doc = #try_to_doc]
+            #[inline]
             pub fn try_to_model(&self) -> #p::Result<#model, #p::Error> {
                 #try_to_body
             }
@@ -550,6 +573,7 @@ pub(super) fn conversions(g: &Gen<'_, '_>) -> TokenStream {
         #[automatically_derived]
         impl #p::TryFrom<#model> for #wrapper {
             type Error = #p::Error;
+            #[inline]
             fn try_from(model: #model) -> #p::Result<Self, #p::Error> {
                 #wrapper::from_model(model)
             }
@@ -557,6 +581,7 @@ pub(super) fn conversions(g: &Gen<'_, '_>) -> TokenStream {
 
         #[automatically_derived]
         impl #p::From<#wrapper> for #model {
+            #[inline]
             fn from(entity: #wrapper) -> Self {
                 entity.to_model()
             }

@@ -132,7 +132,7 @@ impl Shape {
             Shape::Plain => "Vec<u8>",
             Shape::Heavy => "Vec<Item>",
         };
-        // (attribute, field, type) in the order of the brief's mix of types.
+        // (attribute, field, type): ten fields in a mix of the types models store.
         let fields: [(&str, &str, &str); 10] = match self {
             Shape::Serde => [
                 ("", "name", "String"),

@@ -29,13 +29,14 @@
 //!
 //! [redb]: https://www.redb.org
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
 use tablekit::client::{access_policies_from_xml, access_policies_to_xml, SignedIdentifier};
 use tablekit::{codec, value};
 
+use crate::dir_sync::sync_dir;
 use crate::error::Error;
 use crate::journal;
 use crate::stored::{Stored, TableData};
@@ -438,17 +439,6 @@ fn create(dir: &Path, path: &Path, journal: &Path, tables: &[TableData]) -> Resu
     if fingerprint.is_some() {
         journal::set_aside(journal)?;
     }
-    Ok(())
-}
-
-/// Makes a directory's entries (a created or renamed file) durable.
-pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    // Directories can be opened for reading and fsynced on Unix; elsewhere the rename's
-    // durability is the file system's.
-    #[cfg(unix)]
-    File::open(dir)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = dir;
     Ok(())
 }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tablekit::codec;
 
-use crate::database::sync_dir;
+use crate::dir_sync::sync_dir;
 use crate::error::Error;
 use crate::stored::{Stored, TableData};
 

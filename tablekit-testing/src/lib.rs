@@ -9,6 +9,7 @@ mod continuation;
 mod counter;
 mod database;
 mod datetime;
+mod dir_sync;
 mod entity_json;
 mod error;
 mod faults;

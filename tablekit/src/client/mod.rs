@@ -65,6 +65,7 @@ mod service_error;
 mod service_properties;
 mod table;
 mod telemetry;
+mod token;
 #[cfg(feature = "azure_core")]
 mod token_credential;
 mod transport;
@@ -79,7 +80,7 @@ pub use access_policy::{
 pub use batch::{Batch, BatchOutcome, OperationKind, OperationResult};
 pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
 pub use continuation::ContinuationToken;
-pub use credential::{Credential, TokenError, TokenFuture, TokenProvider};
+pub use credential::Credential;
 pub use endpoint::Endpoint;
 pub use location::{secondary_endpoint, LocationMode};
 pub use pages::{Chunker, EntityQuery, Page};
@@ -92,3 +93,4 @@ pub use service_properties::{
     MAX_CORS_PREFIXED_HEADERS, MAX_CORS_RULES, MAX_RETENTION_DAYS,
 };
 pub use table::Table;
+pub use token::{TokenError, TokenFuture, TokenProvider};

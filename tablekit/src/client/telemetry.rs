@@ -16,8 +16,6 @@ use tracing::Span;
 
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
-use super::transport::Call;
-
 /// The most characters of an application id, as in the Azure SDKs.
 const MAX_APPLICATION_ID: usize = 24;
 
@@ -56,16 +54,18 @@ pub(crate) fn namespace(endpoint: &Endpoint) -> &'static str {
 }
 
 /// The operation a request performs, named as the span is.
-pub(crate) fn operation_name(call: &Call) -> &'static str {
+pub(crate) fn operation_name(
+    method: &Method,
+    path: &str,
+    query: &[(&str, String)],
+    conditional: bool,
+) -> &'static str {
     let param = |name: &str| {
-        call.query
+        query
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_str())
     };
-    let path = call.path.as_str();
-    let method = &call.method;
-    let conditional = call.if_match.is_some();
     let get = method == Method::GET;
     match param("comp") {
         Some("properties") if get => return "TableService.get_properties",
@@ -229,6 +229,16 @@ pub(crate) fn error_type(error: &Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::transport::Call;
+
+    fn operation_name(call: &Call) -> &'static str {
+        super::operation_name(
+            &call.method,
+            &call.path,
+            &call.query,
+            call.if_match.is_some(),
+        )
+    }
 
     #[test]
     fn names_each_operation() {

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use azure_core::credentials::{AccessToken, TokenCredential};
 use azure_core::time::{Duration, OffsetDateTime};
 
-use super::credential::{TokenFuture, TokenProvider};
 use super::endpoint::Endpoint;
+use super::token::{TokenFuture, TokenProvider};
 
 /// The scope of Azure Storage.
 pub(crate) const STORAGE_SCOPE: &str = "https://storage.azure.com/.default";
@@ -46,7 +46,7 @@ impl CachedTokens {
         }
     }
 
-    async fn current(&self) -> Result<String, super::credential::TokenError> {
+    async fn current(&self) -> Result<String, super::token::TokenError> {
         let mut cached = self.cached.lock().await;
         let now = OffsetDateTime::now_utc();
         if let Some(token) = cached

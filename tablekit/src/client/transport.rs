@@ -216,7 +216,12 @@ impl Transport {
         let mut id_text = [0u8; uuid::fmt::Hyphenated::LENGTH];
         let client_request_id: &str = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
         let span = telemetry::operation_span(
-            telemetry::operation_name(call),
+            telemetry::operation_name(
+                &call.method,
+                &call.path,
+                &call.query,
+                call.if_match.is_some(),
+            ),
             &self.endpoint,
             &call.method,
             client_request_id,

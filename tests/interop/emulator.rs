@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 use tablekit_testing::{DEV_ACCOUNT, DEV_KEY};
 
+use crate::build::{self, Build};
+
 /// A running emulator binary: killed by its PID when dropped, so a failing test leaves no
 /// server behind.
 pub(crate) struct EmulatorProcess {
@@ -63,49 +65,16 @@ impl EmulatorProcess {
     }
 }
 
-/// Builds the binary once per test process, into a target directory of its own
+/// Built once per test process, into a target directory of its own
 /// (`target/interop-emulator`), as the bench `scan_memory` does: in the tests' own, its build
 /// and the tests' (other features of the same crates) would each make the other rebuild.
 fn binary() -> &'static Path {
     static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BINARY.get_or_init(build) {
-        Ok(path) => path,
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn build() -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = crate::script::target_dir().join("interop-emulator");
-    let output = Command::new(cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "tablekit-testing",
-            "--bin",
-            "tablekit-emulator",
-        ])
-        .arg("--manifest-path")
-        .arg(root.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run cargo to build the emulator: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "building `tablekit-emulator` failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let binary = target_dir
-        .join("debug")
-        .join(format!("tablekit-emulator{}", std::env::consts::EXE_SUFFIX));
-    if binary.is_file() {
-        Ok(binary)
-    } else {
-        Err(format!("no emulator binary at {binary:?}"))
-    }
+    build::once(&BINARY, || Build {
+        what: "`tablekit-emulator`",
+        args: &["-p", "tablekit-testing", "--bin", "tablekit-emulator"],
+        manifest: Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"),
+        target: "interop-emulator",
+        binary: "tablekit-emulator",
+    })
 }

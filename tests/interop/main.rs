@@ -8,6 +8,7 @@
 //! venv, the JavaScript one with `npm ci`), and the Rust scenario is built with the cargo
 //! running the tests into `target/interop-rust`.
 
+mod build;
 mod emulator;
 mod install;
 mod javascript;

@@ -117,38 +117,31 @@ pub(crate) fn operation_span(
     let address = url.host_str().unwrap_or_default();
     let port = url.port_or_known_default().unwrap_or_default();
     let namespace = namespace(endpoint);
-    // A span's name is fixed where it is written: one `info_span!` per operation.
+    // A span's name is fixed where it is written: one `info_span!` per operation, each with
+    // the same fields.
+    macro_rules! span {
+        ($span:literal, $otel_name:expr) => {
+            tracing::info_span!(
+                $span,
+                "otel.name" = $otel_name,
+                "az.namespace" = namespace,
+                "server.address" = address,
+                "server.port" = port,
+                "http.request.method" = %method,
+                "az.client_request_id" = client_request_id,
+                "tablekit.location" = tracing::field::Empty,
+                "http.response.status_code" = tracing::field::Empty,
+                "az.service_request_id" = tracing::field::Empty,
+                "http.request.resend_count" = tracing::field::Empty,
+                "error.type" = tracing::field::Empty,
+            )
+        };
+    }
     macro_rules! spans {
         ($($name:literal),* $(,)?) => {
             match name {
-                $($name => tracing::info_span!(
-                    $name,
-                    "otel.name" = $name,
-                    "az.namespace" = namespace,
-                    "server.address" = address,
-                    "server.port" = port,
-                    "http.request.method" = %method,
-                    "az.client_request_id" = client_request_id,
-                    "tablekit.location" = tracing::field::Empty,
-                    "http.response.status_code" = tracing::field::Empty,
-                    "az.service_request_id" = tracing::field::Empty,
-                    "http.request.resend_count" = tracing::field::Empty,
-                    "error.type" = tracing::field::Empty,
-                ),)*
-                _ => tracing::info_span!(
-                    "Table.request",
-                    "otel.name" = name,
-                    "az.namespace" = namespace,
-                    "server.address" = address,
-                    "server.port" = port,
-                    "http.request.method" = %method,
-                    "az.client_request_id" = client_request_id,
-                    "tablekit.location" = tracing::field::Empty,
-                    "http.response.status_code" = tracing::field::Empty,
-                    "az.service_request_id" = tracing::field::Empty,
-                    "http.request.resend_count" = tracing::field::Empty,
-                    "error.type" = tracing::field::Empty,
-                ),
+                $($name => span!($name, $name),)*
+                _ => span!("Table.request", name),
             }
         };
     }

@@ -25,6 +25,7 @@ mod headers;
 mod journal;
 mod layers;
 mod metadata;
+mod minimal_json;
 mod operations;
 mod parse_errors;
 mod prefetch;

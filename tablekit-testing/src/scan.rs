@@ -104,7 +104,7 @@ where
 
     fn step_properties(&mut self) {
         if let Some((_, entity)) = self.properties.next() {
-            self.filter.prefetch(entity);
+            self.filter.prefetch(&**entity);
         }
     }
 }

@@ -20,8 +20,8 @@ use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
 use tablekit::{codec, value, DynamicEntity, EdmType, Value};
 
-use crate::entity_json;
-use crate::filter::{Field, Subject};
+use crate::filter::{Field, Prefetch, Subject};
+use crate::minimal_json;
 use crate::prefetch::prefetch_bytes;
 
 /// Where one value (the keys first, then the properties in order) lies in the text: its JSON
@@ -62,7 +62,7 @@ impl Stored {
     pub(crate) fn from_entity(entity: &DynamicEntity) -> Self {
         let timestamp = entity.timestamp().unwrap_or_default();
         let mut slots = Vec::with_capacity(KEYS + entity.len());
-        let text = entity_json::minimal_members_with(entity, |name_len, value, span| {
+        let text = minimal_json::minimal_members_with(entity, |name_len, value, span| {
             slots.push(Slot {
                 start: span.start as u32,
                 len: span.len() as u32,
@@ -125,19 +125,6 @@ impl Stored {
         }
         entity.set_timestamp(Some(self.timestamp()));
         entity
-    }
-
-    /// Starts loading the index and the value the property at `hint` had in an earlier
-    /// entity, so a filter reading it a little later finds it in cache.
-    pub(crate) fn prefetch(&self, hint: usize) {
-        prefetch_bytes(
-            self.slots.as_ptr().cast(),
-            std::mem::size_of_val(&*self.slots),
-        );
-        if let Some(slot) = self.slots.get(KEYS + hint) {
-            let start = self.text.as_ptr().wrapping_add(slot.start as usize);
-            prefetch_bytes(start, (slot.len as usize).min(64));
-        }
     }
 
     fn json(&self, slot: Slot) -> &str {
@@ -230,6 +217,21 @@ impl Stored {
 /// The text of a JSON string's body; the writer's own output always reads back.
 fn unescape(body: &str) -> String {
     serde_json::from_str(&format!("\"{body}\"")).unwrap_or_else(|_| body.to_owned())
+}
+
+impl Prefetch for Stored {
+    /// Starts loading the index and the value the property at `hint` had in an earlier
+    /// entity, so a filter reading it a little later finds it in cache.
+    fn prefetch(&self, hint: usize) {
+        prefetch_bytes(
+            self.slots.as_ptr().cast(),
+            std::mem::size_of_val(&*self.slots),
+        );
+        if let Some(slot) = self.slots.get(KEYS + hint) {
+            let start = self.text.as_ptr().wrapping_add(slot.start as usize);
+            prefetch_bytes(start, (slot.len as usize).min(64));
+        }
+    }
 }
 
 impl Subject for Stored {
@@ -357,7 +359,7 @@ mod tests {
             e.set_timestamp(value::from_ticks(ticks));
             let stored = Stored::new(e.clone());
             prop_assert_eq!(stored.entity(), e.clone());
-            let reference = entity_json::minimal_members(&e);
+            let reference = crate::entity_json::minimal_members(&e);
             prop_assert_eq!(stored.minimal_members(), reference.as_slice());
             for (name, value) in e.properties() {
                 let field = stored.field(name);

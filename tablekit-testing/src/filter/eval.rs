@@ -11,7 +11,6 @@ use chrono::{DateTime, Utc};
 use tablekit::Value;
 
 use super::parser::{Expr, Op, Operand};
-use crate::stored::Stored;
 
 /// A value a filter can read: a key or table name (text), a property, or the Timestamp.
 ///
@@ -121,9 +120,15 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
     }
 }
 
+/// A subject that can start loading a property's value into cache, given where the last
+/// subject had it.
+pub(crate) trait Prefetch {
+    fn prefetch(&self, hint: usize);
+}
+
 /// Starts loading the values `expr` reads from `entity`, at the places the last subject had
 /// them, so that evaluating it a little later finds them in cache.
-pub(crate) fn prefetch(expr: &Expr, entity: &Stored) {
+pub(crate) fn prefetch(expr: &Expr, entity: &impl Prefetch) {
     match expr {
         Expr::And(a, b) | Expr::Or(a, b) => {
             prefetch(a, entity);
@@ -138,7 +143,7 @@ pub(crate) fn prefetch(expr: &Expr, entity: &Stored) {
     }
 }
 
-fn prefetch_operand(operand: &Operand, entity: &Stored) {
+fn prefetch_operand(operand: &Operand, entity: &impl Prefetch) {
     if let Operand::Property(property) = operand {
         entity.prefetch(property.hint.load(Relaxed));
     }

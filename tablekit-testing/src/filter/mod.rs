@@ -28,6 +28,7 @@ use std::fmt;
 
 use tablekit::DynamicEntity;
 
+pub(crate) use eval::Prefetch;
 pub use eval::{utf16_cmp, Field, Subject};
 pub(crate) use range::KeyRange;
 
@@ -79,7 +80,7 @@ impl Filter {
 
     /// Starts loading the properties [`matches`](Self::matches) will read from `entity`, so
     /// that a scan can ask for them a few entities ahead.
-    pub(crate) fn prefetch(&self, entity: &crate::stored::Stored) {
+    pub(crate) fn prefetch(&self, entity: &impl Prefetch) {
         eval::prefetch(&self.expr, entity);
     }
 

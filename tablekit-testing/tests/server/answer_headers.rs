@@ -3,9 +3,7 @@
 //! a URL or headers too large), the last two with an OData error body. Clients such as the
 //! `azure_data_tables` crate stop on a missing header (`Server`).
 
-use chrono::{Duration, Utc};
 use reqwest::header::HeaderMap;
-use tablekit::sas::{TablePermissions, TableSas};
 use tablekit_testing::Emulator;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -53,15 +51,7 @@ fn assert_odata_error(what: &str, headers: &HeaderMap, body: &[u8]) {
 
 #[tokio::test]
 async fn successes_and_service_errors_carry_azures_headers() {
-    let emulator = Emulator::start().await.unwrap();
-    emulator.create_table("Gamers").unwrap();
-    let sas = emulator
-        .sas(&TableSas::new(
-            "Gamers",
-            TablePermissions::ALL,
-            Utc::now() + Duration::hours(1),
-        ))
-        .unwrap();
+    let (emulator, sas) = crate::gamers_with_sas().await;
     let http = reqwest::Client::new();
     let base = emulator.endpoint();
 

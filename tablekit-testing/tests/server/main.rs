@@ -12,3 +12,22 @@ mod crash_persistence;
 mod persistence_files;
 mod request_checks;
 mod sas_checks;
+
+use chrono::{Duration, Utc};
+use tablekit::sas::{TablePermissions, TableSas};
+use tablekit_testing::Emulator;
+
+/// A fresh emulator with a `Gamers` table, and a SAS granting everything on it for an hour:
+/// requests sent with it need no signing.
+async fn gamers_with_sas() -> (Emulator, String) {
+    let emulator = Emulator::start().await.unwrap();
+    emulator.create_table("Gamers").unwrap();
+    let sas = emulator
+        .sas(&TableSas::new(
+            "Gamers",
+            TablePermissions::ALL,
+            Utc::now() + Duration::hours(1),
+        ))
+        .unwrap();
+    (emulator, sas)
+}

@@ -3,8 +3,6 @@
 //! UTF-8 and an `@odata.type` annotation without its property are refused with 400 and an
 //! OData error body.
 
-use chrono::{Duration, Utc};
-use tablekit::sas::{TablePermissions, TableSas};
 use tablekit_testing::Emulator;
 
 struct Setup {
@@ -15,15 +13,7 @@ struct Setup {
 }
 
 async fn setup() -> Setup {
-    let emulator = Emulator::start().await.unwrap();
-    emulator.create_table("Gamers").unwrap();
-    let sas = emulator
-        .sas(&TableSas::new(
-            "Gamers",
-            TablePermissions::ALL,
-            Utc::now() + Duration::hours(1),
-        ))
-        .unwrap();
+    let (emulator, sas) = crate::gamers_with_sas().await;
     let setup = Setup {
         base: emulator.endpoint(),
         _emulator: emulator,

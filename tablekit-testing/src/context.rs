@@ -6,8 +6,9 @@ use http::request::Parts;
 use http::StatusCode;
 
 use crate::call::{header, Call};
+use crate::headers::PREFERENCE_APPLIED;
 use crate::metadata::Metadata;
-use crate::reply::{Reply, Responder};
+use crate::reply::{with_header, Reply, Responder};
 use crate::service_error::ServiceError;
 use crate::state::State;
 
@@ -60,6 +61,16 @@ impl<'a> Ctx<'a> {
     pub(crate) fn wants_no_content(&self) -> bool {
         self.header("prefer")
             .is_some_and(|p| p.contains("return-no-content"))
+    }
+
+    /// `reply` with `Preference-Applied: applied` when the request carried a `Prefer` header:
+    /// the service names the preference it honoured and, asked nothing, says nothing
+    /// ("Setting the Prefer header to manage response echo on insert operations").
+    pub(crate) fn preference_applied(&self, reply: Reply, applied: &'static str) -> Reply {
+        match self.header("prefer") {
+            Some(_) => with_header(reply, PREFERENCE_APPLIED, applied),
+            None => reply,
+        }
     }
 
     /// A response with the headers every answer carries.

@@ -89,7 +89,7 @@ const MINIMAL: &str = "application/json;odata=minimalmetadata";
 fn sample_state() -> State {
     let mut accounts = HashMap::new();
     if let Ok(key) = AccountKey::from_base64(DEV_KEY) {
-        accounts.insert(DEV_ACCOUNT.to_owned(), key);
+        accounts.insert(DEV_ACCOUNT.to_owned(), vec![key]);
     }
     let state = State::new(Store::in_memory(), accounts, None);
     for table in [TABLE, "Empty"] {

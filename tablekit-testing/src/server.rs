@@ -316,7 +316,12 @@ impl Emulator {
         sign: impl FnOnce(&str, &AccountKey) -> std::result::Result<SasToken, SasError>,
     ) -> std::result::Result<String, SasError> {
         let account = &self.primary.0;
-        match self.state.accounts.get(account) {
+        match self
+            .state
+            .accounts
+            .get(account)
+            .and_then(|keys| keys.first())
+        {
             Some(key) => Ok(sign(account, key)?.into_string()),
             None => Ok(String::new()),
         }
@@ -462,6 +467,7 @@ pub struct EmulatorBuilder {
     host: IpAddr,
     port: u16,
     accounts: Vec<(String, String)>,
+    second_keys: Vec<(String, String)>,
     primary: Option<String>,
     persist: Option<PathBuf>,
     faults: Option<Faults>,
@@ -491,6 +497,7 @@ impl Default for EmulatorBuilder {
             host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             accounts: Vec::new(),
+            second_keys: Vec::new(),
             primary: None,
             persist: None,
             faults: None,
@@ -576,6 +583,41 @@ impl EmulatorBuilder {
     pub fn account(mut self, name: &str, key_base64: &str) -> Self {
         self.accounts.retain(|(n, _)| n != name);
         self.accounts.push((name.to_owned(), key_base64.to_owned()));
+        self
+    }
+
+    /// Gives account `name` (the development account or one added with
+    /// [`account`](Self::account)) a second key, as Azure's key2 and Azurite's
+    /// `AZURITE_ACCOUNTS=name:key1:key2`: requests signed with either key are accepted, so
+    /// clients can move to a new key before the old one goes. An unknown account is
+    /// [`Error::UnknownAccount`] at [`start`](Self::start).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::{Credential, TableServiceClient};
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder()
+    ///     .account("acct2", "a2V5")
+    ///     .second_key("acct2", "bmV3")
+    ///     .start()
+    ///     .await?;
+    /// let client_with = |key: &str| {
+    ///     TableServiceClient::builder()
+    ///         .endpoint(&emulator.endpoint_for("acct2"))
+    ///         .credential(Credential::shared_key(key)?)
+    ///         .build()
+    /// };
+    /// client_with("a2V5")?.create_table("Old").await?;
+    /// client_with("bmV3")?.create_table("New").await?;
+    /// let err = client_with("b3RoZXI=")?.create_table("Other").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403));
+    /// # Ok(()) }
+    /// ```
+    pub fn second_key(mut self, name: &str, key_base64: &str) -> Self {
+        self.second_keys.retain(|(n, _)| n != name);
+        self.second_keys
+            .push((name.to_owned(), key_base64.to_owned()));
         self
     }
 
@@ -756,15 +798,9 @@ impl EmulatorBuilder {
     /// # Ok(()) }
     /// ```
     pub async fn start(self) -> Result<Emulator> {
-        let mut accounts = HashMap::new();
         let mut keys = vec![(DEV_ACCOUNT.to_owned(), DEV_KEY.to_owned())];
         keys.extend(self.accounts);
-        for (name, key) in &keys {
-            let parsed = AccountKey::from_base64(key).map_err(|_| Error::InvalidKey {
-                account: name.clone(),
-            })?;
-            accounts.insert(name.clone(), parsed);
-        }
+        let accounts = account_keys(&keys, &self.second_keys)?;
         let primary_name = self.primary.unwrap_or_else(|| DEV_ACCOUNT.to_owned());
         let primary = keys
             .iter()
@@ -794,6 +830,32 @@ impl EmulatorBuilder {
             serving,
         })
     }
+}
+
+/// Each account's parsed keys: its key, then its second key if it has one.
+fn account_keys(
+    keys: &[(String, String)],
+    second_keys: &[(String, String)],
+) -> Result<HashMap<String, Vec<AccountKey>>> {
+    let parse = |name: &str, key: &str| {
+        AccountKey::from_base64(key).map_err(|_| Error::InvalidKey {
+            account: name.to_owned(),
+        })
+    };
+    let mut accounts = HashMap::new();
+    for (name, key) in keys {
+        accounts.insert(name.clone(), vec![parse(name, key)?]);
+    }
+    for (name, key) in second_keys {
+        let parsed = parse(name, key)?;
+        let account = accounts
+            .get_mut(name)
+            .ok_or_else(|| Error::UnknownAccount {
+                account: name.clone(),
+            })?;
+        account.push(parsed);
+    }
+    Ok(accounts)
 }
 
 async fn connection(

@@ -15,8 +15,9 @@ use crate::store::Store;
 #[derive(Debug)]
 pub(crate) struct State {
     pub(crate) store: Store,
-    /// Each account's key, by account name: requests must be signed with it.
-    pub(crate) accounts: HashMap<String, AccountKey>,
+    /// Each account's keys by account name (one, or two as Azure's key1 and key2): requests
+    /// must be signed with one of them.
+    pub(crate) accounts: HashMap<String, Vec<AccountKey>>,
     pub(crate) counter: RequestCounter,
     pub(crate) faults: ActiveFaults,
     /// The limits of the service it behaves as.
@@ -31,7 +32,7 @@ impl State {
     /// A state with nothing counted yet, injecting faults by `faults`.
     pub(crate) fn new(
         store: Store,
-        accounts: HashMap<String, AccountKey>,
+        accounts: HashMap<String, Vec<AccountKey>>,
         faults: Option<Faults>,
     ) -> Self {
         State {

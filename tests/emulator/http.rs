@@ -99,10 +99,8 @@ async fn insert_get_update_merge_delete_with_etags() {
         )
         .await;
     assert_eq!(inserted.status, 201);
-    assert_eq!(
-        inserted.header("preference-applied"),
-        Some("return-content")
-    );
+    // Asked nothing, the service says nothing about preferences.
+    assert_eq!(inserted.header("preference-applied"), None);
     let etag = inserted.header("etag").unwrap().to_owned();
     assert!(
         etag.starts_with("W/\"datetime'") && etag.contains("%3A"),
@@ -233,6 +231,16 @@ async fn upserts_create_and_prefer_gives_204() {
             Some(r#"{"PartitionKey":"p","RowKey":"q"}"#),
         )
         .await;
+    let echoed = raw
+        .send(
+            "POST",
+            "/things",
+            &[("Prefer", "return-content")],
+            Some(r#"{"PartitionKey":"p","RowKey":"echoed"}"#),
+        )
+        .await;
+    assert_eq!(echoed.status, 201);
+    assert_eq!(echoed.header("preference-applied"), Some("return-content"));
     assert_eq!(quiet.status, 204);
     assert_eq!(
         quiet.header("preference-applied"),

@@ -51,9 +51,30 @@ impl Caller {
     }
 }
 
-/// Authenticates a request for `account`, whose key is `key`; a SAS naming a stored access
-/// policy reads it from `store`.
+/// Authenticates a request for `account` signed with any of its `keys` (an account has two
+/// so a key can be rotated while clients still sign with the other); a SAS naming a stored
+/// access policy reads it from `store`.
 pub(crate) fn authenticate(
+    parts: &Parts,
+    params: &HashMap<String, String>,
+    account: &str,
+    keys: &[AccountKey],
+    store: &Store,
+) -> Result<Caller, ServiceError> {
+    let mut outcome = Err(ServiceError::authentication_failed(
+        "The account has no key on this emulator.",
+    ));
+    for key in keys {
+        outcome = authenticate_with(parts, params, account, key, store);
+        if outcome.is_ok() {
+            break;
+        }
+    }
+    outcome
+}
+
+/// Authenticates a request for `account` signed with `key`.
+fn authenticate_with(
     parts: &Parts,
     params: &HashMap<String, String>,
     account: &str,

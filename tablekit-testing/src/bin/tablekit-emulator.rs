@@ -59,7 +59,7 @@ struct Options {
     accounts: Vec<Account>,
 
     /// Accounts as Azurite takes them: `name1:key1;name2:key1:key2`. The development
-    /// account stays available, and requests must be signed with an account's first key
+    /// account stays available, and requests may be signed with either of an account's keys
     #[arg(long = "accounts", env = "AZURITE_ACCOUNTS", value_name = "ACCOUNTS",
           hide_env_values = true, value_parser = azurite_accounts)]
     azurite_accounts: Option<Accounts>,
@@ -116,11 +116,12 @@ struct Options {
     version: Option<bool>,
 }
 
-/// An account name and its base64 key; the key is a secret, never printed.
+/// An account name and its base64 keys; keys are secrets, never printed.
 #[derive(Clone)]
 struct Account {
     name: String,
     key: String,
+    second_key: Option<String>,
 }
 
 impl std::fmt::Debug for Account {
@@ -131,12 +132,10 @@ impl std::fmt::Debug for Account {
     }
 }
 
-/// The accounts of `AZURITE_ACCOUNTS` (a type of its own: clap reads a `Vec` as repeated),
-/// and the names of those given a second key.
+/// The accounts of `AZURITE_ACCOUNTS` (a type of its own: clap reads a `Vec` as repeated).
 #[derive(Clone, Debug)]
 struct Accounts {
     accounts: Vec<Account>,
-    second_keys: Vec<String>,
 }
 
 #[tokio::main]
@@ -152,15 +151,6 @@ async fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> Result<(), String> {
-    // The emulator checks one key per account: say so rather than refuse a second key later
-    // without a word.
-    let second_keys = options.azurite_accounts.iter().flat_map(|a| &a.second_keys);
-    for name in second_keys {
-        eprintln!(
-            "tablekit-emulator: account `{name}` takes only its first key here; requests \
-             signed with its second key are refused"
-        );
-    }
     let emulator = builder(options).start().await.map_err(|e| e.to_string())?;
     // A closed stdout (the reader went away) must not stop the server: errors ignored.
     let mut out = std::io::stdout();
@@ -198,6 +188,9 @@ fn builder(options: Options) -> EmulatorBuilder {
         .unwrap_or_default();
     for account in azurite.into_iter().chain(options.accounts) {
         builder = builder.account(&account.name, &account.key);
+        if let Some(second) = &account.second_key {
+            builder = builder.second_key(&account.name, second);
+        }
     }
     builder
 }
@@ -226,17 +219,17 @@ fn account_option(text: &str) -> Result<Account, String> {
         Some((name, key)) if !name.is_empty() && !key.is_empty() => Ok(Account {
             name: name.to_owned(),
             key: key.to_owned(),
+            second_key: None,
         }),
         _ => Err("expected NAME:KEY, an account name and its base64 key".to_owned()),
     }
 }
 
-/// `AZURITE_ACCOUNTS`: `name:key1[:key2]` entries separated by `;`. The emulator checks one
-/// key per account: a second key is noted, for a warning, and not accepted.
+/// `AZURITE_ACCOUNTS`: `name:key1[:key2]` entries separated by `;`; requests signed with
+/// either key are accepted.
 fn azurite_accounts(text: &str) -> Result<Accounts, String> {
     let mut parsed = Accounts {
         accounts: Vec::new(),
-        second_keys: Vec::new(),
     };
     for entry in text.split(';').filter(|e| !e.trim().is_empty()) {
         let parts: Vec<&str> = entry.trim().split(':').collect();
@@ -251,12 +244,10 @@ fn azurite_accounts(text: &str) -> Result<Accounts, String> {
                 "entry `{name}:...` must be NAME:KEY or NAME:KEY1:KEY2 (entries separated by `;`)"
             ));
         }
-        if second.is_some() {
-            parsed.second_keys.push(name.to_owned());
-        }
         parsed.accounts.push(Account {
             name: name.to_owned(),
             key: key.to_owned(),
+            second_key: second.map(str::to_owned),
         });
     }
     if parsed.accounts.is_empty() {

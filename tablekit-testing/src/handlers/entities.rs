@@ -122,9 +122,8 @@ pub(crate) fn insert(
     let stored = stored.ok_or_else(ServiceError::resource_not_found)?;
     let etag = response::entity_etag(&stored);
     let reply = match level {
-        None => with_header(
+        None => ctx.preference_applied(
             ctx.reply(StatusCode::NO_CONTENT, None, Vec::new()),
-            names::PREFERENCE_APPLIED,
             "return-no-content",
         ),
         Some(level) => {
@@ -135,13 +134,12 @@ pub(crate) fn insert(
                 level,
                 select: None,
             };
-            with_header(
+            ctx.preference_applied(
                 ctx.reply(
                     StatusCode::CREATED,
                     Some(level.content_type()),
                     writer.single(&stored),
                 ),
-                names::PREFERENCE_APPLIED,
                 "return-content",
             )
         }

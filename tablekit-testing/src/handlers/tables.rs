@@ -70,16 +70,14 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
     };
     ctx.state.store.create_table(ctx.account, &name)?;
     let reply = match level {
-        None => with_header(
+        None => ctx.preference_applied(
             ctx.reply(StatusCode::NO_CONTENT, None, Vec::new()),
-            names::PREFERENCE_APPLIED,
             "return-no-content",
         ),
         Some(level) => {
             let body = response::table_single(&ctx.base(), ctx.account, &name, level);
-            with_header(
+            ctx.preference_applied(
                 ctx.reply(StatusCode::CREATED, Some(level.content_type()), body),
-                names::PREFERENCE_APPLIED,
                 "return-content",
             )
         }

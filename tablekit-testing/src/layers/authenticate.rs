@@ -53,7 +53,7 @@ where
 impl<S> Authenticate<S> {
     /// Who sent `call`: the account's owner or a SAS holder; 403 for anyone else.
     fn caller<B>(&self, call: &Call<B>) -> Result<auth::Caller, ServiceError> {
-        let key = self.state.accounts.get(&call.account).ok_or_else(|| {
+        let keys = self.state.accounts.get(&call.account).ok_or_else(|| {
             ServiceError::authentication_failed("The account does not exist on this emulator.")
         })?;
         if let Some(token) = bearer_token(&call.parts) {
@@ -68,7 +68,7 @@ impl<S> Authenticate<S> {
             &call.parts,
             &call.params,
             &call.account,
-            key,
+            keys,
             &self.state.store,
         )
     }

@@ -8,25 +8,29 @@
 //! [`Store`](crate::store::Store) and answers through a [`Ctx`](crate::context::Ctx) with
 //! the JSON of [`entity_json`](crate::entity_json) and [`response`](crate::response).
 
+use std::fs::File;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::layers::{Authenticate, BusyTime, Count, InjectFaults, LoseAnswers, ReadBody};
+use crate::layers::{
+    Authenticate, BusyTime, Count, InjectFaults, LoseAnswers, ReadBody, RequestLog,
+};
 use crate::router::Router;
 use crate::state::State;
 
-/// The whole pipeline: counted, then faults drawn (and latency added), then authenticated
+/// The whole pipeline: logged (when asked), counted, then faults drawn (and latency added), then authenticated
 /// on its headers, then the body read within its limit, then (for an `Applied*` fault) the answer lost after the work, the
 /// work timed, and the request routed to its handler.
-pub(crate) type App = Count<InjectFaults<Authenticate<ReadBody<LoseAnswers<BusyTime<Router>>>>>>;
+pub(crate) type App =
+    RequestLog<Count<InjectFaults<Authenticate<ReadBody<LoseAnswers<BusyTime<Router>>>>>>>;
 
-/// The pipeline of an emulator with this state.
-pub(crate) fn app(state: &Arc<State>, body_timeout: Duration) -> App {
+/// The pipeline of an emulator with this state, writing a line per request to `log`.
+pub(crate) fn app(state: &Arc<State>, body_timeout: Duration, log: Option<File>) -> App {
     let router = Router::new(state.clone());
     let timed = BusyTime::new(state.clone(), router);
     let lossy = LoseAnswers::new(timed);
     let limited = ReadBody::new(body_timeout, lossy).batch_limit(state.limits.max_batch_bytes);
     let authenticated = Authenticate::new(state.clone(), limited);
     let faulty = InjectFaults::new(state.clone(), authenticated);
-    Count::new(state.clone(), faulty)
+    RequestLog::new(log, Count::new(state.clone(), faulty))
 }

@@ -56,6 +56,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The request log file could not be opened.
+    #[error("cannot write the request log {}: {source}", path.display())]
+    RequestLog {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// A data file is damaged or not what the emulator wrote: it refuses to start on it and
     /// changes nothing, so nothing in the file is lost.
     #[error("cannot start on {}: {problem}", path.display())]

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -475,6 +475,7 @@ pub struct EmulatorBuilder {
     body_timeout: Duration,
     max_connections: usize,
     flavor: Flavor,
+    request_log: Option<PathBuf>,
 }
 
 /// How long a client may take to send a request's headers, and how long a keep-alive
@@ -505,6 +506,7 @@ impl Default for EmulatorBuilder {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             flavor: Flavor::Storage,
+            request_log: None,
         }
     }
 }
@@ -522,6 +524,7 @@ impl fmt::Debug for EmulatorBuilder {
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
             .field("flavor", &self.flavor)
+            .field("request_log", &self.request_log)
             .finish()
     }
 }
@@ -785,6 +788,27 @@ impl EmulatorBuilder {
         self
     }
 
+    /// Appends a line per request to the file at `path` (created if missing): when it came,
+    /// its request id, method, path and query, status and time taken. Headers are not
+    /// written and a SAS signature shows as `REDACTED`, so the log holds no secret.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::Emulator;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("requests.log");
+    /// let emulator = Emulator::builder().request_log(&path).start().await?;
+    /// emulator.client().create_table("Gamers").await?;
+    /// let log = std::fs::read_to_string(&path)?;
+    /// assert!(log.contains("POST /devstoreaccount1/Tables -> 204"), "{log}");
+    /// # Ok(()) }
+    /// ```
+    pub fn request_log(mut self, path: impl Into<PathBuf>) -> Self {
+        self.request_log = Some(path.into());
+        self
+    }
+
     /// Validates the options, binds `127.0.0.1` (or the [`host`](Self::host)) and starts serving in the current runtime.
     ///
     /// ```
@@ -818,7 +842,11 @@ impl EmulatorBuilder {
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
         let state = Arc::new(State::new(store, accounts, self.faults).with_flavor(self.flavor));
-        let app = Arc::new(app(&state, self.body_timeout));
+        let log = match &self.request_log {
+            Some(path) => Some(open_log(path)?),
+            None => None,
+        };
+        let app = Arc::new(app(&state, self.body_timeout, log));
         let header_timeout = self.header_timeout;
         let serving = Serving::accept(listener, self.max_connections, move |stream, stop| {
             connection(stream, app.clone(), header_timeout, stop)
@@ -830,6 +858,18 @@ impl EmulatorBuilder {
             serving,
         })
     }
+}
+
+/// The request log at `path`, opened to append.
+fn open_log(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|source| Error::RequestLog {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// Each account's parsed keys: its key, then its second key if it has one.

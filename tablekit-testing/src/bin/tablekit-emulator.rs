@@ -91,7 +91,8 @@ struct Options {
     #[arg(long, short = 's')]
     silent: bool,
 
-    /// Accepted for Azurite's sake and ignored: no debug log is written
+    /// Appends a line per request to FILE: time, request id, method, path and query, status
+    /// and duration (no headers; SAS signatures redacted)
     #[arg(long, short = 'd', value_name = "FILE")]
     debug: Option<PathBuf>,
 
@@ -181,6 +182,9 @@ fn builder(options: Options) -> EmulatorBuilder {
         .flavor(options.flavor);
     if let Some(dir) = options.data {
         builder = builder.persist_to(dir);
+    }
+    if let Some(file) = options.debug {
+        builder = builder.request_log(file);
     }
     let azurite = options
         .azurite_accounts

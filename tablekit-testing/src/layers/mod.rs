@@ -6,12 +6,14 @@ mod busy_time;
 mod count;
 mod faults;
 mod read_body;
+mod request_log;
 
 pub(crate) use authenticate::Authenticate;
 pub(crate) use busy_time::BusyTime;
 pub(crate) use count::Count;
 pub(crate) use faults::{InjectFaults, LoseAnswers};
 pub(crate) use read_body::ReadBody;
+pub(crate) use request_log::RequestLog;
 
 /// A stand-in for the router, for the layers' own tests.
 #[cfg(test)]

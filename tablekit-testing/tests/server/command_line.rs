@@ -165,6 +165,23 @@ async fn azurite_options_start_a_server_that_answers() {
     let client = server.client(DEV_ACCOUNT, DEV_KEY);
     client.create_table("Gamers").await.unwrap();
     assert_eq!(client.list_table_names(None).await.unwrap(), ["Gamers"]);
+    // `-d` writes a line per request, and nothing secret.
+    let logged = std::fs::read_to_string(&log_file).unwrap();
+    let lines: Vec<&str> = logged.lines().collect();
+    assert_eq!(lines.len(), 2, "{logged}");
+    assert!(
+        lines[0].contains(" POST /devstoreaccount1/Tables -> 204 "),
+        "{logged}"
+    );
+    assert!(
+        lines[1].contains(" GET /devstoreaccount1/Tables"),
+        "{logged}"
+    );
+    assert!(lines[1].contains(" -> 200 "), "{logged}");
+    assert!(
+        !logged.contains(DEV_KEY) && !logged.contains("SharedKey"),
+        "{logged}"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,157 @@
+//! `export` and `import`: a table as typed JSON lines or typed CSV, streamed page by page
+//! (export) and chunk by chunk (import), so memory stays flat whatever the table's size.
+
+use std::path::Path;
+
+use futures::TryStreamExt;
+use tablekit::client::TableServiceClient;
+use tablekit::{DynamicEntity, Query};
+
+use crate::bulk::{write_chunk, CHUNK};
+use crate::cli::{ExportArgs, FileFormat, ImportArgs};
+use crate::common::{check_filter, input, output, require_table};
+use crate::connect::client;
+use crate::exit::{Failure, Kind, Outcome};
+use crate::interrupt::Interrupt;
+use crate::jsonl::{JsonlReader, JsonlWriter};
+use crate::progress::bar;
+use crate::typed_csv::{Columns, CsvReader, CsvWriter};
+
+/// The format `--format` names, else the one the file's extension says, else JSON lines.
+fn format_of(format: Option<FileFormat>, path: Option<&Path>) -> FileFormat {
+    format.unwrap_or_else(|| {
+        let csv = path
+            .and_then(Path::extension)
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        if csv {
+            FileFormat::Csv
+        } else {
+            FileFormat::Jsonl
+        }
+    })
+}
+
+fn export_query(filter: Option<&String>) -> Outcome<Query<DynamicEntity>> {
+    let mut query = Query::new();
+    if let Some(filter) = filter {
+        check_filter(filter)?;
+        query = query.filter_raw(filter.clone());
+    }
+    Ok(query)
+}
+
+/// Runs `export`.
+pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
+    let query = export_query(args.filter.as_ref())?;
+    let client = client(&args.connection)?;
+    require_table(&client, &args.table).await?;
+    let table = client.table_named::<DynamicEntity>(&args.table);
+    let out = output(args.output.as_deref())?;
+    let progress = bar("entities", None);
+    match format_of(args.format, args.output.as_deref()) {
+        FileFormat::Jsonl => {
+            let mut writer = JsonlWriter::new(out);
+            let mut pages = table.query(query).pages();
+            while let Some(page) = pages.try_next().await? {
+                for entity in page.entities() {
+                    writer.write(entity)?;
+                }
+                progress.inc(page.len() as u64);
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            writer.finish()?;
+        }
+        FileFormat::Csv => {
+            // The header needs every column first: one pass learns them, a second writes.
+            progress.set_message("reading the columns");
+            let mut columns = Columns::default();
+            let mut total = 0;
+            let mut pages = table.query(query.clone()).pages();
+            while let Some(page) = pages.try_next().await? {
+                page.entities().iter().for_each(|e| columns.learn(e));
+                total += page.len() as u64;
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            progress.set_length(total);
+            let mut writer = CsvWriter::new(out, columns)?;
+            let mut pages = table.query(query).pages();
+            while let Some(page) = pages.try_next().await? {
+                for entity in page.entities() {
+                    writer.write(entity)?;
+                }
+                progress.inc(page.len() as u64);
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            writer.finish()?;
+        }
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+fn stop_if_interrupted(interrupt: &Interrupt, what: &str) -> Outcome {
+    if interrupt.is_set() {
+        Err(Failure::new(
+            Kind::Interrupted,
+            format!("interrupted: the {what} is incomplete"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs `import`: the table is created if missing.
+pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
+    let client = client(&args.connection)?;
+    let input = input(args.input.as_deref())?;
+    let progress = bar("entities", None);
+    client.create_table_if_not_exists(&args.table).await?;
+    let mut written = 0;
+    let mut next = match format_of(args.format, args.input.as_deref()) {
+        FileFormat::Jsonl => Chunks::Jsonl(JsonlReader::new(input)),
+        FileFormat::Csv => Chunks::Csv(CsvReader::new(input)?),
+    };
+    loop {
+        let chunk = next.chunk()?;
+        if chunk.is_empty() {
+            break;
+        }
+        written += write(&client, &args, chunk, written).await?;
+        progress.set_position(written);
+        if interrupt.is_set() {
+            return Err(Failure::new(
+                Kind::Interrupted,
+                format!("interrupted after {written} entities"),
+            ));
+        }
+    }
+    progress.finish_and_clear();
+    eprintln!("imported {written} entities into `{}`", args.table);
+    Ok(())
+}
+
+async fn write(
+    client: &TableServiceClient,
+    args: &ImportArgs,
+    chunk: Vec<DynamicEntity>,
+    before: u64,
+) -> Outcome<u64> {
+    write_chunk(client, &args.table, args.mode, chunk)
+        .await
+        .map_err(|e| e.context(format!("after {before} entities imported")))
+}
+
+/// The chunks of an import's input.
+enum Chunks<R: std::io::BufRead> {
+    Jsonl(JsonlReader<R>),
+    Csv(CsvReader<R>),
+}
+
+impl<R: std::io::BufRead> Chunks<R> {
+    fn chunk(&mut self) -> Outcome<Vec<DynamicEntity>> {
+        match self {
+            Chunks::Jsonl(reader) => reader.next_chunk(CHUNK),
+            Chunks::Csv(reader) => reader.next_chunk(CHUNK),
+        }
+    }
+}

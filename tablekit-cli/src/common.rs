@@ -57,15 +57,17 @@ pub(crate) fn query(selection: &Selection) -> Outcome<Query<DynamicEntity>> {
     Ok(query)
 }
 
-/// Fails with exit code 3 when `table` does not exist.
+/// Fails with exit code 3 when `table` does not exist, before anything is written. A table
+/// SAS cannot list tables (403): the check is left to the operation then.
 pub(crate) async fn require_table(client: &TableServiceClient, table: &str) -> Outcome {
-    if client.table_exists(table).await? {
-        Ok(())
-    } else {
-        Err(Failure::new(
+    match client.table_exists(table).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Failure::new(
             Kind::NotFound,
             format!("table `{table}` does not exist"),
-        ))
+        )),
+        Err(e) if e.status() == Some(403) => Ok(()),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -1,8 +1,8 @@
 //! `tablekit export` and `tablekit import` of N entities of W1's shape (12 properties, about
 //! 1 KB of JSON), on the emulator binary and on Azurite, next to a Python script doing the
 //! same with Microsoft's `azure-data-tables` 12.7.0. Each tool runs in a child process;
-//! reported per run: entities per second, the child's CPU time (user + system) and its peak
-//! resident set, both from `wait4`'s `rusage` (Linux).
+//! reported per run: entities per second, the child's CPU time (user + system, from
+//! `wait4`'s `rusage`) and its peak resident set (`VmHWM`), on Linux.
 //!
 //! ```text
 //! cargo bench -p tablekit-cli --bench export_import             # 100,000 entities
@@ -36,48 +36,77 @@ struct Measured {
     peak_kib: i64,
 }
 
-/// Runs `command` to its end and reads its resources with `wait4`: the one way to get a
-/// child's own peak resident set and CPU time, whatever else this process has waited for.
+/// Runs `command` to its end: CPU time from `wait4`'s `rusage` (the child's own), the peak
+/// resident set from `VmHWM` in `/proc/PID/status`, read until the child exits. (`ru_maxrss`
+/// would do, but Linux carries the parent's high-water mark into a forked child: it would
+/// report this process's size.)
 #[allow(unsafe_code)]
 fn measure(command: &mut Command) -> Result<Measured, BoxError> {
     let start = Instant::now();
     let child = command.stdin(Stdio::null()).stdout(Stdio::null()).spawn()?;
     let pid = libc::pid_t::try_from(child.id())?;
+    let status_file = format!("/proc/{pid}/status");
+    let mut peak_kib = 0;
     let mut status = 0;
-    // SAFETY: `rusage` is plain data that `wait4` fills; the pid is our own child's, waited
-    // once, here (the `Child` handle is never waited on).
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        if libc::wait4(pid, &mut status, 0, &mut usage) != pid {
-            return Err("wait4 failed".into());
+    let usage = loop {
+        if let Some(kib) = hwm_kib(&status_file) {
+            peak_kib = peak_kib.max(kib);
         }
-        usage
+        // SAFETY: `rusage` is plain data that `wait4` fills; the pid is our own child's, and
+        // only this loop waits for it (the `Child` handle is never waited on).
+        let (done, usage) = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            let done = libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage);
+            (done, usage)
+        };
+        match done {
+            0 => std::thread::sleep(Duration::from_millis(2)),
+            p if p == pid => break usage,
+            _ => return Err("wait4 failed".into()),
+        }
     };
     let elapsed = start.elapsed();
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        return Err(format!("{command:?} failed ({status})").into());
+        // The command line holds the connection string: name the program only.
+        return Err(format!("{:?} failed ({status})", command.get_program()).into());
     }
     let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     Ok(Measured {
         elapsed,
         cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        peak_kib: usage.ru_maxrss,
+        peak_kib,
     })
+}
+
+/// `VmHWM` (peak resident set) of a running process, in KiB.
+fn hwm_kib(status_file: &str) -> Option<i64> {
+    let status = std::fs::read_to_string(status_file).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The 1 KB entity of W1.
 fn entity_1kb(partition: &str, row: usize) -> DynamicEntity {
     let mut e = DynamicEntity::new(partition, format!("{row:08}"));
-    e.set("Name", format!("player {row} of the weekly league, north-west"));
-    e.set("Email", format!("player.{row}.of.the.weekly.league@example.com"));
-    let text = "The quick brown fox jumps over the lazy dog. ".repeat(9);
+    e.set(
+        "Name",
+        format!("player {row} of the weekly league, north-west"),
+    );
+    e.set(
+        "Email",
+        format!("player.{row}.of.the.weekly.league@example.com"),
+    );
+    let text = "The quick brown fox jumps over the lazy dog. ".repeat(10);
     e.set("Bio", Value::String(text[row % 45..row % 45 + 400].into()));
     e.set("Score", (row % 1000) as i32);
     e.set("Total", row as i64 * 1_000_003);
     e.set("Ratio", row as f64 / 7.0);
     e.set("Active", row % 3 == 0);
     e.set("Joined", chrono::Utc::now());
-    e.set("Id", uuid::Uuid::from_u128(row as u128 * 0x9E37_79B9_7F4A_7C15));
+    e.set(
+        "Id",
+        uuid::Uuid::from_u128(row as u128 * 0x9E37_79B9_7F4A_7C15),
+    );
     e
 }
 
@@ -85,7 +114,8 @@ fn entity_1kb(partition: &str, row: usize) -> DynamicEntity {
 async fn load(connection_string: &str, table: &str, n: usize) -> Result<(), BoxError> {
     let client = TableServiceClient::from_connection_string(connection_string)?;
     client.create_table(table).await?;
-    let ops = (0..n).map(|i| WriteOp::insert(table, entity_1kb(&format!("p{:03}", i % PARTITIONS), i)));
+    let ops =
+        (0..n).map(|i| WriteOp::insert(table, entity_1kb(&format!("p{:03}", i % PARTITIONS), i)));
     let report = BulkWriter::new(&client).write_iter(ops).await;
     if report.committed() != n {
         return Err(format!("loaded {} of {n}", report.committed()).into());
@@ -128,17 +158,21 @@ fn python() -> Option<PathBuf> {
 const PYTHON: &str = r#"
 import json, sys
 from itertools import groupby
-from azure.data.tables import TableServiceClient
+from azure.data.tables import EdmType, EntityProperty, TableServiceClient
 mode, conn, table, path = sys.argv[1:5]
 service = TableServiceClient.from_connection_string(conn)
 if mode == "export":
     with open(path, "w") as f:
         for e in service.get_table_client(table).list_entities(results_per_page=1000):
-            f.write(json.dumps(dict(e), default=str) + "\n")
+            # An Int64 comes as (value, type): kept so the import can send it back typed.
+            plain = {k: ([v.value, v.edm_type.value] if isinstance(v, EntityProperty) else v)
+                     for k, v in e.items()}
+            f.write(json.dumps(plain, default=str) + "\n")
 else:
     client = service.create_table(table)
     with open(path) as f:
-        rows = (json.loads(line) for line in f)
+        typed = lambda v: EntityProperty(v[0], EdmType(v[1])) if isinstance(v, list) else v
+        rows = ({k: typed(v) for k, v in json.loads(line).items()} for line in f)
         for pk, group in groupby(rows, key=lambda e: e["PartitionKey"]):
             batch = []
             for e in group:
@@ -167,12 +201,19 @@ fn compare(op: &str, rust: &Measured, python: &Measured) {
     );
 }
 
-async fn bench(server: &str, connection_string: &str, n: usize, dir: &Path) -> Result<(), BoxError> {
+async fn bench(
+    server: &str,
+    connection_string: &str,
+    n: usize,
+    dir: &Path,
+) -> Result<(), BoxError> {
     load(connection_string, "BenchSource", n).await?;
     let file = dir.join(format!("{server}.jsonl"));
     let tablekit = |args: &[&str]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_tablekit"));
-        command.args(args).env("TABLEKIT_CONNECTION_STRING", connection_string);
+        command
+            .args(args)
+            .env("TABLEKIT_CONNECTION_STRING", connection_string);
         command
     };
     let path = file.to_str().ok_or("path")?;
@@ -189,7 +230,10 @@ async fn bench(server: &str, connection_string: &str, n: usize, dir: &Path) -> R
     let py_file = dir.join(format!("{server}-sdk.jsonl"));
     let sdk = |mode: &str, table: &str| {
         let mut command = Command::new(&python);
-        command.arg(&script).args([mode, connection_string, table]).arg(&py_file);
+        command
+            .arg(&script)
+            .args([mode, connection_string, table])
+            .arg(&py_file);
         command
     };
     let py_export = measure(&mut sdk("export", "BenchSource"))?;

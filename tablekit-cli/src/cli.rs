@@ -76,8 +76,8 @@ pub(crate) struct Connection {
     )]
     pub(crate) connection_string: Option<String>,
 
-    /// The storage account's name (with a key or a SAS from --key-env, --key-file, --sas-env
-    /// or --sas-file)
+    /// The storage account's name (with a key, a SAS or an Entra ID token from --key-env,
+    /// --key-file, --sas-env, --sas-file, --token-env or --token-file)
     #[arg(long, value_name = "NAME")]
     pub(crate) account: Option<String>,
 
@@ -100,6 +100,15 @@ pub(crate) struct Connection {
     /// The file holding a SAS token
     #[arg(long, value_name = "PATH", group = "secret")]
     pub(crate) sas_file: Option<PathBuf>,
+
+    /// The environment variable holding a Microsoft Entra ID access token for Azure Storage
+    /// (`az account get-access-token --resource https://storage.azure.com`)
+    #[arg(long, value_name = "VAR", group = "secret")]
+    pub(crate) token_env: Option<String>,
+
+    /// The file holding a Microsoft Entra ID access token for Azure Storage
+    #[arg(long, value_name = "PATH", group = "secret")]
+    pub(crate) token_file: Option<PathBuf>,
 }
 
 /// `tables` commands.
@@ -352,6 +361,12 @@ pub(crate) struct Destination {
     /// The file holding the destination's SAS token
     #[arg(long, value_name = "PATH", group = "to_secret")]
     pub(crate) to_sas_file: Option<PathBuf>,
+    /// The environment variable holding an Entra ID access token for the destination
+    #[arg(long, value_name = "VAR", group = "to_secret")]
+    pub(crate) to_token_env: Option<String>,
+    /// The file holding an Entra ID access token for the destination
+    #[arg(long, value_name = "PATH", group = "to_secret")]
+    pub(crate) to_token_file: Option<PathBuf>,
 }
 
 impl Destination {
@@ -366,6 +381,8 @@ impl Destination {
             key_file: self.to_key_file.clone(),
             sas_env: self.to_sas_env.clone(),
             sas_file: self.to_sas_file.clone(),
+            token_env: self.to_token_env.clone(),
+            token_file: self.to_token_file.clone(),
         })
     }
 }

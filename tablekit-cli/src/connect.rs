@@ -1,11 +1,16 @@
 //! The client a command works through, from `--connection-string` (or its variable) or
-//! `--account` with a key or SAS read from a variable or a file.
+//! `--account` with a key, a SAS or a Microsoft Entra ID access token read from a variable or
+//! a file.
+//!
+//! Entra ID takes a token obtained beforehand (`az account get-access-token --resource
+//! https://storage.azure.com`) rather than a credential crate: `azure_identity` would bring a
+//! second HTTP and TLS stack into the binary for what one command line of the Azure CLI does.
 //!
 //! Secrets are read, never echoed: an error names the variable or the file, not its content.
 
 use std::path::Path;
 
-use tablekit::client::{Credential, TableServiceClient};
+use tablekit::client::{Credential, TableServiceClient, TokenFuture, TokenProvider};
 
 use crate::cli::Connection;
 use crate::exit::{Failure, Outcome};
@@ -33,7 +38,8 @@ pub(crate) fn client(connection: &Connection) -> Outcome<TableServiceClient> {
         (None, None) => {
             return Err(Failure::bad_input(
                 "no account: give `--connection-string`, set `TABLEKIT_CONNECTION_STRING`, or \
-                 give `--account` with `--key-env`, `--key-file`, `--sas-env` or `--sas-file`",
+                 give `--account` with `--key-env`, `--key-file`, `--sas-env`, `--sas-file`, \
+                 `--token-env` or `--token-file`",
             ))
         }
     }
@@ -48,39 +54,58 @@ pub(crate) fn client(connection: &Connection) -> Outcome<TableServiceClient> {
         .map_err(|e| Failure::bad_input(e.to_string()).context("cannot connect"))
 }
 
-/// The credential of `--key-env`, `--key-file`, `--sas-env` or `--sas-file`.
+/// What a secret is.
+#[derive(Clone, Copy)]
+enum Secret {
+    Key,
+    Sas,
+    Token,
+}
+
+/// The credential of `--key-env`, `--key-file`, `--sas-env`, `--sas-file`, `--token-env` or
+/// `--token-file`.
 fn credential(connection: &Connection) -> Outcome<Credential> {
-    let (secret, is_key, source) = if let Some(var) = &connection.key_env {
-        (from_env(var)?, true, format!("variable `{var}`"))
-    } else if let Some(path) = &connection.key_file {
-        (from_file(path)?, true, format!("file `{}`", path.display()))
-    } else if let Some(var) = &connection.sas_env {
-        (from_env(var)?, false, format!("variable `{var}`"))
-    } else if let Some(path) = &connection.sas_file {
-        (
-            from_file(path)?,
-            false,
-            format!("file `{}`", path.display()),
-        )
-    } else {
-        return Err(Failure::bad_input(
-            "`--account` needs a secret: `--key-env`, `--key-file`, `--sas-env` or `--sas-file`",
-        ));
-    };
-    let credential = if is_key {
-        Credential::shared_key(&secret)
-    } else {
-        Credential::sas(&secret)
-    };
-    // The credential's own error could describe the text: name only where it came from.
-    credential.map_err(|_| {
-        let what = if is_key {
-            "a base64 account key"
-        } else {
-            "a SAS token"
+    let sources = [
+        (Secret::Key, &connection.key_env, &connection.key_file),
+        (Secret::Sas, &connection.sas_env, &connection.sas_file),
+        (Secret::Token, &connection.token_env, &connection.token_file),
+    ];
+    for (kind, var, file) in sources {
+        let (secret, source) = match (var, file) {
+            (Some(var), _) => (from_env(var)?, format!("variable `{var}`")),
+            (None, Some(path)) => (from_file(path)?, format!("file `{}`", path.display())),
+            (None, None) => continue,
         };
-        Failure::bad_input(format!("the {source} does not hold {what}"))
-    })
+        let credential = match kind {
+            Secret::Key => Credential::shared_key(&secret),
+            Secret::Sas => Credential::sas(&secret),
+            Secret::Token => Ok(Credential::bearer(FixedToken(secret))),
+        };
+        // The credential's own error could quote the text: name only where it came from.
+        return credential.map_err(|_| {
+            let what = match kind {
+                Secret::Key => "a base64 account key",
+                Secret::Sas => "a SAS token",
+                Secret::Token => "an access token",
+            };
+            Failure::bad_input(format!("the {source} does not hold {what}"))
+        });
+    }
+    Err(Failure::bad_input(
+        "`--account` needs a secret: `--key-env`, `--key-file`, `--sas-env`, `--sas-file`, \
+         `--token-env` or `--token-file`",
+    ))
+}
+
+/// An access token obtained beforehand (by `az account get-access-token`), used as it is:
+/// a command runs for less than a token lives (an hour or more).
+struct FixedToken(String);
+
+impl TokenProvider for FixedToken {
+    fn token(&self) -> TokenFuture<'_> {
+        let token = self.0.clone();
+        Box::pin(async move { Ok(token) })
+    }
 }
 
 fn from_env(var: &str) -> Outcome<String> {

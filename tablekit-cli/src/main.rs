@@ -27,10 +27,12 @@
 //! # Connecting
 //!
 //! `--connection-string` or the `TABLEKIT_CONNECTION_STRING` variable
-//! (`UseDevelopmentStorage=true` works), or `--account NAME` with the account key or a SAS
-//! token read from a variable (`--key-env`, `--sas-env`) or a file (`--key-file`,
-//! `--sas-file`), and `--endpoint URL` when the service is not
-//! `https://NAME.table.core.windows.net`. Secrets are never taken on the command line (other
+//! (`UseDevelopmentStorage=true` works), or `--account NAME` with the account key, a SAS
+//! token or a Microsoft Entra ID access token read from a variable (`--key-env`, `--sas-env`,
+//! `--token-env`) or a file (`--key-file`, `--sas-file`, `--token-file`), and `--endpoint URL`
+//! when the service is not `https://NAME.table.core.windows.net`. For Entra ID, get the token
+//! with `az account get-access-token --resource https://storage.azure.com --query accessToken
+//! -o tsv`. Secrets are never taken on the command line (other
 //! users can read it), and never printed: errors name the variable or file, not its content.
 //! `copy` takes the destination with the same options prefixed `--to-`.
 //!

@@ -86,6 +86,33 @@ async fn secrets_never_reach_the_output() {
     assert_eq!(run.code, 1, "read-only SAS: {}", run.stderr);
     assert_hidden(&sas, &run);
 
+    // An Entra ID access token from a variable: accepted once the service knows it, never
+    // shown when refused.
+    let token = "eyJ0eXAi.entra-token-never-shown";
+    let token_args = [
+        "--account",
+        emulator.account(),
+        "--endpoint",
+        &endpoint,
+        "--token-env",
+        "ENTRA_TOKEN",
+    ];
+    let with_token = || {
+        let mut command = command("", &[&["tables", "list"][..], &token_args].concat());
+        command
+            .env_remove("TABLEKIT_CONNECTION_STRING")
+            .env("ENTRA_TOKEN", token);
+        run_with(&mut command, b"")
+    };
+    let refused = with_token();
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(refused.stderr.contains("403"), "{}", refused.stderr);
+    assert_hidden(token, &refused);
+    emulator.accept_bearer_token(token);
+    let run = with_token();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(&table));
+
     // A connection string's key is not shown when the connection fails.
     let unreachable = format!(
         "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={DEV_KEY};\

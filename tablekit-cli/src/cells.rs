@@ -154,3 +154,50 @@ pub(crate) fn convert(value: &Value, to: EdmType) -> Result<Value, String> {
         _ => Err(lossy()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tablekit::{EdmType, Value};
+
+    use super::{convert, csv_cell, parse_csv_cell};
+
+    #[test]
+    fn csv_cells_read_back_as_written() {
+        let values = [
+            Value::String("".into()),
+            Value::String("\\".into()),
+            Value::String("\\\\x".into()),
+            Value::String("plain".into()),
+            Value::Double(0.1),
+            Value::Double(-0.0),
+            Value::Double(f64::NAN),
+            Value::Double(f64::NEG_INFINITY),
+            Value::Double(1e300),
+            Value::Int64(i64::MIN),
+            Value::Binary(vec![0, 255]),
+        ];
+        for value in values {
+            let cell = csv_cell(&value);
+            assert!(!cell.is_empty(), "{value:?} would read as missing");
+            let back = parse_csv_cell(value.edm_type(), &cell).unwrap();
+            assert_eq!(back, value, "{cell}");
+        }
+        assert!(parse_csv_cell(EdmType::Double, "inf").is_err());
+        assert!(parse_csv_cell(EdmType::Int32, "2147483648").is_err());
+    }
+
+    #[test]
+    fn retyping_refuses_loss() {
+        assert_eq!(
+            convert(&Value::Int32(5), EdmType::Int64),
+            Ok(Value::Int64(5))
+        );
+        assert_eq!(
+            convert(&Value::String("7".into()), EdmType::Int32),
+            Ok(Value::Int32(7))
+        );
+        assert!(convert(&Value::Int64(1 << 40), EdmType::Int32).is_err());
+        assert!(convert(&Value::Int64((1 << 53) + 1), EdmType::Double).is_err());
+        assert!(convert(&Value::String("x".into()), EdmType::Int32).is_err());
+    }
+}

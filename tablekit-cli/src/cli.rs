@@ -50,7 +50,7 @@ pub(crate) enum Command {
     Restore(RestoreArgs),
     /// Copies a table to another table, on the same account or another; resumable
     #[command(after_long_help = EXIT_CODES_HELP)]
-    Copy(CopyArgs),
+    Copy(Box<CopyArgs>),
     /// Renames, removes or retypes a property across a table
     #[command(after_long_help = EXIT_CODES_HELP)]
     Migrate(MigrateArgs),
@@ -65,7 +65,7 @@ pub(crate) enum Command {
 
 /// How to reach the account: a connection string, or an account with a key or SAS read from
 /// a variable or a file (never from the command line, where other users could see it).
-#[derive(Debug, Args, Clone)]
+#[derive(Args, Clone)]
 pub(crate) struct Connection {
     /// A connection string, such as `UseDevelopmentStorage=true`
     #[arg(
@@ -333,7 +333,7 @@ pub(crate) struct RestoreArgs {
 }
 
 /// The destination of `copy`: the source's account unless told otherwise.
-#[derive(Debug, Args, Clone)]
+#[derive(Args, Clone)]
 pub(crate) struct Destination {
     /// The destination's connection string
     #[arg(
@@ -367,6 +367,26 @@ pub(crate) struct Destination {
     /// The file holding an Entra ID access token for the destination
     #[arg(long, value_name = "PATH", group = "to_secret")]
     pub(crate) to_token_file: Option<PathBuf>,
+}
+
+// A connection string holds the account key: Debug shows only whether one is given.
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field(
+                "connection_string",
+                &self.connection_string.as_ref().map(|_| ".."),
+            )
+            .field("account", &self.account)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Destination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.connection(), f)
+    }
 }
 
 impl Destination {
@@ -454,4 +474,30 @@ pub(crate) struct StatsArgs {
 pub(crate) struct CompletionsArgs {
     /// The shell
     pub(crate) shell: Shell,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
+    #[test]
+    fn debug_never_shows_a_connection_string() {
+        let secret = "AccountName=a;AccountKey=c2VjcmV0LWtleQ==";
+        let cli = Cli::try_parse_from([
+            "tablekit",
+            "copy",
+            "A",
+            "B",
+            "--connection-string",
+            secret,
+            "--to-connection-string",
+            secret,
+        ])
+        .unwrap();
+        let shown = format!("{cli:?}");
+        assert!(!shown.contains("c2VjcmV0LWtleQ"), "{shown}");
+        assert!(shown.contains("connection_string: Some(\"..\")"), "{shown}");
+    }
 }

@@ -135,7 +135,7 @@ async fn run(command: Command) -> Outcome {
         Command::Import(args) => transfer::import(args, interrupt()).await,
         Command::Backup(args) => backup::backup(args, interrupt()).await,
         Command::Restore(args) => backup::restore(args, interrupt()).await,
-        Command::Copy(args) => copy::run(args, interrupt()).await,
+        Command::Copy(args) => copy::run(*args, interrupt()).await,
         Command::Migrate(args) => migrate::run(args).await,
         Command::Stats(args) => stats::run(args).await,
         Command::Emulator(args) => args.serve().await.map_err(Failure::failed),

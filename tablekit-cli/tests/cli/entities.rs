@@ -52,3 +52,32 @@ async fn tables_and_single_entities(connection_string: &str) {
 }
 
 on_servers!(tables_and_single_entities);
+
+/// `tablekit emulator --port 0` serves until killed, and says where.
+#[test]
+fn emulator_command_serves() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tablekit"))
+        .args(["emulator", "--port", "0", "--inMemoryPersistence"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let endpoint = line.trim().rsplit(' ').next().unwrap().to_owned();
+    assert!(endpoint.starts_with("http://127.0.0.1:"), "{line}");
+    let connection_string = format!(
+        "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={};TableEndpoint={endpoint}",
+        tablekit_testing::DEV_KEY
+    );
+    ok(tablekit(
+        &connection_string,
+        &["tables", "create", "Served"],
+    ));
+    let listed = ok(tablekit(&connection_string, &["tables", "list"]));
+    assert_eq!(listed.stdout, "Served\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

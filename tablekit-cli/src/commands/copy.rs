@@ -84,7 +84,7 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
     }
     let progress = bar("entities", None);
     progress.set_position(checkpoint.entities);
-    let mut pages = walk.pages();
+    let mut pages = walk.read_ahead(true).pages();
     let mut this_run = 0;
     while let Some(page) = pages
         .try_next()

@@ -32,7 +32,7 @@ pub(crate) async fn run(args: StatsArgs) -> Outcome {
     let (mut entities, mut partitions, mut bytes) = (0u64, 0u64, 0u64);
     let mut largest = Partition::default();
     let mut current: Option<Partition> = None;
-    let mut pages = table.query_all().pages();
+    let mut pages = table.query_all().read_ahead(true).pages();
     while let Some(page) = pages.try_next().await? {
         for entity in page.entities() {
             let size = entity.size() as u64;

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use futures::TryStreamExt;
-use tablekit::client::TableServiceClient;
+use futures::stream::FuturesOrdered;
+use futures::{StreamExt, TryStreamExt};
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::{write_chunk, CHUNK};
@@ -51,7 +51,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     match format_of(args.format, args.output.as_deref()) {
         FileFormat::Jsonl => {
             let mut writer = JsonlWriter::new(out);
-            let mut pages = table.query(query).pages();
+            let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {
                     writer.write(entity)?;
@@ -66,7 +66,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
             progress.set_message("reading the columns");
             let mut columns = Columns::default();
             let mut total = 0;
-            let mut pages = table.query(query.clone()).pages();
+            let mut pages = table.query(query.clone()).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 page.entities().iter().for_each(|e| columns.learn(e));
                 total += page.len() as u64;
@@ -74,7 +74,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
             }
             progress.set_length(total);
             let mut writer = CsvWriter::new(out, columns)?;
-            let mut pages = table.query(query).pages();
+            let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {
                     writer.write(entity)?;
@@ -100,6 +100,9 @@ fn stop_if_interrupted(interrupt: &Interrupt, what: &str) -> Outcome {
     }
 }
 
+/// Chunks of an import being written at once.
+const IN_FLIGHT: usize = 3;
+
 /// Runs `import`: the table is created if missing.
 pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
     let client = client(&args.connection)?;
@@ -111,14 +114,38 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
         FileFormat::Jsonl => Chunks::Jsonl(JsonlReader::new(input)),
         FileFormat::Csv => Chunks::Csv(CsvReader::new(input)?),
     };
+    // The next chunks are read and sent while one is still being written: a few in flight,
+    // so memory stays bounded and the service is never idle while the file is read.
+    let mut in_flight = FuturesOrdered::new();
+    let mut read_all = false;
     loop {
-        let chunk = next.chunk()?;
-        if chunk.is_empty() {
-            break;
+        while !read_all && in_flight.len() < IN_FLIGHT && !interrupt.is_set() {
+            let chunk = next.chunk()?;
+            if chunk.is_empty() {
+                read_all = true;
+            } else {
+                in_flight.push_back(write_chunk(&client, &args.table, args.mode, chunk));
+            }
         }
-        written += write(&client, &args, chunk, written).await?;
+        let Some(done) = in_flight.next().await else {
+            break;
+        };
+        match done {
+            Ok(n) => written += n,
+            Err(e) => {
+                // The chunks sent alongside still count: say how many made it in all.
+                while let Some(other) = in_flight.next().await {
+                    written += other.unwrap_or(0);
+                }
+                return Err(e.context(format!("{written} entities imported in other chunks")));
+            }
+        }
         progress.set_position(written);
-        if interrupt.is_set() {
+        if interrupt.is_set() && !read_all {
+            // Let the chunks already sent finish, then stop.
+            while let Some(done) = in_flight.next().await {
+                written += done?;
+            }
             return Err(Failure::new(
                 Kind::Interrupted,
                 format!("interrupted after {written} entities"),
@@ -128,17 +155,6 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
     progress.finish_and_clear();
     eprintln!("imported {written} entities into `{}`", args.table);
     Ok(())
-}
-
-async fn write(
-    client: &TableServiceClient,
-    args: &ImportArgs,
-    chunk: Vec<DynamicEntity>,
-    before: u64,
-) -> Outcome<u64> {
-    write_chunk(client, &args.table, args.mode, chunk)
-        .await
-        .map_err(|e| e.context(format!("after {before} entities imported")))
 }
 
 /// The chunks of an import's input.

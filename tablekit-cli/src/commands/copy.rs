@@ -20,7 +20,7 @@ use crate::cli::CopyArgs;
 use crate::commands::backup::{interrupted, resume_note};
 use crate::common::{check_filter, require_table};
 use crate::connect::client;
-use crate::exit::Outcome;
+use crate::exit::{Failure, Outcome};
 use crate::interrupt::Interrupt;
 use crate::progress::bar;
 
@@ -45,6 +45,14 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
         Some(connection) => client(&connection)?,
         None => source_client.clone(),
     };
+    let same_service = source_client.endpoint().base_url() == target_client.endpoint().base_url();
+    if same_service && args.source.eq_ignore_ascii_case(&args.target) {
+        // Table names are case-insensitive: the copy would read what it writes.
+        return Err(Failure::bad_input(format!(
+            "`{}` is the source and the target: copy to another table or account",
+            args.source
+        )));
+    }
     let job = format!(
         "copy {}/{} -> {}/{}{}",
         source_client.endpoint().account(),
@@ -89,7 +97,7 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
     while let Some(page) = pages
         .try_next()
         .await
-        .map_err(|e| crate::exit::Failure::from(e).context(resume_note(&checkpoint, &path)))?
+        .map_err(|e| Failure::from(e).context(resume_note(&checkpoint, &path)))?
     {
         let next = page.continuation().cloned();
         let entities = page.into_entities();

@@ -1,6 +1,6 @@
 //! `get`, `put` and `delete`: one entity.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use tablekit::codec::decode_entity;
 use tablekit::{DynamicEntity, ETag};
@@ -11,8 +11,8 @@ use crate::connect::client;
 use crate::exit::{Failure, Kind, Outcome};
 use crate::jsonl::JsonlWriter;
 
-/// `get`: the entity as one line of typed JSON (with its ETag on stderr's side: in
-/// `odata.etag` it would not read back as an entity).
+/// `get`: the entity as one line of typed JSON on stdout (as `put` reads it back), and its
+/// ETag on stderr, for `delete --etag`.
 pub(crate) async fn get(args: GetArgs) -> Outcome {
     let client = client(&args.connection)?;
     let table = client.table_named::<DynamicEntity>(&args.table);
@@ -65,7 +65,7 @@ pub(crate) async fn put(args: PutArgs) -> Outcome {
     match written {
         Ok(()) => {
             if let Some(etag) = entity.etag() {
-                let _ = writeln!(std::io::stderr(), "etag: {}", etag.as_str());
+                eprintln!("etag: {}", etag.as_str());
             }
             Ok(())
         }

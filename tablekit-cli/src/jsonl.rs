@@ -48,6 +48,7 @@ pub(crate) struct JsonlReader<R: BufRead> {
     input: R,
     line: Vec<u8>,
     number: u64,
+    bytes: u64,
 }
 
 impl<R: BufRead> JsonlReader<R> {
@@ -57,7 +58,13 @@ impl<R: BufRead> JsonlReader<R> {
             input,
             line: Vec::with_capacity(2048),
             number: 0,
+            bytes: 0,
         }
+    }
+
+    /// The bytes read so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
     }
 
     /// Up to `n` entities; fewer only at the end. An error names the line.
@@ -73,6 +80,7 @@ impl<R: BufRead> JsonlReader<R> {
                 break;
             }
             self.number += 1;
+            self.bytes += read as u64;
             let text = self.line.trim_ascii();
             if text.is_empty() {
                 continue;

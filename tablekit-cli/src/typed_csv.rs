@@ -142,6 +142,11 @@ impl<R: Read> CsvReader<R> {
         })
     }
 
+    /// The bytes read so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.input.position().byte()
+    }
+
     /// Up to `n` entities; fewer only at the end. An error names the line and column.
     pub(crate) fn next_chunk(&mut self, n: usize) -> Outcome<Vec<DynamicEntity>> {
         let mut chunk = Vec::with_capacity(n);

@@ -15,7 +15,7 @@ use crate::common::{check_filter, require_table};
 use crate::connect::client;
 use crate::exit::{Failure, Kind, Outcome};
 use crate::interrupt::Interrupt;
-use crate::progress::bar;
+use crate::progress::{bar, file_bar};
 
 /// Runs `backup`.
 pub(crate) async fn backup(args: BackupArgs, interrupt: Interrupt) -> Outcome {
@@ -83,8 +83,9 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
         .skip(checkpoint.entities)
         .await
         .map_err(|e| damaged(&args.input, &e))?;
-    let progress = bar("entities", None);
-    progress.set_position(checkpoint.entities);
+    let size = std::fs::metadata(&args.input).map(|m| m.len()).unwrap_or(0);
+    let progress = file_bar(size);
+    progress.set_position(reader.bytes_read());
     loop {
         let (chunk, error) = read_chunk(&mut reader).await;
         let end = chunk.len() < CHUNK && error.is_none();
@@ -94,7 +95,8 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
                 .map_err(|e| e.context(resume_note(&checkpoint, &checkpoint_path)))?;
             checkpoint.pages += 1;
             checkpoint.save(&checkpoint_path)?;
-            progress.set_position(checkpoint.entities);
+            progress.set_position(reader.bytes_read());
+            progress.set_message(format!("{} entities", checkpoint.entities));
         }
         if let Some(error) = error {
             return Err(damaged(&args.input, &error)

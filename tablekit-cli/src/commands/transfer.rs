@@ -5,6 +5,7 @@ use std::path::Path;
 
 use futures::stream::FuturesOrdered;
 use futures::{StreamExt, TryStreamExt};
+use indicatif::ProgressBar;
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::{write_chunk, CHUNK};
@@ -14,7 +15,7 @@ use crate::connect::client;
 use crate::exit::{Failure, Kind, Outcome};
 use crate::interrupt::Interrupt;
 use crate::jsonl::{JsonlReader, JsonlWriter};
-use crate::progress::bar;
+use crate::progress::{bar, file_bar};
 use crate::typed_csv::{Columns, CsvReader, CsvWriter};
 
 /// The format `--format` names, else the one the file's extension says, else JSON lines.
@@ -72,7 +73,8 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
                 total += page.len() as u64;
                 stop_if_interrupted(&interrupt, "export")?;
             }
-            progress.set_length(total);
+            progress.finish_and_clear();
+            let progress = bar("entities", Some(total));
             let mut writer = CsvWriter::new(out, columns)?;
             let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
@@ -83,6 +85,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
                 stop_if_interrupted(&interrupt, "export")?;
             }
             writer.finish()?;
+            progress.finish_and_clear();
         }
     }
     progress.finish_and_clear();
@@ -107,7 +110,16 @@ const IN_FLIGHT: usize = 3;
 pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
     let client = client(&args.connection)?;
     let input = input(args.input.as_deref())?;
-    let progress = bar("entities", None);
+    // From a file, the bytes read give an ETA; from stdin, a count.
+    let size = args
+        .input
+        .as_deref()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len());
+    let progress = match size {
+        Some(size) => file_bar(size),
+        None => bar("entities", None),
+    };
     client.create_table_if_not_exists(&args.table).await?;
     let mut written = 0;
     let mut next = match format_of(args.format, args.input.as_deref()) {
@@ -131,7 +143,10 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
             break;
         };
         match done {
-            Ok(n) => written += n,
+            Ok(n) => {
+                written += n;
+                show(&progress, size, written, next.bytes());
+            }
             Err(e) => {
                 // The chunks sent alongside still count: say how many made it in all.
                 while let Some(other) = in_flight.next().await {
@@ -140,7 +155,6 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
                 return Err(e.context(format!("{written} entities imported in other chunks")));
             }
         }
-        progress.set_position(written);
         if interrupt.is_set() && !read_all {
             // Let the chunks already sent finish, then stop.
             while let Some(done) = in_flight.next().await {
@@ -163,7 +177,24 @@ enum Chunks<R: std::io::BufRead> {
     Csv(CsvReader<R>),
 }
 
+/// Progress: bytes read of a file (entities in the message), or entities.
+fn show(progress: &ProgressBar, size: Option<u64>, entities: u64, bytes: u64) {
+    if size.is_some() {
+        progress.set_position(bytes);
+        progress.set_message(format!("{entities} entities"));
+    } else {
+        progress.set_position(entities);
+    }
+}
+
 impl<R: std::io::BufRead> Chunks<R> {
+    fn bytes(&self) -> u64 {
+        match self {
+            Chunks::Jsonl(reader) => reader.bytes(),
+            Chunks::Csv(reader) => reader.bytes(),
+        }
+    }
+
     fn chunk(&mut self) -> Outcome<Vec<DynamicEntity>> {
         match self {
             Chunks::Jsonl(reader) => reader.next_chunk(CHUNK),

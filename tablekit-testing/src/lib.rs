@@ -4,6 +4,7 @@ mod app;
 mod auth;
 mod azurite;
 mod call;
+pub mod command;
 mod context;
 mod continuation;
 mod counter;

@@ -1,0 +1,161 @@
+//! `backup` and `restore`: the library's checksummed backup format, with a checkpoint so an
+//! interrupted restore goes on where it stopped.
+
+use std::path::{Path, PathBuf};
+
+use tablekit::patterns::backup::{backup_table, BackupError, BackupReader};
+use tablekit::patterns::progress::Progress;
+use tablekit::{DynamicEntity, Query};
+use tokio::io::BufReader;
+
+use crate::bulk::{write_chunk, CHUNK};
+use crate::checkpoint::Checkpoint;
+use crate::cli::{BackupArgs, RestoreArgs};
+use crate::common::{check_filter, require_table};
+use crate::connect::client;
+use crate::exit::{Failure, Kind, Outcome};
+use crate::interrupt::Interrupt;
+use crate::progress::{bar, file_bar};
+
+/// Runs `backup`.
+pub(crate) async fn backup(args: BackupArgs, interrupt: Interrupt) -> Outcome {
+    let mut query = Query::<DynamicEntity>::new();
+    if let Some(filter) = &args.filter {
+        check_filter(filter)?;
+        query = query.filter_raw(filter.clone());
+    }
+    let client = client(&args.connection)?;
+    require_table(&client, &args.table).await?;
+    let table = client.table_named::<DynamicEntity>(&args.table);
+    let file = tokio::fs::File::create(&args.output).await.map_err(|e| {
+        Failure::bad_input(format!("cannot create `{}`: {e}", args.output.display()))
+    })?;
+    let out = tokio::io::BufWriter::with_capacity(1 << 16, file);
+    let progress = bar("entities", None);
+    let sink = {
+        let progress = progress.clone();
+        move |p: &Progress| progress.set_position(p.items())
+    };
+    let summary = tokio::select! {
+        summary = backup_table(&table, query, out, sink) => summary?,
+        () = interrupt.wait() => {
+            return Err(Failure::new(Kind::Interrupted, format!(
+                "interrupted: `{}` is incomplete (without its trailer, a restore refuses it)",
+                args.output.display()
+            )));
+        }
+    };
+    progress.finish_and_clear();
+    eprintln!(
+        "backed up {} entities of `{}` to `{}` (crc32 {:08x})",
+        summary.entities,
+        args.table,
+        args.output.display(),
+        summary.crc32
+    );
+    Ok(())
+}
+
+/// The default checkpoint of a restore: next to the backup file.
+fn restore_checkpoint(args: &RestoreArgs) -> PathBuf {
+    args.checkpoint.clone().unwrap_or_else(|| {
+        let mut path = args.input.clone().into_os_string();
+        path.push(".checkpoint");
+        path.into()
+    })
+}
+
+/// Runs `restore`: chunk by chunk, the checkpoint saved after each, so a Ctrl-C, a crash or
+/// a damaged file stops it with everything before written and a way to go on.
+pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome {
+    let checkpoint_path = restore_checkpoint(&args);
+    let job = format!("restore {} -> {}", args.input.display(), args.table);
+    let mut checkpoint = Checkpoint::load(&checkpoint_path, &job)?;
+    let file = tokio::fs::File::open(&args.input)
+        .await
+        .map_err(|e| Failure::bad_input(format!("cannot open `{}`: {e}", args.input.display())))?;
+    let mut reader = BackupReader::open(BufReader::with_capacity(1 << 16, file))
+        .await
+        .map_err(|e| damaged(&args.input, &e))?;
+    let client = client(&args.connection)?;
+    client.create_table_if_not_exists(&args.table).await?;
+    reader
+        .skip(checkpoint.entities)
+        .await
+        .map_err(|e| damaged(&args.input, &e))?;
+    let size = std::fs::metadata(&args.input).map(|m| m.len()).unwrap_or(0);
+    let progress = file_bar(size);
+    progress.set_position(reader.bytes_read());
+    loop {
+        let (chunk, error) = read_chunk(&mut reader).await;
+        let end = chunk.len() < CHUNK && error.is_none();
+        if !chunk.is_empty() {
+            checkpoint.entities += write_chunk(&client, &args.table, args.mode, chunk)
+                .await
+                .map_err(|e| e.context(resume_note(&checkpoint, &checkpoint_path)))?;
+            checkpoint.pages += 1;
+            checkpoint.save(&checkpoint_path)?;
+            progress.set_position(reader.bytes_read());
+            progress.set_message(format!("{} entities", checkpoint.entities));
+        }
+        if let Some(error) = error {
+            return Err(damaged(&args.input, &error)
+                .context(format!("{} entities restored, then", checkpoint.entities)));
+        }
+        if end {
+            break;
+        }
+        if interrupt.is_set() {
+            return Err(interrupted(&checkpoint, &checkpoint_path));
+        }
+    }
+    progress.finish_and_clear();
+    let _ = std::fs::remove_file(&checkpoint_path);
+    eprintln!(
+        "restored {} entities into `{}`",
+        checkpoint.entities, args.table
+    );
+    Ok(())
+}
+
+/// Up to a chunk of entities, and the error that stopped reading early, if any.
+async fn read_chunk<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut BackupReader<R>,
+) -> (Vec<DynamicEntity>, Option<BackupError>) {
+    let mut chunk = Vec::with_capacity(CHUNK);
+    while chunk.len() < CHUNK {
+        match reader.next_entity().await {
+            Ok(Some(entity)) => chunk.push(entity),
+            Ok(None) => break,
+            Err(e) => return (chunk, Some(e)),
+        }
+    }
+    (chunk, None)
+}
+
+/// A backup that cannot be read: bad input, with the reader's offset and line.
+fn damaged(path: &Path, error: &BackupError) -> Failure {
+    let what = if error.is_truncated() {
+        "is truncated"
+    } else {
+        "cannot be read"
+    };
+    Failure::bad_input(format!("the backup `{}` {what}: {error}", path.display()))
+}
+
+/// The note on how to go on from a checkpoint.
+pub(crate) fn resume_note(checkpoint: &Checkpoint, path: &Path) -> String {
+    format!(
+        "{} entities written; the checkpoint `{}` is saved: run the same command again to go on",
+        checkpoint.entities,
+        path.display()
+    )
+}
+
+/// Stopped by Ctrl-C (or a limit) at a clean point.
+pub(crate) fn interrupted(checkpoint: &Checkpoint, path: &Path) -> Failure {
+    Failure::new(
+        Kind::Interrupted,
+        format!("interrupted: {}", resume_note(checkpoint, path)),
+    )
+}

@@ -1,0 +1,204 @@
+//! `export` and `import`: a table as typed JSON lines or typed CSV, streamed page by page
+//! (export) and chunk by chunk (import), so memory stays flat whatever the table's size.
+
+use std::path::Path;
+
+use futures::stream::FuturesOrdered;
+use futures::{StreamExt, TryStreamExt};
+use indicatif::ProgressBar;
+use tablekit::{DynamicEntity, Query};
+
+use crate::bulk::{write_chunk, CHUNK};
+use crate::cli::{ExportArgs, FileFormat, ImportArgs};
+use crate::common::{check_filter, input, output, require_table};
+use crate::connect::client;
+use crate::exit::{Failure, Kind, Outcome};
+use crate::interrupt::Interrupt;
+use crate::jsonl::{JsonlReader, JsonlWriter};
+use crate::progress::{bar, file_bar};
+use crate::typed_csv::{Columns, CsvReader, CsvWriter};
+
+/// The format `--format` names, else the one the file's extension says, else JSON lines.
+fn format_of(format: Option<FileFormat>, path: Option<&Path>) -> FileFormat {
+    format.unwrap_or_else(|| {
+        let csv = path
+            .and_then(Path::extension)
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        if csv {
+            FileFormat::Csv
+        } else {
+            FileFormat::Jsonl
+        }
+    })
+}
+
+fn export_query(filter: Option<&String>) -> Outcome<Query<DynamicEntity>> {
+    let mut query = Query::new();
+    if let Some(filter) = filter {
+        check_filter(filter)?;
+        query = query.filter_raw(filter.clone());
+    }
+    Ok(query)
+}
+
+/// Runs `export`.
+pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
+    let query = export_query(args.filter.as_ref())?;
+    let client = client(&args.connection)?;
+    require_table(&client, &args.table).await?;
+    let table = client.table_named::<DynamicEntity>(&args.table);
+    let out = output(args.output.as_deref())?;
+    let progress = bar("entities", None);
+    match format_of(args.format, args.output.as_deref()) {
+        FileFormat::Jsonl => {
+            let mut writer = JsonlWriter::new(out);
+            let mut pages = table.query(query).read_ahead(true).pages();
+            while let Some(page) = pages.try_next().await? {
+                for entity in page.entities() {
+                    writer.write(entity)?;
+                }
+                progress.inc(page.len() as u64);
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            writer.finish()?;
+        }
+        FileFormat::Csv => {
+            // The header needs every column first: one pass learns them, a second writes.
+            progress.set_message("reading the columns");
+            let mut columns = Columns::default();
+            let mut total = 0;
+            let mut pages = table.query(query.clone()).read_ahead(true).pages();
+            while let Some(page) = pages.try_next().await? {
+                page.entities().iter().for_each(|e| columns.learn(e));
+                total += page.len() as u64;
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            progress.finish_and_clear();
+            let progress = bar("entities", Some(total));
+            let mut writer = CsvWriter::new(out, columns)?;
+            let mut pages = table.query(query).read_ahead(true).pages();
+            while let Some(page) = pages.try_next().await? {
+                for entity in page.entities() {
+                    writer.write(entity)?;
+                }
+                progress.inc(page.len() as u64);
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            writer.finish()?;
+            progress.finish_and_clear();
+        }
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+fn stop_if_interrupted(interrupt: &Interrupt, what: &str) -> Outcome {
+    if interrupt.is_set() {
+        Err(Failure::new(
+            Kind::Interrupted,
+            format!("interrupted: the {what} is incomplete"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Chunks of an import being written at once.
+const IN_FLIGHT: usize = 3;
+
+/// Runs `import`: the table is created if missing.
+pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
+    let client = client(&args.connection)?;
+    let input = input(args.input.as_deref())?;
+    // From a file, the bytes read give an ETA; from stdin, a count.
+    let size = args
+        .input
+        .as_deref()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len());
+    let progress = match size {
+        Some(size) => file_bar(size),
+        None => bar("entities", None),
+    };
+    client.create_table_if_not_exists(&args.table).await?;
+    let mut written = 0;
+    let mut next = match format_of(args.format, args.input.as_deref()) {
+        FileFormat::Jsonl => Chunks::Jsonl(JsonlReader::new(input)),
+        FileFormat::Csv => Chunks::Csv(CsvReader::new(input)?),
+    };
+    // The next chunks are read and sent while one is still being written: a few in flight,
+    // so memory stays bounded and the service is never idle while the file is read.
+    let mut in_flight = FuturesOrdered::new();
+    let mut read_all = false;
+    loop {
+        while !read_all && in_flight.len() < IN_FLIGHT && !interrupt.is_set() {
+            let chunk = next.chunk()?;
+            if chunk.is_empty() {
+                read_all = true;
+            } else {
+                in_flight.push_back(write_chunk(&client, &args.table, args.mode, chunk));
+            }
+        }
+        let Some(done) = in_flight.next().await else {
+            break;
+        };
+        match done {
+            Ok(n) => {
+                written += n;
+                show(&progress, size, written, next.bytes());
+            }
+            Err(e) => {
+                // The chunks sent alongside still count: say how many made it in all.
+                while let Some(other) = in_flight.next().await {
+                    written += other.unwrap_or(0);
+                }
+                return Err(e.context(format!("{written} entities imported in other chunks")));
+            }
+        }
+        if interrupt.is_set() && !read_all {
+            // Let the chunks already sent finish, then stop.
+            while let Some(done) = in_flight.next().await {
+                written += done?;
+            }
+            return Err(Failure::new(
+                Kind::Interrupted,
+                format!("interrupted after {written} entities"),
+            ));
+        }
+    }
+    progress.finish_and_clear();
+    eprintln!("imported {written} entities into `{}`", args.table);
+    Ok(())
+}
+
+/// The chunks of an import's input.
+enum Chunks<R: std::io::BufRead> {
+    Jsonl(JsonlReader<R>),
+    Csv(CsvReader<R>),
+}
+
+/// Progress: bytes read of a file (entities in the message), or entities.
+fn show(progress: &ProgressBar, size: Option<u64>, entities: u64, bytes: u64) {
+    if size.is_some() {
+        progress.set_position(bytes);
+        progress.set_message(format!("{entities} entities"));
+    } else {
+        progress.set_position(entities);
+    }
+}
+
+impl<R: std::io::BufRead> Chunks<R> {
+    fn bytes(&self) -> u64 {
+        match self {
+            Chunks::Jsonl(reader) => reader.bytes(),
+            Chunks::Csv(reader) => reader.bytes(),
+        }
+    }
+
+    fn chunk(&mut self) -> Outcome<Vec<DynamicEntity>> {
+        match self {
+            Chunks::Jsonl(reader) => reader.next_chunk(CHUNK),
+            Chunks::Csv(reader) => reader.next_chunk(CHUNK),
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! What several commands share: checking a filter before it is sent, checking that a table
+//! exists, and opening the input and output.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+
+use tablekit::client::TableServiceClient;
+use tablekit::{DynamicEntity, Query};
+
+use crate::cli::Selection;
+use crate::exit::{Failure, Kind, Outcome};
+
+/// Checks an OData filter with the emulator's parser before any request is sent; the error
+/// shows where it goes wrong, under the filter.
+pub(crate) fn check_filter(filter: &str) -> Outcome {
+    tablekit_testing::filter::Filter::parse(filter)
+        .map(drop)
+        .map_err(|e| {
+            let message = e.to_string();
+            let caret = position(&message)
+                .map(|at| {
+                    let spaces = filter.get(..at).map_or(at, |s| s.chars().count());
+                    format!("\n  {filter}\n  {}^", " ".repeat(spaces))
+                })
+                .unwrap_or_default();
+            Failure::bad_input(format!("malformed filter: {message}{caret}"))
+        })
+}
+
+/// The byte position in the parser's `invalid $filter at N: ...`.
+fn position(message: &str) -> Option<usize> {
+    let rest = message.strip_prefix("invalid $filter at ")?;
+    rest.split(':').next()?.trim().parse().ok()
+}
+
+/// The query of `--filter`, `--select` and `--top`, checked.
+pub(crate) fn query(selection: &Selection) -> Outcome<Query<DynamicEntity>> {
+    let mut query = Query::new();
+    if let Some(filter) = &selection.filter {
+        check_filter(filter)?;
+        query = query.filter_raw(filter.clone());
+    }
+    if !selection.select.is_empty() {
+        query = query.select_names(selection.select.iter().cloned());
+    }
+    if let Some(top) = selection.top {
+        query = query.take(top);
+        if let Ok(n) = u32::try_from(top) {
+            if n > 0 && n < 1000 {
+                query = query
+                    .top(n)
+                    .map_err(|e| Failure::bad_input(e.to_string()))?;
+            }
+        }
+    }
+    Ok(query)
+}
+
+/// Fails with exit code 3 when `table` does not exist, before anything is written. A table
+/// SAS cannot list tables (403): the check is left to the operation then.
+pub(crate) async fn require_table(client: &TableServiceClient, table: &str) -> Outcome {
+    match client.table_exists(table).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Failure::new(
+            Kind::NotFound,
+            format!("table `{table}` does not exist"),
+        )),
+        Err(e) if e.status() == Some(403) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A buffered writer to `path`, or to stdout without one.
+pub(crate) fn output(path: Option<&Path>) -> Outcome<Box<dyn Write>> {
+    Ok(match path {
+        Some(path) => Box::new(BufWriter::with_capacity(
+            1 << 16,
+            File::create(path).map_err(|e| {
+                Failure::bad_input(format!("cannot create `{}`: {e}", path.display()))
+            })?,
+        )),
+        None => Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout())),
+    })
+}
+
+/// A buffered reader of `path`, or of stdin without one (or with `-`).
+pub(crate) fn input(path: Option<&Path>) -> Outcome<Box<dyn BufRead>> {
+    Ok(match path.filter(|p| p.as_os_str() != "-") {
+        Some(path) => Box::new(BufReader::with_capacity(
+            1 << 16,
+            File::open(path).map_err(|e| {
+                Failure::bad_input(format!("cannot open `{}`: {e}", path.display()))
+            })?,
+        )),
+        None => Box::new(BufReader::with_capacity(1 << 16, std::io::stdin())),
+    })
+}

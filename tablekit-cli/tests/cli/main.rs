@@ -1,0 +1,11 @@
+//! End-to-end tests of the `tablekit` binary, run as a child process against the in-process
+//! emulator and against Azurite.
+
+mod support;
+
+mod backup;
+mod bad_input;
+mod copy;
+mod entities;
+mod round_trip;
+mod secrets;

@@ -17,21 +17,15 @@ pub(crate) fn check_filter(filter: &str) -> Outcome {
     tablekit_testing::filter::Filter::parse(filter)
         .map(drop)
         .map_err(|e| {
-            let message = e.to_string();
-            let caret = position(&message)
-                .map(|at| {
-                    let spaces = filter.get(..at).map_or(at, |s| s.chars().count());
-                    format!("\n  {filter}\n  {}^", " ".repeat(spaces))
-                })
-                .unwrap_or_default();
-            Failure::bad_input(format!("malformed filter: {message}{caret}"))
+            let at = e.position();
+            let column = filter.get(..at).map_or(at, |s| s.chars().count());
+            Failure::bad_input(format!(
+                "malformed filter at character {}: {}\n  {filter}\n  {}^",
+                column + 1,
+                e.message(),
+                " ".repeat(column)
+            ))
         })
-}
-
-/// The byte position in the parser's `invalid $filter at N: ...`.
-fn position(message: &str) -> Option<usize> {
-    let rest = message.strip_prefix("invalid $filter at ")?;
-    rest.split(':').next()?.trim().parse().ok()
 }
 
 /// The query of `--filter`, `--select` and `--top`, checked.

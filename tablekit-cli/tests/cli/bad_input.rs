@@ -32,12 +32,25 @@ async fn malformed_filter_says_where(connection_string: &str) {
     assert_eq!(run.code, 2);
     assert!(
         run.stderr
-            .contains("malformed filter: invalid $filter at 9"),
+            .contains("malformed filter at character 10: unterminated string literal"),
         "{}",
         run.stderr
     );
     assert!(
         run.stderr.contains("\n  Score gt 'x\n           ^"),
+        "{}",
+        run.stderr
+    );
+    // A missing value is shown where it should have been: at the end.
+    let run = tablekit(connection_string, &["query", &name, "--filter", "Score ge"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("malformed filter at character 9: "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("\n  Score ge\n          ^"),
         "{}",
         run.stderr
     );

@@ -20,13 +20,26 @@ pub(crate) enum Token {
 }
 
 /// Tokenizes the whole filter, or names the first thing that is not a token.
+#[cfg(test)]
 pub(crate) fn tokenize(text: &str) -> Result<Vec<Token>, FilterError> {
+    tokenize_at(text).map(|(tokens, _)| tokens)
+}
+
+/// Tokenizes the whole filter, with the byte offset each token starts at (so a parse error
+/// can say where it is), or names the first thing that is not a token.
+pub(crate) fn tokenize_at(text: &str) -> Result<(Vec<Token>, Vec<usize>), FilterError> {
     let mut lexer = Lexer { text, pos: 0 };
     let mut tokens = Vec::new();
-    while let Some(token) = lexer.next_token()? {
+    let mut offsets = Vec::new();
+    loop {
+        lexer.skip_whitespace();
+        let start = lexer.pos;
+        let Some(token) = lexer.next_token()? else {
+            return Ok((tokens, offsets));
+        };
         tokens.push(token);
+        offsets.push(start);
     }
-    Ok(tokens)
 }
 
 struct Lexer<'a> {
@@ -47,10 +60,14 @@ impl Lexer<'_> {
         FilterError::new(self.pos, message)
     }
 
-    fn next_token(&mut self) -> Result<Option<Token>, FilterError> {
+    fn skip_whitespace(&mut self) {
         while self.peek().is_some_and(char::is_whitespace) {
             self.bump();
         }
+    }
+
+    fn next_token(&mut self) -> Result<Option<Token>, FilterError> {
+        self.skip_whitespace();
         let Some(c) = self.peek() else {
             return Ok(None);
         };

@@ -59,8 +59,8 @@ impl Filter {
     /// # Ok::<(), tablekit_testing::filter::FilterError>(())
     /// ```
     pub fn parse(text: &str) -> Result<Filter, FilterError> {
-        let tokens = lexer::tokenize(text)?;
-        let expr = parser::parse(&tokens)?;
+        let (tokens, offsets) = lexer::tokenize_at(text)?;
+        let expr = parser::parse(&tokens, &offsets, text.len())?;
         Ok(Filter { expr })
     }
 
@@ -110,6 +110,30 @@ impl FilterError {
             position,
             message: message.into(),
         }
+    }
+
+    /// Where in the filter's text (a byte offset) the problem is: the token that cannot
+    /// stand there, or the text's end when something is missing.
+    ///
+    /// ```
+    /// use tablekit_testing::filter::Filter;
+    /// assert_eq!(Filter::parse("Score ge").unwrap_err().position(), 8);
+    /// assert_eq!(Filter::parse("Score ge 1 1").unwrap_err().position(), 11);
+    /// assert_eq!(Filter::parse("A eq 'open").unwrap_err().position(), 5);
+    /// ```
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// What is wrong, without the position.
+    ///
+    /// ```
+    /// use tablekit_testing::filter::Filter;
+    /// let err = Filter::parse("A eq 'open").unwrap_err();
+    /// assert_eq!(err.message(), "unterminated string literal");
+    /// ```
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 

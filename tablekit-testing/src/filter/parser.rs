@@ -80,10 +80,13 @@ pub(crate) enum Expr {
     Truthy(Operand),
 }
 
-/// Parses a whole token list into one expression.
-pub(crate) fn parse(tokens: &[Token]) -> Result<Expr, FilterError> {
+/// Parses a whole token list into one expression; `offsets` are where the tokens start in
+/// the text, `end` its length, for errors.
+pub(crate) fn parse(tokens: &[Token], offsets: &[usize], end: usize) -> Result<Expr, FilterError> {
     let mut parser = Parser {
         tokens,
+        offsets,
+        end,
         pos: 0,
         depth: 0,
         comparisons: 0,
@@ -97,6 +100,8 @@ pub(crate) fn parse(tokens: &[Token]) -> Result<Expr, FilterError> {
 
 struct Parser<'a> {
     tokens: &'a [Token],
+    offsets: &'a [usize],
+    end: usize,
     pos: usize,
     depth: usize,
     comparisons: usize,
@@ -104,7 +109,9 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn error(&self, message: &str) -> FilterError {
-        FilterError::new(self.pos, format!("token {}: {message}", self.pos))
+        // Where the token in hand starts in the text, or its end when none is left.
+        let at = self.offsets.get(self.pos).copied().unwrap_or(self.end);
+        FilterError::new(at, message)
     }
 
     fn peek(&self) -> Option<&Token> {
@@ -210,11 +217,12 @@ fn is_keyword(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lexer::tokenize;
+    use super::super::lexer::tokenize_at;
     use super::*;
 
     fn parse_text(text: &str) -> Result<Expr, FilterError> {
-        parse(&tokenize(text)?)
+        let (tokens, offsets) = tokenize_at(text)?;
+        parse(&tokens, &offsets, text.len())
     }
 
     #[test]

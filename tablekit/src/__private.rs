@@ -25,6 +25,7 @@ pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
 pub use crate::entity::{DynamicEntity, PropertyError};
 pub use crate::etag::ETag;
+pub use crate::family::{check_variant_pair, discriminator_of, only, Family, Variant};
 pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::KeyKind;

@@ -6,6 +6,7 @@ use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
 mod entity;
+mod family;
 mod internals;
 mod record;
 mod table_value;
@@ -111,7 +112,10 @@ mod table_value;
 #[proc_macro_derive(TableEntity, attributes(tablekit))]
 pub fn derive_table_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    entity::derive(&input).into()
+    match input.data {
+        syn::Data::Enum(_) => family::derive(&input).into(),
+        _ => entity::derive(&input).into(),
+    }
 }
 
 /// Stores a fieldless enum in one property: as its discriminant (`Int32`, the default) or, with

@@ -29,7 +29,7 @@ pub use crate::family::{check_variant_pair, discriminator_of, only, Family, Vari
 pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::KeyKind;
-pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};
+pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
 pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
 pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
 pub use crate::value::Value;

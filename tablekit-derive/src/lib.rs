@@ -14,6 +14,13 @@ mod table_value;
 /// Generates a typed wrapper over a dynamic entity, typed columns, key composition and
 /// conversions for a struct with named fields.
 ///
+/// On an enum whose variants each hold a model with a `kind` (`Blog(Blog)`), it generates an
+/// entity family: `PostEntity` (`Blog(BlogEntity)`, ...) chosen by each row's stored kind,
+/// `TableModel` (and `NamedTable` with `table = ".."`) on the enum, `PARTITION_KEY`, `ROW_KEY`,
+/// `Post::only(filter)`, `From<BlogEntity> for PostEntity` and the accessors `as_blog()`,
+/// `as_blog_mut()`, `into_blog()`, `kind()`. `#[tablekit(other)]` on a variant holding a
+/// `DynamicEntity` keeps rows of any other kind; without it they are `Error::WrongKind`.
+///
 /// For `struct Gamer` it generates:
 /// - `GamerEntity`, a wrapper holding a `DynamicEntity` (properties `Gamer` does not declare
 ///   survive a read-modify-write): `new(key fields..)`, `try_new(..)` (validates the keys),

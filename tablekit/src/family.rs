@@ -46,9 +46,11 @@
 //! assert_eq!(only.to_string(), "Kind eq 'Blog' and (Rating gt 3)");
 //! ```
 
+use std::marker::PhantomData;
+
 use crate::entity::DynamicEntity;
 use crate::filter::Filter;
-use crate::model::{Discriminator, TableModel, WrongKind};
+use crate::model::{Discriminator, NamedTable, TableModel, WrongKind};
 use crate::value::Value;
 
 /// What a family reads: the property holding the kind, the kind of each variant and whether
@@ -206,7 +208,9 @@ pub fn only<F: TableModel, V: Variant<F>>(filter: Filter<V>) -> Filter<F> {
 pub const fn discriminator_of<M: TableModel>() -> Discriminator {
     match M::DISCRIMINATOR {
         Some(kind) => kind,
-        None => panic!("every variant of a family holds a model declaring `#[tablekit(kind = \"...\")]`"),
+        None => panic!(
+            "every variant of a family holds a model declaring `#[tablekit(kind = \"...\")]`"
+        ),
     }
 }
 
@@ -236,6 +240,36 @@ pub const fn check_variant_pair<A: TableModel, B: TableModel>() {
     }
     if const_str_eq(a.value, b.value) {
         panic!("two variants of a family have the same kind: each variant's model needs its own `kind`");
+    }
+}
+
+/// The table a model names, if any, for the const checks of a family's variants:
+/// `TableOf::<M>::NAME` is the inherent const when `M: NamedTable`, else [`NoTable`]'s `None`
+/// (an inherent item whose bounds fail gives way to the trait's).
+#[doc(hidden)]
+pub struct TableOf<M: ?Sized>(PhantomData<M>);
+
+impl<M: NamedTable> TableOf<M> {
+    /// The model's table.
+    pub const NAME: Option<&'static str> = Some(M::TABLE_NAME);
+}
+
+/// What [`TableOf`] answers for a model that names no table.
+#[doc(hidden)]
+pub trait NoTable {
+    /// No table.
+    const NAME: Option<&'static str> = None;
+}
+
+impl<M: ?Sized> NoTable for TableOf<M> {}
+
+/// Two tables a family's variants live in must be one (a variant naming none fits any).
+#[doc(hidden)]
+pub const fn check_same_table(a: Option<&str>, b: Option<&str>) {
+    if let (Some(a), Some(b)) = (a, b) {
+        if !const_str_eq(a, b) {
+            panic!("the variants of a family live in its table: a variant's model names another `table`");
+        }
     }
 }
 

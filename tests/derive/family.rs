@@ -137,7 +137,10 @@ pub async fn each_variant_round_trips_as_its_model(client: &TableServiceClient) 
     );
     assert!(photo.as_blog().is_none());
     let comment = posts.get("football", "3").await.unwrap().expect("stored");
-    assert_eq!(comment.as_comment().expect("a comment").text(), "what a game");
+    assert_eq!(
+        comment.as_comment().expect("a comment").text(),
+        "what a game"
+    );
     posts.delete_table().await.unwrap();
 }
 
@@ -147,7 +150,9 @@ pub async fn a_mixed_query_reads_each_row_as_its_model_in_row_key_order(
     let posts = microblog::<Post>(client).await;
     let mut batch = posts.batch();
     batch.insert(&blog("1", "kick-off", 3).into()).unwrap();
-    batch.insert(&photo("2", "https://example.invalid/1.jpg").into()).unwrap();
+    batch
+        .insert(&photo("2", "https://example.invalid/1.jpg").into())
+        .unwrap();
     batch.insert(&comment("3", "first!").into()).unwrap();
     batch.insert(&blog("4", "full time", 5).into()).unwrap();
     batch.submit().await.unwrap();
@@ -172,7 +177,10 @@ pub async fn a_mixed_query_reads_each_row_as_its_model_in_row_key_order(
         "the family's query filters on its kinds: the video is not read"
     );
     assert!(matches!(&read[1], PostEntity::Photo(p) if p.uri() == "https://example.invalid/1.jpg"));
-    assert_eq!(read[3].as_blog().map(|b| b.text()).as_deref(), Some("full time"));
+    assert_eq!(
+        read[3].as_blog().map(|b| b.text()).as_deref(),
+        Some("full time")
+    );
 
     // A select still fetches the kind, so each row is read as its model.
     let query = Query::<Post>::new().select(Post::ROW_KEY).top(2).unwrap();
@@ -180,7 +188,11 @@ pub async fn a_mixed_query_reads_each_row_as_its_model_in_row_key_order(
     let first = pages.try_next().await.unwrap().expect("a page");
     assert_eq!(first.entities().len(), 2);
     assert!(first.entities().iter().all(|p| p.kind().is_some()));
-    assert_eq!(rows(client, posts.name()).await.len(), 5, "nothing was dropped");
+    assert_eq!(
+        rows(client, posts.name()).await.len(),
+        5,
+        "nothing was dropped"
+    );
     posts.delete_table().await.unwrap();
 }
 
@@ -189,26 +201,36 @@ pub async fn a_batch_mixing_variants_applies_all_or_nothing(client: &TableServic
     let mut batch = posts.batch();
     batch.insert(&blog("1", "derby day", 5).into()).unwrap();
     batch.insert(&comment("1-a", "first!").into()).unwrap();
-    batch.insert(&photo("2", "https://example.invalid/derby.jpg").into()).unwrap();
+    batch
+        .insert(&photo("2", "https://example.invalid/derby.jpg").into())
+        .unwrap();
     let outcome = batch.submit().await.unwrap();
     assert_eq!(outcome.results().len(), 3);
     assert_eq!(rows(client, posts.name()).await.len(), 3);
 
     let mut batch = posts.batch();
-    batch.insert(&comment("1-b", "late to the party").into()).unwrap();
-    batch.insert(&photo("2", "https://example.invalid/again.jpg").into()).unwrap(); // a duplicate
+    batch
+        .insert(&comment("1-b", "late to the party").into())
+        .unwrap();
+    batch
+        .insert(&photo("2", "https://example.invalid/again.jpg").into())
+        .unwrap(); // a duplicate
     let err = batch.submit().await.unwrap_err();
     assert!(matches!(err, Error::Batch { index: Some(1), .. }), "{err}");
     let stored = rows(client, posts.name()).await;
-    assert_eq!(stored.len(), 3, "the failed transaction applied nothing: {stored:?}");
+    assert_eq!(
+        stored.len(),
+        3,
+        "the failed transaction applied nothing: {stored:?}"
+    );
     posts.delete_table().await.unwrap();
 }
 
-pub async fn an_unknown_kind_is_kept_in_other_and_written_back_intact(
-    client: &TableServiceClient,
-) {
+pub async fn an_unknown_kind_is_kept_in_other_and_written_back_intact(client: &TableServiceClient) {
     let feed = microblog::<Feed>(client).await;
-    feed.insert(&mut blog("1", "kick-off", 3).into()).await.unwrap();
+    feed.insert(&mut blog("1", "kick-off", 3).into())
+        .await
+        .unwrap();
     let video = insert_video(client, feed.name(), "2").await;
 
     let read = feed.query_all().collect_all().await.unwrap();
@@ -264,7 +286,11 @@ pub async fn an_unknown_kind_without_other_is_a_typed_error(client: &TableServic
         matches!(&err, Error::WrongKind(WrongKind { found: None, .. })),
         "{err}"
     );
-    assert_eq!(rows(client, posts.name()).await.len(), 2, "nothing was dropped");
+    assert_eq!(
+        rows(client, posts.name()).await.len(),
+        2,
+        "nothing was dropped"
+    );
     posts.delete_table().await.unwrap();
 }
 
@@ -313,7 +339,10 @@ pub async fn every_write_refuses_a_variant_whose_row_is_of_another_kind(
     kindless.as_dynamic_mut().remove("Kind");
     let err = feed.upsert_merge(&mut kindless.into()).await.unwrap_err();
     assert!(matches!(err, Error::WrongKind(_)), "{err}");
-    assert!(rows(client, posts.name()).await.is_empty(), "nothing was sent");
+    assert!(
+        rows(client, posts.name()).await.is_empty(),
+        "nothing was sent"
+    );
     posts.delete_table().await.unwrap();
 }
 

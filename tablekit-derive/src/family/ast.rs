@@ -84,7 +84,12 @@ fn container(cx: &Ctxt, input: &syn::DeriveInput) -> (Option<LitStr>, Option<syn
             }
         } else {
             let valid = symbol::list(&[CONTAINER_KEYS]);
-            attr::unknown(cx, meta, TABLEKIT, &format!("{valid} on an entity family (kinds and keys are its models')"));
+            attr::unknown(
+                cx,
+                meta,
+                TABLEKIT,
+                &format!("{valid} on an entity family (kinds and keys are its models')"),
+            );
         }
     });
     (table.get().map(|t| t.value), krate.get().map(|k| k.value))

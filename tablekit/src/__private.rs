@@ -27,7 +27,8 @@ pub use crate::convert::{FromValue, IntoValue, ValueError};
 pub use crate::entity::{DynamicEntity, PropertyError};
 pub use crate::etag::ETag;
 pub use crate::family::{
-    check_same_table, check_variant_pair, discriminator_of, only, Family, NoTable, TableOf, Variant,
+    check_same_table, check_variant_pair, discriminator_of, kind_or_empty, only, Family, NoTable,
+    TableOf, Variant,
 };
 pub use crate::filter::Filter;
 pub use crate::keys;

@@ -80,11 +80,18 @@ pub(crate) fn expand(f: &Family<'_>, mode: Mode) -> TokenStream {
     let accessors = accessors(&g);
     let checks = mode.complete_only(checks(&g));
     let allow = mode.allow();
+    // After an error that left no variant, the entity still has a value, so code using it
+    // is not unreachable.
+    let stand_in = (mode == Mode::Fallback && f.variants.is_empty()).then(|| {
+        let p = g.p;
+        quote!(#[doc(hidden)] __Invalid(#p::DynamicEntity),)
+    });
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug, PartialEq)]
         #vis enum #entity {
-            #(#variants),*
+            #(#variants,)*
+            #stand_in
         }
 
         #[doc(hidden)]
@@ -112,39 +119,8 @@ pub(crate) fn expand(f: &Family<'_>, mode: Mode) -> TokenStream {
 fn traits(g: &Gen<'_, '_>) -> TokenStream {
     let (p, f, entity) = (g.p, g.f, &g.entity);
     let family = f.ident;
-    let name = family.to_string();
-    let models = g.distinct_models();
-    let family_const = match (g.mode, models.first()) {
-        (Mode::Complete, Some(first)) => {
-            let first = first.ty;
-            let open = f.other().is_some();
-            quote! {
-                const FAMILY: #p::Option<#p::Family> = #p::Some(#p::Family {
-                    name: #name,
-                    property: #p::discriminator_of::<#first>().property,
-                    kinds: __KINDS,
-                    open: #open,
-                });
-            }
-        }
-        _ => TokenStream::new(),
-    };
-    let named = match (&f.table, g.mode) {
-        (Some(table), _) => {
-            let table = table.value();
-            Some(quote!(#table))
-        }
-        (None, Mode::Fallback) => Some(quote!("")),
-        (None, Mode::Complete) => None,
-    }
-    .map(|table| {
-        quote! {
-            #[automatically_derived]
-            impl #p::NamedTable for #family {
-                const TABLE_NAME: &'static str = #table;
-            }
-        }
-    });
+    let family_const = family_const(g);
+    let named = named_table(g);
     let check_arms = f.variants.iter().map(|v| {
         let ident = v.ident;
         match v.other {
@@ -199,6 +175,41 @@ fn traits(g: &Gen<'_, '_>) -> TokenStream {
     }
 }
 
+/// `TableModel::FAMILY`: the kind property (the first model's: the const checks make them
+/// one), the kinds, and whether the family is open.
+fn family_const(g: &Gen<'_, '_>) -> TokenStream {
+    let (p, f) = (g.p, g.f);
+    let (Mode::Complete, Some(first)) = (g.mode, f.models().next()) else {
+        return TokenStream::new();
+    };
+    let (name, first, open) = (f.ident.to_string(), first.ty, f.other().is_some());
+    quote! {
+        const FAMILY: #p::Option<#p::Family> = #p::Some(#p::Family {
+            name: #name,
+            property: #p::kind_or_empty::<#first>().property,
+            kinds: __KINDS,
+            open: #open,
+        });
+    }
+}
+
+/// `NamedTable` for a family naming its table. After an error any family may be used as a
+/// named one: a misspelled `table` must not add an error at each `client.table::<F>()`.
+fn named_table(g: &Gen<'_, '_>) -> Option<TokenStream> {
+    let (p, family) = (g.p, g.f.ident);
+    let table = match (&g.f.table, g.mode) {
+        (Some(table), _) => table.value(),
+        (None, Mode::Fallback) => String::new(),
+        (None, Mode::Complete) => return None,
+    };
+    Some(quote! {
+        #[automatically_derived]
+        impl #p::NamedTable for #family {
+            const TABLE_NAME: &'static str = #table;
+        }
+    })
+}
+
 /// `wrap`: the variant whose model's kind the row holds; else the `other` variant, or (for a
 /// closed family, whose reads refuse such a row before wrapping it) the first variant, whose
 /// writes then refuse it.
@@ -238,7 +249,7 @@ fn conversions(g: &Gen<'_, '_>) -> TokenStream {
     for v in g.distinct_models() {
         let (ident, ty, held) = (v.ident, v.ty, g.entity_ty(v));
         let kind = match g.mode {
-            Mode::Complete => quote!(#p::discriminator_of::<#ty>()),
+            Mode::Complete => quote!(#p::kind_or_empty::<#ty>()),
             Mode::Fallback => quote!(#p::Discriminator { property: "", value: "" }),
         };
         out.extend(quote! {
@@ -334,45 +345,52 @@ fn accessors(g: &Gen<'_, '_>) -> TokenStream {
     out
 }
 
-/// The const checks of what only the compiler sees: each variant's model has a kind, and
-/// every two share the kind property and differ in kind. `__KINDS` is the family's kinds.
+/// The const checks of what only the compiler sees: each variant's model has a kind, every
+/// two share the kind property, differ in kind and live in one table (the family's, when it
+/// names one). `__KINDS` is the family's kinds. The checks are called through local names
+/// spanned at the variant's type, so an error points at the variant rather than the derive.
 fn checks(g: &Gen<'_, '_>) -> TokenStream {
     let p = g.p;
     let models = g.distinct_models();
-    let each = models.iter().map(|v| {
-        let ty = v.ty;
-        quote_spanned!(ty.span()=> const _: #p::Discriminator = #p::discriminator_of::<#ty>();)
-    });
-    let mut pairs = TokenStream::new();
+    let mut out = TokenStream::new();
     for (i, a) in models.iter().enumerate() {
-        for b in models.iter().skip(i + 1) {
-            let (at, bt) = (a.ty, b.ty);
-            pairs.extend(
-                quote_spanned!(bt.span()=> const _: () = #p::check_variant_pair::<#at, #bt>();),
-            );
+        let at = a.ty;
+        out.extend(quote_spanned!(at.span()=> const _: () = { __discriminator_of::<#at>(); };));
+        if let Some(table) = &g.f.table {
+            let table = table.value();
+            out.extend(quote_spanned!(at.span()=>
+                const _: () = __check_same_table(#p::Some(#table), __TableOf::<#at>::NAME);
+            ));
         }
-    }
-    let table = g.f.table.as_ref().map(|t| {
-        let t = t.value();
-        quote!(#p::Some(#t))
-    });
-    let family_table = table.map(|table| {
-        models.iter().map(move |v| {
-            let ty = v.ty;
-            quote_spanned!(ty.span()=> const _: () = #p::check_same_table(#table, #p::TableOf::<#ty>::NAME);)
-        }).collect::<TokenStream>()
-    });
-    for (i, a) in models.iter().enumerate() {
         for b in models.iter().skip(i + 1) {
-            let (at, bt) = (a.ty, b.ty);
-            pairs.extend(quote_spanned!(bt.span()=> const _: () = #p::check_same_table(#p::TableOf::<#at>::NAME, #p::TableOf::<#bt>::NAME);));
+            let bt = b.ty;
+            out.extend(quote_spanned!(bt.span()=>
+                const _: () = __check_variant_pair::<#at, #bt>();
+                const _: () = __check_same_table(__TableOf::<#at>::NAME, __TableOf::<#bt>::NAME);
+            ));
         }
     }
     let kinds = models.iter().map(|v| {
         let ty = v.ty;
-        quote!(#p::discriminator_of::<#ty>().value)
+        quote!(#p::kind_or_empty::<#ty>().value)
     });
-    let family = g.f.ident;
+    let used = variants_used(g);
+    quote! {
+        use #p::NoTable as _;
+        use #p::{
+            check_same_table as __check_same_table, check_variant_pair as __check_variant_pair,
+            discriminator_of as __discriminator_of, TableOf as __TableOf,
+        };
+        #out
+        const __KINDS: &[&str] = &[#(#kinds),*];
+        #used
+    }
+}
+
+/// The family's variants name models and are never built or read by the user's code: naming
+/// each constructor and field in an anonymous const keeps the dead code lint quiet.
+fn variants_used(g: &Gen<'_, '_>) -> TokenStream {
+    let (p, family) = (g.p, g.f.ident);
     let ctors = g.f.variants.iter().map(|v| {
         let ident = v.ident;
         quote!(#family::#ident)
@@ -382,15 +400,6 @@ fn checks(g: &Gen<'_, '_>) -> TokenStream {
         quote!(#family::#ident(value) => #p::drop(value))
     });
     quote! {
-        use #p::NoTable as _;
-        #(#each)*
-        #pairs
-        #family_table
-        const __KINDS: &[&str] = &[#(#kinds),*];
-
-        // The family's variants name models and are never built or read by the user's code:
-        // naming each constructor and field here, in an anonymous const, keeps the dead code
-        // lint quiet.
         const _: () = {
             #(let _ = #ctors;)*
             let _ = |family: #family| match family { #(#reads,)* };

@@ -822,6 +822,7 @@ impl BatchOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entity::DynamicEntity;
 
     #[test]
     fn etags_go_to_the_writes_they_belong_to_even_when_one_is_missing() {

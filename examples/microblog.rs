@@ -5,7 +5,8 @@
 //! channel's newest month sorts first and each month is its own unit of load balancing. The
 //! RowKey starts with inverted ticks (19 digits, newest first) and names the kind, so a
 //! partition reads newest first and a blog's comments sort right after the blog. Every entity
-//! also stores its `Kind`, so a mixed read comes back as the right types.
+//! also stores its `Kind`, and the family `Post` reads each row as the model it names, so a
+//! mixed read comes back as the right types and one transaction writes several kinds.
 //!
 //! Shown: the 10 most recent blogs of a channel, a year's blogs by partition range, a mixed
 //! "home page" read, entity group transactions (all or nothing), and a schema change.
@@ -21,26 +22,18 @@ use std::process::ExitCode;
 use chrono::{Duration, TimeZone};
 use futures::TryStreamExt;
 use tablekit::prelude::*;
+use tablekit::NamedTable;
 
 use support::BoxError;
 
-/// What an entity of the table is; stored by name in the `Kind` property.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, TableValue)]
-#[tablekit(as_name)]
-pub enum Kind {
-    /// A [`Blog`].
-    #[default]
-    Blog,
-    /// A [`Photo`].
-    Photo,
-    /// A [`Comment`].
-    Comment,
-}
-
 /// A blog post. PartitionKey `{channel}_{9999-year}_{13-month}`, RowKey
-/// `{inverted ticks}_Blog`.
+/// `{inverted ticks}_Blog`; its `Kind` is `Blog`.
 #[derive(Debug, Clone, PartialEq, TableEntity)]
-#[tablekit(table = "Microblog", row_key(constant = "Blog", order = 1))]
+#[tablekit(
+    table = "Microblog",
+    kind = "Blog",
+    row_key(constant = "Blog", order = 1)
+)]
 pub struct Blog {
     /// The channel.
     #[tablekit(partition_key(order = 0))]
@@ -49,9 +42,6 @@ pub struct Blog {
     #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
     #[tablekit(row_key(order = 0, inverted_ticks))]
     pub posted: DateTime<Utc>,
-    /// Always [`Kind::Blog`]: what a mixed read dispatches on.
-    #[tablekit(default = Kind::Blog)]
-    pub kind: Kind,
     /// The text.
     pub text: String,
     /// The rating.
@@ -60,7 +50,11 @@ pub struct Blog {
 
 /// A photo, in the same partitions as blogs. RowKey `{inverted ticks}_Photo`.
 #[derive(Debug, Clone, PartialEq, TableEntity)]
-#[tablekit(table = "Microblog", row_key(constant = "Photo", order = 1))]
+#[tablekit(
+    table = "Microblog",
+    kind = "Photo",
+    row_key(constant = "Photo", order = 1)
+)]
 pub struct Photo {
     /// The channel.
     #[tablekit(partition_key(order = 0))]
@@ -69,9 +63,6 @@ pub struct Photo {
     #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
     #[tablekit(row_key(order = 0, inverted_ticks))]
     pub posted: DateTime<Utc>,
-    /// Always [`Kind::Photo`].
-    #[tablekit(default = Kind::Photo)]
-    pub kind: Kind,
     /// Where the image is.
     pub uri: String,
     /// The caption.
@@ -81,7 +72,11 @@ pub struct Photo {
 /// A comment on a blog: in the blog's partition, RowKey
 /// `{blog's inverted ticks}_Comment_{ticks}`, so comments sort after their blog, oldest first.
 #[derive(Debug, Clone, PartialEq, TableEntity)]
-#[tablekit(table = "Microblog", row_key(constant = "Comment", order = 1))]
+#[tablekit(
+    table = "Microblog",
+    kind = "Comment",
+    row_key(constant = "Comment", order = 1)
+)]
 pub struct Comment {
     /// The blog's channel.
     #[tablekit(partition_key(order = 0))]
@@ -93,9 +88,6 @@ pub struct Comment {
     /// When the comment was written.
     #[tablekit(row_key(order = 2, ticks))]
     pub written: DateTime<Utc>,
-    /// Always [`Kind::Comment`].
-    #[tablekit(default = Kind::Comment)]
-    pub kind: Kind,
     /// The text.
     pub text: String,
 }
@@ -106,7 +98,11 @@ pub mod v2 {
 
     /// A blog as version 2 of the application sees it.
     #[derive(Debug, Clone, PartialEq, TableEntity)]
-    #[tablekit(table = "Microblog", row_key(constant = "Blog", order = 1))]
+    #[tablekit(
+        table = "Microblog",
+        kind = "Blog",
+        row_key(constant = "Blog", order = 1)
+    )]
     pub struct Blog {
         /// The channel.
         #[tablekit(partition_key(order = 0))]
@@ -115,9 +111,6 @@ pub mod v2 {
         #[tablekit(partition_key(order = 1, format = "inverted_year_month"))]
         #[tablekit(row_key(order = 0, inverted_ticks))]
         pub posted: DateTime<Utc>,
-        /// Always `Kind::Blog`, stored by name.
-        #[tablekit(default = String::from("Blog"))]
-        pub kind: String,
         /// The text.
         pub text: String,
         /// New in version 2: blogs written before read `general`.
@@ -126,38 +119,28 @@ pub mod v2 {
     }
 }
 
-/// Any entity of the table, as its own type.
-#[derive(Debug)]
+/// Any entity of the table, as its own type: the derive reads each row as the model its
+/// `Kind` names (`PostEntity::Blog(BlogEntity)`, ...) and refuses a row of any other kind.
+#[derive(Debug, Clone, PartialEq, TableEntity)]
+#[tablekit(table = "Microblog")]
 pub enum Post {
     /// A blog.
-    Blog(BlogEntity),
+    Blog(Blog),
     /// A photo.
-    Photo(PhotoEntity),
+    Photo(Photo),
     /// A comment.
-    Comment(CommentEntity),
+    Comment(Comment),
 }
 
-impl Post {
-    /// Wraps a dynamic entity as the type its `Kind` names (nothing is converted or lost).
-    pub fn from_dynamic(entity: DynamicEntity) -> Result<Post, tablekit::Error> {
-        let kind: Kind = entity
-            .try_get("Kind")?
-            .ok_or_else(|| tablekit::Error::decode("Kind", "the entity has no `Kind`"))?;
-        Ok(match kind {
-            Kind::Blog => Post::Blog(BlogEntity::wrap(entity)),
-            Kind::Photo => Post::Photo(PhotoEntity::wrap(entity)),
-            Kind::Comment => Post::Comment(CommentEntity::wrap(entity)),
-        })
-    }
-
-    /// The kind.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Post::Blog(_) => Kind::Blog,
-            Post::Photo(_) => Kind::Photo,
-            Post::Comment(_) => Kind::Comment,
-        }
-    }
+/// What the home page showed, by the type each row was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A [`Blog`].
+    Blog,
+    /// A [`Photo`].
+    Photo,
+    /// A [`Comment`].
+    Comment,
 }
 
 /// The channel most of the data is in, and another one the queries must not reach into.
@@ -195,17 +178,17 @@ fn main() -> ExitCode {
 
 /// Loads 14 months of posts, then runs the whitepaper's queries, transactions and upgrade.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
-    let table = support::fresh_table::<DynamicEntity>(client, "Microblog").await?;
+    let table = support::fresh_table::<Post>(client, Post::TABLE_NAME).await?;
     support::cleaning_up(client, table.name(), demo(client, table.name())).await
 }
 
 async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxError> {
     let mut outcome = Outcome::default();
-    let any: Table<DynamicEntity> = client.table_named(name);
+    let posts: Table<Post> = client.table_named(name);
     let blogs: Table<Blog> = client.table_named(name);
 
     support::heading("load: one entity group transaction per partition");
-    load(&any).await?;
+    load(&posts).await?;
 
     support::heading("the 10 most recent football blogs");
     outcome.most_recent = most_recent_blogs(&blogs, CHANNEL, 10).await?;
@@ -214,13 +197,13 @@ async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxErr
     outcome.year_2009 = blogs_of_year(&blogs, CHANNEL, 2009).await?;
 
     support::heading("home page: the newest month, every kind, newest first");
-    outcome.home_page = home_page(&any, CHANNEL, 8).await?;
+    outcome.home_page = home_page(&posts, CHANNEL, 8).await?;
 
     support::heading("a blog and its first comments, all or nothing");
     let (applied, failed_at) = transactions(client, name).await?;
     outcome.after_transaction = applied;
     outcome.failed_operation = failed_at;
-    outcome.after_failed_transaction = any.query_all().count().await?;
+    outcome.after_failed_transaction = posts.query_all().count().await?;
     println!(
         "{} entities before the failed transaction, {} after",
         outcome.after_transaction, outcome.after_failed_transaction
@@ -256,25 +239,26 @@ pub fn months() -> Vec<(i32, u32)> {
 }
 
 /// Each month: football blogs on the 3rd and the 17th with a comment each, a photo on the
-/// 10th, and one rust blog. Each partition goes in as one transaction (up to 100 operations).
-async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
+/// 10th, and one rust blog. Each partition goes in as one transaction (up to 100 operations)
+/// mixing the family's kinds.
+async fn load(posts: &Table<Post>) -> Result<(), BoxError> {
     let mut total = 0;
     for (year, month) in months() {
-        let mut batch = any.batch();
+        let mut batch = posts.batch();
         for day in [3, 17] {
             let posted = at(year, month, day);
             let mut blog = BlogEntity::new(CHANNEL, posted);
             blog.set_text(format!("match report {year}-{month:02}-{day:02}"));
             blog.set_rating(day as i32 % 5);
-            batch.insert(blog.as_dynamic())?;
+            batch.insert(&blog.into())?;
             let mut comment = CommentEntity::new(CHANNEL, posted, posted + Duration::hours(1));
             comment.set_text("what a game");
-            batch.insert(comment.as_dynamic())?;
+            batch.insert(&comment.into())?;
         }
         let mut photo = PhotoEntity::new(CHANNEL, at(year, month, 10));
         photo.set_uri(format!("https://example.invalid/{year}/{month}.jpg"));
         photo.set_caption("the stadium");
-        batch.insert(photo.as_dynamic())?;
+        batch.insert(&photo.into())?;
         let partition = batch.partition_key().unwrap_or_default().to_owned();
         total += batch.len();
         batch.submit().await?;
@@ -282,7 +266,7 @@ async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
 
         let mut rust = BlogEntity::new(OTHER_CHANNEL, at(year, month, 20));
         rust.set_text("borrowing, explained");
-        any.insert(rust.as_dynamic_mut()).await?;
+        posts.insert(&mut rust.into()).await?;
         total += 1;
     }
     println!("{total} entities loaded");
@@ -290,14 +274,15 @@ async fn load(any: &Table<DynamicEntity>) -> Result<(), BoxError> {
 }
 
 /// The newest `n` blogs of a channel: partitions of the channel sort newest month first and
-/// rows newest first, so the first `n` results are the answer. `take(n)` stops there.
+/// rows newest first, so the first `n` results are the answer. `take(n)` stops there. A
+/// query of `Blog` keeps only rows whose `Kind` is `Blog`.
 async fn most_recent_blogs(
     blogs: &Table<Blog>,
     channel: &str,
     n: usize,
 ) -> Result<Vec<DateTime<Utc>>, BoxError> {
     let query = Query::<Blog>::new()
-        .filter(Blog::partition_key_prefix(channel).and(Blog::KIND.eq(Kind::Blog)))
+        .filter(Blog::partition_key_prefix(channel))
         .take(n);
     // Pages may come back short; the query reads on until it has `n` (or the data ends).
     let recent = blogs.query(query).collect_all().await?;
@@ -319,7 +304,7 @@ async fn blogs_of_year(
         return Err(format!("no such year: {year}").into());
     };
     let query = Query::<Blog>::new()
-        .filter(Blog::partition_key_between(channel, start..end).and(Blog::KIND.eq(Kind::Blog)))
+        .filter(Blog::partition_key_between(channel, start..end))
         .select((Blog::POSTED, Blog::TEXT));
     println!("filter: {}", query.filter_string().unwrap_or_default());
     let posted: Vec<DateTime<Utc>> = blogs
@@ -332,32 +317,46 @@ async fn blogs_of_year(
     Ok(posted)
 }
 
-/// The newest partition of a channel, every kind, newest first: read as dynamic entities
-/// and wrapped as the type each one's `Kind` names.
-async fn home_page(
-    any: &Table<DynamicEntity>,
-    channel: &str,
-    n: usize,
-) -> Result<Vec<Kind>, BoxError> {
+/// The newest partition of a channel, every kind, newest first: one query of the family,
+/// each row read as the model its `Kind` names.
+async fn home_page(posts: &Table<Post>, channel: &str, n: usize) -> Result<Vec<Kind>, BoxError> {
     let newest = months().last().copied().unwrap_or((2009, 10));
     let partition = Blog::partition_key_of(channel, &at(newest.0, newest.1, 1));
-    let query = Query::<DynamicEntity>::new()
-        .filter(Column::<DynamicEntity, String>::dynamic("PartitionKey").eq(partition.as_str()))
+    let query = Query::<Post>::new()
+        .filter(Post::PARTITION_KEY.eq(partition.as_str()))
         .take(n);
+    println!("filter: {}", query.filter_string().unwrap_or_default());
     let mut kinds = Vec::new();
-    for entity in any.query(query).collect_all().await? {
-        let post = Post::from_dynamic(entity)?;
-        match &post {
-            Post::Blog(b) => println!("  blog    {}: {}", b.posted().format("%d %b"), b.text()),
-            Post::Photo(p) => println!("  photo   {}: {}", p.posted().format("%d %b"), p.uri()),
-            Post::Comment(c) => println!(
-                "  comment on the {} blog: {}",
-                c.blog_posted().format("%d %b"),
-                c.text()
-            ),
-        }
-        kinds.push(post.kind());
+    for post in posts.query(query).collect_all().await? {
+        let kind = match &post {
+            PostEntity::Blog(b) => {
+                println!("  blog    {}: {}", b.posted().format("%d %b"), b.text());
+                Kind::Blog
+            }
+            PostEntity::Photo(p) => {
+                println!("  photo   {}: {}", p.posted().format("%d %b"), p.uri());
+                Kind::Photo
+            }
+            PostEntity::Comment(c) => {
+                let on = c.blog_posted().format("%d %b");
+                println!("  comment on the {on} blog: {}", c.text());
+                Kind::Comment
+            }
+        };
+        kinds.push(kind);
     }
+    // One variant's rows, with a filter of its own model's columns.
+    let top_rated = Query::<Post>::new().filter(
+        Post::PARTITION_KEY
+            .eq(partition.as_str())
+            .and(Post::only(Blog::RATING.ge(2))),
+    );
+    println!(
+        "top rated: {}",
+        top_rated.filter_string().unwrap_or_default()
+    );
+    let top_rated = posts.query(top_rated).count().await?;
+    println!("{top_rated} blog(s) of that month rated 2 or more");
     Ok(kinds)
 }
 
@@ -367,7 +366,7 @@ async fn transactions(
     client: &TableServiceClient,
     name: &str,
 ) -> Result<(usize, Option<usize>), BoxError> {
-    let any: Table<DynamicEntity> = client.table_named(name);
+    let posts: Table<Post> = client.table_named(name);
     let posted = at(2009, 10, 25);
     let mut blog = BlogEntity::new(CHANNEL, posted);
     blog.set_text("derby day");
@@ -376,10 +375,10 @@ async fn transactions(
     let mut second = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(9));
     second.set_text("great post");
 
-    let mut batch = any.batch();
-    batch.insert(blog.as_dynamic())?;
-    batch.insert(first.as_dynamic())?;
-    batch.insert(second.as_dynamic())?;
+    let mut batch = posts.batch();
+    batch.insert(&blog.into())?;
+    batch.insert(&first.clone().into())?;
+    batch.insert(&second.into())?;
     let outcome = batch.submit().await?;
     println!(
         "committed {} operations: {:?}",
@@ -390,13 +389,13 @@ async fn transactions(
             .map(|r| r.status())
             .collect::<Vec<_>>()
     );
-    let applied = any.query_all().count().await?;
+    let applied = posts.query_all().count().await?;
 
     let mut third = CommentEntity::new(CHANNEL, posted, posted + Duration::minutes(12));
     third.set_text("late to the party");
-    let mut batch = any.batch();
-    batch.insert(third.as_dynamic())?;
-    batch.insert(first.as_dynamic())?; // already there: the whole transaction fails
+    let mut batch = posts.batch();
+    batch.insert(&third.into())?;
+    batch.insert(&first.into())?; // already there: the whole transaction fails
     let failed_at = match batch.submit().await {
         Ok(_) => return Err("a transaction with a duplicate insert succeeded".into()),
         Err(tablekit::Error::Batch { index, source }) => {

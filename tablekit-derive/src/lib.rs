@@ -6,12 +6,20 @@ use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
 mod entity;
+mod family;
 mod internals;
 mod record;
 mod table_value;
 
 /// Generates a typed wrapper over a dynamic entity, typed columns, key composition and
 /// conversions for a struct with named fields.
+///
+/// On an enum whose variants each hold a model with a `kind` (`Blog(Blog)`), it generates an
+/// entity family: `PostEntity` (`Blog(BlogEntity)`, ...) chosen by each row's stored kind,
+/// `TableModel` (and `NamedTable` with `table = ".."`) on the enum, `PARTITION_KEY`, `ROW_KEY`,
+/// `Post::only(filter)`, `From<BlogEntity> for PostEntity` and the accessors `as_blog()`,
+/// `as_blog_mut()`, `into_blog()`, `kind()`. `#[tablekit(other)]` on a variant holding a
+/// `DynamicEntity` keeps rows of any other kind; without it they are `Error::WrongKind`.
 ///
 /// For `struct Gamer` it generates:
 /// - `GamerEntity`, a wrapper holding a `DynamicEntity` (properties `Gamer` does not declare
@@ -111,7 +119,10 @@ mod table_value;
 #[proc_macro_derive(TableEntity, attributes(tablekit))]
 pub fn derive_table_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    entity::derive(&input).into()
+    match input.data {
+        syn::Data::Enum(_) => family::derive(&input).into(),
+        _ => entity::derive(&input).into(),
+    }
 }
 
 /// Stores a fieldless enum in one property: as its discriminant (`Int32`, the default) or, with

@@ -10,6 +10,7 @@
 
 pub use core::convert::{From, Into, TryFrom};
 pub use core::default::Default;
+pub use core::mem::drop;
 pub use core::ops::RangeBounds;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
@@ -25,10 +26,14 @@ pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
 pub use crate::entity::{DynamicEntity, PropertyError};
 pub use crate::etag::ETag;
+pub use crate::family::{
+    check_same_table, check_variant_pair, discriminator_of, kind_or_empty, only, Family, NoTable,
+    TableOf, Variant,
+};
 pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::KeyKind;
-pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};
+pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
 pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
 pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
 pub use crate::value::Value;

@@ -14,6 +14,7 @@ mod convert;
 pub mod cosmos;
 mod entity;
 mod etag;
+pub mod family;
 pub mod filter;
 #[cfg(fuzzing)]
 #[doc(hidden)]

@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::entity::DynamicEntity;
+use crate::family::Family;
 use crate::filter::{CompareOp, Filter};
 use crate::value::Value;
 
@@ -115,6 +116,36 @@ pub trait TableModel: Send + Sync + 'static {
     /// assert_eq!(<DynamicEntity as TableModel>::DISCRIMINATOR, None);
     /// ```
     const DISCRIMINATOR: Option<Discriminator> = None;
+    /// For an entity family (`#[derive(TableEntity)]` on an enum, see
+    /// [`family`](crate::family)), the kinds it reads: reads refuse any other unless the
+    /// family is open, and queries of a closed family filter on its kinds.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, TableModel};
+    /// assert!(<DynamicEntity as TableModel>::FAMILY.is_none());
+    /// ```
+    const FAMILY: Option<Family> = None;
+
+    /// Checks the kind of an entity about to be written, before anything is sent: a model
+    /// with a kind only writes rows of that kind, a family's variant only rows of its model's.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::TableModel;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(kind = "Order")]
+    /// pub struct Order {
+    ///     #[tablekit(partition_key)]
+    ///     pub customer: String,
+    /// }
+    /// let mut order = OrderEntity::new("alice");
+    /// assert!(Order::check_write(&order).is_ok());
+    /// order.as_dynamic_mut().set("Kind", "Customer");
+    /// assert!(Order::check_write(&order).is_err());
+    /// ```
+    fn check_write(entity: &Self::Entity) -> Result<(), WrongKind> {
+        check_kind::<Self>(entity.as_dynamic())
+    }
 }
 
 /// A model whose table is named in `#[tablekit(table = "...")]`: what
@@ -191,21 +222,15 @@ impl Discriminator {
         if self.matches(entity) {
             return Ok(());
         }
-        Err(WrongKind {
-            partition_key: entity.partition_key().to_owned(),
-            row_key: entity.row_key().to_owned(),
-            property: self.property,
-            expected: self.value,
-            found: entity.value(self.property).map(|v| match v {
-                Value::String(s) => s.to_string(),
-                other => format!("a {} value", other.edm_type()),
-            }),
-        })
+        Err(WrongKind::new(entity, self.property, self.value, &[]))
     }
 }
 
-/// Checks that `entity` is of `M`'s kind, when `M` declares one.
-pub(crate) fn check_kind<M: TableModel>(entity: &DynamicEntity) -> Result<(), WrongKind> {
+/// Checks that `entity` is of `M`'s kind, when `M` declares one, or of one its family reads.
+pub(crate) fn check_kind<M: TableModel + ?Sized>(entity: &DynamicEntity) -> Result<(), WrongKind> {
+    if let Some(family) = M::FAMILY {
+        return family.check(entity);
+    }
     M::DISCRIMINATOR.map_or(Ok(()), |kind| kind.check(entity))
 }
 
@@ -252,10 +277,35 @@ pub struct WrongKind {
     pub row_key: String,
     /// The property that holds the kind.
     pub property: &'static str,
-    /// The model's kind.
+    /// The model's kind; for a family, the family's name.
     pub expected: &'static str,
     /// What the row holds there, if anything.
     pub found: Option<String>,
+    /// For a family, every kind it reads; empty for a model.
+    pub kinds: &'static [&'static str],
+}
+
+impl WrongKind {
+    /// What `entity` holds in `property`, refused by a reader of `expected` (`kinds`, for a
+    /// family).
+    pub(crate) fn new(
+        entity: &DynamicEntity,
+        property: &'static str,
+        expected: &'static str,
+        kinds: &'static [&'static str],
+    ) -> Self {
+        WrongKind {
+            partition_key: entity.partition_key().to_owned(),
+            row_key: entity.row_key().to_owned(),
+            property,
+            expected,
+            found: entity.value(property).map(|v| match v {
+                Value::String(s) => s.to_string(),
+                other => format!("a {} value", other.edm_type()),
+            }),
+            kinds,
+        }
+    }
 }
 
 impl fmt::Display for WrongKind {
@@ -265,12 +315,22 @@ impl fmt::Display for WrongKind {
             row_key,
             property,
             expected,
+            kinds,
             ..
         } = self;
-        write!(
-            f,
-            "entity ({partition_key}, {row_key}) is not of kind `{expected}`: "
-        )?;
+        if kinds.is_empty() {
+            write!(
+                f,
+                "entity ({partition_key}, {row_key}) is not of kind `{expected}`: "
+            )?;
+        } else {
+            let kinds: Vec<String> = kinds.iter().map(|k| format!("`{k}`")).collect();
+            write!(
+                f,
+                "entity ({partition_key}, {row_key}) is of no kind of `{expected}` ({}): ",
+                kinds.join(", ")
+            )?;
+        }
         match &self.found {
             Some(found) => write!(f, "its `{property}` is `{found}`"),
             None => write!(f, "it has no `{property}`"),

@@ -25,7 +25,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::convert::IntoValue;
-use crate::filter::{bind_params, IntoFilter, ParamError};
+use crate::filter::{bind_params, Filter, IntoFilter, ParamError};
 use crate::limits::InvalidInput;
 use crate::model::TableModel;
 use crate::select::Select;
@@ -248,11 +248,15 @@ impl<M: TableModel> Query<M> {
     /// [`Discriminator`](crate::Discriminator), its kind.
     pub(crate) fn sent_filter(&self) -> Option<String> {
         let own = self.filter.as_deref().filter(|f| !f.trim().is_empty());
-        let kind = M::DISCRIMINATOR.map(|kind| kind.filter::<M>().to_string());
+        let kind = match M::FAMILY {
+            Some(family) => family.filter::<M>(),
+            None => M::DISCRIMINATOR.map(|kind| kind.filter::<M>()),
+        };
         match (own, kind) {
             (own, None) => own.map(str::to_owned),
-            (None, Some(kind)) => Some(kind),
-            (Some(own), Some(kind)) => Some(format!("({own}) and {kind}")),
+            (None, Some(kind)) => Some(kind.to_string()),
+            // A family's kinds are an `or`: rendering groups it.
+            (Some(own), Some(kind)) => Some(Filter::<M>::raw(own).and(kind).to_string()),
         }
     }
 
@@ -260,7 +264,9 @@ impl<M: TableModel> Query<M> {
     /// model's kind property, then the query's own names, each once.
     pub(crate) fn sent_select(&self) -> Option<Vec<String>> {
         let own = self.select.as_deref().filter(|s| !s.is_empty())?;
-        let kind = M::DISCRIMINATOR.map(|kind| kind.property);
+        let kind = M::FAMILY
+            .map(|family| family.property)
+            .or(M::DISCRIMINATOR.map(|kind| kind.property));
         let mut names: Vec<String> = Vec::with_capacity(own.len() + 4);
         for name in ALWAYS_SELECTED.into_iter().chain(kind).map(str::to_owned) {
             names.push(name);

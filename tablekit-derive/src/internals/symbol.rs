@@ -48,6 +48,9 @@ pub(crate) const INVERTED: Symbol = Symbol("inverted");
 pub(crate) const PAD: Symbol = Symbol("pad");
 pub(crate) const FORMAT: Symbol = Symbol("format");
 
+// `#[derive(TableEntity)]` on a variant of an enum (an entity family).
+pub(crate) const OTHER: Symbol = Symbol("other");
+
 // `#[derive(TableValue)]`.
 pub(crate) const AS_NAME: Symbol = Symbol("as_name");
 

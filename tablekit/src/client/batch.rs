@@ -22,7 +22,6 @@ use super::table::{required_etag, Table};
 use super::transport::Call;
 use super::writable::{self, Unsent};
 use crate::codec;
-use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
@@ -196,17 +195,17 @@ impl<M: TableModel> Batch<M> {
     /// # Ok(()) }
     /// ```
     pub fn insert(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::Insert, entity.as_dynamic())
+        self.add_write(OperationKind::Insert, entity)
     }
 
     /// Adds an insert-or-merge.
     pub fn upsert_merge(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::UpsertMerge, entity.as_dynamic())
+        self.add_write(OperationKind::UpsertMerge, entity)
     }
 
     /// Adds an insert-or-replace.
     pub fn upsert_replace(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::UpsertReplace, entity.as_dynamic())
+        self.add_write(OperationKind::UpsertReplace, entity)
     }
 
     /// Adds a merge conditional on the entity's ETag ([`ETag::any`] for unconditional).
@@ -234,12 +233,12 @@ impl<M: TableModel> Batch<M> {
     /// # Ok(()) }
     /// ```
     pub fn merge(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::Merge, entity.as_dynamic())
+        self.add_write(OperationKind::Merge, entity)
     }
 
     /// Adds a replace conditional on the entity's ETag ([`ETag::any`] for unconditional).
     pub fn replace(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::Replace, entity.as_dynamic())
+        self.add_write(OperationKind::Replace, entity)
     }
 
     /// Adds a delete conditional on the entity's ETag ([`ETag::any`] for unconditional).
@@ -499,7 +498,8 @@ impl<M: TableModel> Batch<M> {
         }
     }
 
-    fn add_write(&mut self, kind: OperationKind, entity: &DynamicEntity) -> Result<()> {
+    fn add_write(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
+        let entity = typed.as_dynamic();
         let etag = match kind {
             OperationKind::Merge | OperationKind::Replace => Some(required_etag(entity)?),
             _ => None,
@@ -508,7 +508,7 @@ impl<M: TableModel> Batch<M> {
             OperationKind::Replace | OperationKind::UpsertReplace => Unsent::Deleted,
             _ => Unsent::Kept,
         };
-        writable::check::<M>(entity, unsent, self.table.client().limits())?;
+        writable::check::<M>(typed, unsent, self.table.client().limits())?;
         let body = codec::encode_entity(entity);
         self.add(
             kind,
@@ -822,6 +822,7 @@ impl BatchOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entity::DynamicEntity;
 
     #[test]
     fn etags_go_to_the_writes_they_belong_to_even_when_one_is_missing() {

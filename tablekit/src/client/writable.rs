@@ -9,9 +9,8 @@
 //! [`Discriminator`](crate::Discriminator) only writes rows of its own kind.
 
 use super::error::Error;
-use crate::entity::DynamicEntity;
 use crate::limits::{InvalidInput, Limits};
-use crate::model::{check_kind, TableModel};
+use crate::model::{TableEntity, TableModel};
 
 /// What a write does to the stored properties the entity does not hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,11 +24,12 @@ pub(crate) enum Unsent {
 /// Checks `entity` for a write of model `M` with `unsent` to a service with `limits`; nothing
 /// is sent when it fails.
 pub(crate) fn check<M: TableModel>(
-    entity: &DynamicEntity,
+    entity: &M::Entity,
     unsent: Unsent,
     limits: &Limits,
 ) -> Result<(), Error> {
-    check_kind::<M>(entity)?;
+    M::check_write(entity)?;
+    let entity = entity.as_dynamic();
     if unsent == Unsent::Deleted && entity.is_partial() {
         return Err(InvalidInput::PartialReplace {
             partition_key: entity.partition_key().to_owned(),
@@ -51,6 +51,7 @@ pub(crate) fn check<M: TableModel>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entity::DynamicEntity;
 
     #[test]
     fn an_allowed_overwrite_passes_and_an_unallowed_one_names_its_property() {

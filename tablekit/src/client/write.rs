@@ -51,7 +51,7 @@ impl<M: TableModel> Table<M> {
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
-        writable::check::<M>(dynamic, Unsent::Kept, self.client().limits())?;
+        writable::check::<M>(entity, Unsent::Kept, self.client().limits())?;
         let mut call =
             Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
         call.prefer_no_content = true;
@@ -255,7 +255,7 @@ impl<M: TableModel> Table<M> {
             Method::PUT => Unsent::Deleted,
             _ => Unsent::Kept,
         };
-        writable::check::<M>(dynamic, unsent, self.client().limits())?;
+        writable::check::<M>(entity, unsent, self.client().limits())?;
         let path = self.entity_path(dynamic.partition_key(), dynamic.row_key())?;
         let mut call = Call::new(method, path).json(codec::encode_entity(dynamic));
         call.if_match = if_match;

@@ -1,0 +1,8 @@
+use tablekit::prelude::*;
+
+#[derive(TableEntity)]
+pub enum Post {
+    Text(String),
+}
+
+fn main() {}

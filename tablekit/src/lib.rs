@@ -15,6 +15,7 @@ pub mod cosmos;
 mod entity;
 mod etag;
 pub mod filter;
+pub mod index;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing;

@@ -16,11 +16,14 @@ pub use core::result::Result::{self, Err, Ok};
 pub use core::unreachable;
 pub use std::format;
 pub use std::string::String;
+pub use std::vec::Vec;
 
 pub use chrono::{DateTime, Utc};
 pub use smol_str::SmolStr;
 
 pub use crate::client::error::Error;
+pub use crate::client::Table;
+pub use crate::index::{Index, IndexValue};
 pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
 pub use crate::entity::{DynamicEntity, PropertyError};

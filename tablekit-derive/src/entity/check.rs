@@ -34,6 +34,7 @@ pub(crate) fn check(cx: &Ctxt, c: &Container<'_>) {
         column_names(cx, f);
     }
     stored_names(cx, c);
+    indexes(cx, c);
     for key in &c.keys {
         orders(cx, key);
         for part in &key.parts {
@@ -77,6 +78,45 @@ fn separator(cx: &Ctxt, c: &Container<'_>) {
             separator,
             format!("`key_separator` contains {ch:?}, which keys cannot hold"),
         );
+    }
+}
+
+/// An index is on a plain stored field that is no key part, its name makes a method name
+/// (`by_<name>`), and no two indexes share one.
+fn indexes(cx: &Ctxt, c: &Container<'_>) {
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    for ix in c.indexes() {
+        let Some(attr) = &ix.field.attrs.index else {
+            continue;
+        };
+        if c.is_key_field(ix.position) || ix.field.attrs.key_only.is_some() {
+            cx.error_at(
+                attr.span,
+                "an `index` cannot be on a key field: the entity's own key already finds it",
+            );
+        } else if ix.field.storage != Storage::Property {
+            cx.error_at(
+                attr.span,
+                "an `index` needs a field stored as one property: not `skip`, `records`, `split` or `json`",
+            );
+        }
+        let valid = ix.name.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic())
+            && ix.name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        if !valid {
+            cx.error_at(
+                ix.span,
+                format!(
+                    "invalid index name `{}`: it starts with a letter and holds only letters, digits and `_`",
+                    ix.name
+                ),
+            );
+        }
+        if seen.insert(ix.name.clone(), ix.span).is_some() {
+            cx.error_at(
+                ix.span,
+                format!("two indexes are named `{}`: give one `index(name = \"...\")`", ix.name),
+            );
+        }
     }
 }
 

@@ -1,0 +1,87 @@
+//! Secondary indexes: `TableModel::INDEXES`, the hidden check that each indexed field's type
+//! can be indexed, and the model's lookups (`Employee::by_email`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned as _;
+
+use super::Gen;
+
+/// `const INDEXES` inside the `TableModel` impl; nothing for a model without indexes.
+pub(super) fn indexes_const(g: &Gen<'_, '_>) -> TokenStream {
+    let p = g.p;
+    let indexes = g.c.indexes();
+    if indexes.is_empty() {
+        return TokenStream::new();
+    }
+    let entries = indexes.iter().map(|ix| {
+        let (name, property) = (&ix.name, &ix.field.name);
+        match ix.unique {
+            true => quote!(#p::Index::new(#name, #property).unique()),
+            false => quote!(#p::Index::new(#name, #property)),
+        }
+    });
+    quote! {
+        const INDEXES: &'static [#p::Index] = &[#(#entries),*];
+    }
+}
+
+/// One hidden function per indexed field whose bound is checked at the field's type.
+pub(super) fn type_checks(g: &Gen<'_, '_>) -> TokenStream {
+    let p = g.p;
+    g.c.indexes()
+        .iter()
+        .map(|ix| {
+            let ty = ix.field.ty;
+            let check = format_ident!("__index_{}", ix.position);
+            quote_spanned! {ty.span()=>
+                fn #check() where #ty: #p::IndexValue {}
+            }
+        })
+        .collect()
+}
+
+/// `Employee::by_email(&table, partition_key, value)` per index.
+pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
+    let (p, wrapper) = (g.p, &g.wrapper);
+    g.c.indexes()
+        .iter()
+        .map(|ix| {
+            let (name, ty) = (&ix.name, ix.field.ty);
+            let method = format_ident!("by_{}", name);
+            if ix.unique {
+                let doc = format!(
+                    "The entity of the partition whose `{}` is `value` (unique index `{name}`), if any: one read of the index row, one of the entity, returned only if it still holds `value`.",
+                    ix.field.ident
+                );
+                let body = g.body(quote!(table.find_unique(#name, partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await));
+                quote! {
+                    #[doc = #doc]
+                    pub async fn #method(
+                        table: &#p::Table<Self>,
+                        partition_key: &str,
+                        value: &<#ty as #p::IndexValue>::Lookup,
+                    ) -> #p::Result<#p::Option<#wrapper>, #p::Error> {
+                        #body
+                    }
+                }
+            } else {
+                let doc = format!(
+                    "The entities of the partition whose `{}` is `value` (index `{name}`), each returned only if it still holds `value`.",
+                    ix.field.ident
+                );
+                let body = g.body(quote!(table.find_indexed(#name, partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await));
+                quote! {
+                    #[doc = #doc]
+                    pub async fn #method(
+                        table: &#p::Table<Self>,
+                        partition_key: &str,
+                        value: &<#ty as #p::IndexValue>::Lookup,
+                    ) -> #p::Result<#p::Vec<#wrapper>, #p::Error> {
+                        #body
+                    }
+                }
+            }
+        })
+        .collect()
+}

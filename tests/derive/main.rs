@@ -10,6 +10,7 @@ mod support;
 
 mod emulator;
 mod gamer;
+mod index;
 mod keys;
 mod kinds;
 mod records;

@@ -281,7 +281,53 @@ async fn concurrent_writers_leave_an_exact_index(client: &TableServiceClient) {
     );
 }
 
+async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
+    let table = employees(client).await;
+    let mut batch = table.batch();
+    batch.insert(&employee("e-1", "kim@example.com", "Smith")).unwrap();
+    batch.insert(&employee("e-2", "lee@example.com", "Smith")).unwrap();
+    assert_eq!(batch.len(), 6); // each entity and its two index rows
+    batch.submit().await.unwrap();
+    let smiths = Employee::by_last_name(&table, "Sales", "Smith").await.unwrap();
+    assert_eq!(ids(&smiths), ["e-1", "e-2"]);
+
+    // the index operations count against the 100-operation limit, all or none
+    let mut batch = table.batch();
+    for i in 0..33 {
+        batch
+            .insert(&employee(&format!("n-{i}"), &format!("n{i}@example.com"), "N"))
+            .unwrap();
+    }
+    let err = batch
+        .insert(&employee("n-33", "n33@example.com", "N"))
+        .unwrap_err();
+    assert!(err.is_invalid_input(), "{err}");
+    assert_eq!(batch.len(), 99);
+
+    // a change needs the stored values, which a transaction being built cannot read
+    let mut batch = table.batch();
+    let kim = table.get("Sales", "e-1").await.unwrap().unwrap();
+    assert!(batch.replace(&kim).unwrap_err().is_invalid_input());
+    assert!(batch
+        .delete_by_key("Sales", "e-1", &ETag::any())
+        .unwrap_err()
+        .is_invalid_input());
+    assert!(batch.is_empty());
+    // a delete of an entity read whole, on its ETag, removes its index rows too
+    batch.delete(&kim).unwrap();
+    assert_eq!(batch.len(), 3);
+    batch.submit().await.unwrap();
+    assert_eq!(
+        index_rows(&table).await,
+        rows(&[
+            ("email_lee@example.com", "e-2"),
+            ("last_name_Smith_e-2", "e-2"),
+        ])
+    );
+}
+
 on_servers!(
+    a_transaction_carries_the_index_rows,
     inserted_entities_are_found_by_their_indexed_values,
     a_changed_value_moves_its_index_row_in_the_same_transaction,
     a_unique_violation_applies_nothing,

@@ -209,6 +209,50 @@ fn add_main(
     }
 }
 
+/// The index rows' operations a transaction adds beside `kind` of `entity` (`None`: a delete
+/// by keys), for model `M`. An insert adds the entity's index rows; a delete of an entity on
+/// its ETag (so it is the stored state) deletes them. The other writes of an indexed model
+/// need the stored state first, which a transaction being built cannot read: they are
+/// refused, pointing at the table's own write, which reads it.
+pub(crate) fn check_batch_write<M: TableModel>(
+    kind: OperationKind,
+    entity: Option<&DynamicEntity>,
+) -> Result<Vec<(OperationKind, DynamicEntity)>> {
+    if M::INDEXES.is_empty() {
+        return Ok(Vec::new());
+    }
+    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity)>> {
+        Err(InvalidInput::Other(format!(
+            "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
+        ))
+        .into())
+    };
+    let Some(entity) = entity else {
+        return refuse("delete by keys alone");
+    };
+    check_row_key::<M>(entity.row_key())?;
+    let (row_kind, delete) = match kind {
+        OperationKind::Insert => (OperationKind::Insert, false),
+        OperationKind::Delete => (OperationKind::Delete, true),
+        _ => return refuse("merge, replace or upsert"),
+    };
+    if delete && (entity.is_partial() || entity.etag() == Some(&ETag::any())) {
+        return refuse("delete an entity not read whole, on its ETag");
+    }
+    let mut rows = Vec::new();
+    for index in M::INDEXES {
+        if let Some(row) = index.row_of(entity)? {
+            let kind = match (delete, index.is_unique()) {
+                (true, _) => OperationKind::Delete,
+                (false, true) => row_kind,
+                (false, false) => OperationKind::UpsertReplace,
+            };
+            rows.push((kind, row));
+        }
+    }
+    Ok(rows)
+}
+
 /// The stored entity with `change`'s properties merged in.
 fn merged(stored: &DynamicEntity, change: &DynamicEntity) -> DynamicEntity {
     let mut after = stored.clone();

@@ -23,12 +23,12 @@ pub use smol_str::SmolStr;
 
 pub use crate::client::error::Error;
 pub use crate::client::Table;
-pub use crate::index::{Index, IndexValue};
 pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
 pub use crate::entity::{DynamicEntity, PropertyError};
 pub use crate::etag::ETag;
 pub use crate::filter::Filter;
+pub use crate::index::{Index, IndexValue};
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};

@@ -15,10 +15,10 @@ pub mod cosmos;
 mod entity;
 mod etag;
 pub mod filter;
-pub mod index;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod index;
 pub mod keys;
 pub mod limits;
 mod model;

@@ -45,7 +45,11 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         (id.clone(), email.clone(), name.clone()).prop_map(|(i, e, n)| Op::Insert(i, e, n)),
         (id.clone(), email.clone(), name.clone()).prop_map(|(i, e, n)| Op::Replace(i, e, n)),
-        (id.clone(), proptest::option::of(email.clone()), proptest::option::of(name.clone()))
+        (
+            id.clone(),
+            proptest::option::of(email.clone()),
+            proptest::option::of(name.clone())
+        )
             .prop_map(|(i, e, n)| Op::Merge(i, e, n)),
         (id.clone(), email.clone(), name.clone()).prop_map(|(i, e, n)| Op::UpsertReplace(i, e, n)),
         (id.clone(), email, name).prop_map(|(i, e, n)| Op::UpsertMerge(i, e, n)),
@@ -90,7 +94,9 @@ fn expected_rows(model: &Model) -> BTreeSet<(String, String)> {
 }
 
 fn taken_by_other(model: &Model, id: &str, email: &str) -> bool {
-    model.iter().any(|(other, (e, _))| *other != id && *e == email)
+    model
+        .iter()
+        .any(|(other, (e, _))| *other != id && *e == email)
 }
 
 async fn apply(table: &Table<Employee>, model: &mut Model, op: &Op) -> (Expect, Expect) {
@@ -169,10 +175,7 @@ async fn apply(table: &Table<Employee>, model: &mut Model, op: &Op) -> (Expect, 
                 Some(_) => Expect::Applied,
                 None => Expect::Missing,
             };
-            (
-                expect,
-                table.delete_by_key("Sales", id, &ETag::any()).await,
-            )
+            (expect, table.delete_by_key("Sales", id, &ETag::any()).await)
         }
     };
     let (expect, outcome) = result;
@@ -193,7 +196,12 @@ async fn stored_rows(table: &Table<Employee>) -> BTreeSet<(String, String)> {
         .await
         .unwrap()
         .into_iter()
-        .filter_map(|row| Some((row.row_key().to_owned(), row.get::<String>(TARGET_PROPERTY)?)))
+        .filter_map(|row| {
+            Some((
+                row.row_key().to_owned(),
+                row.get::<String>(TARGET_PROPERTY)?,
+            ))
+        })
         .collect()
 }
 

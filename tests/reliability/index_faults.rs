@@ -105,7 +105,10 @@ async fn repair_converges_to_an_exact_index() {
     let mut kim = raw.get("Sales", "email_kim@x").await.unwrap().unwrap();
     kim.set(TARGET_PROPERTY, "e2");
     raw.replace(&mut kim).await.unwrap();
-    assert!(Employee::by_email(&table, "Sales", "kim@x").await.unwrap().is_none());
+    assert!(Employee::by_email(&table, "Sales", "kim@x")
+        .await
+        .unwrap()
+        .is_none());
 
     let found = verify(&table).await.unwrap();
     assert_eq!(
@@ -122,7 +125,12 @@ async fn repair_converges_to_an_exact_index() {
         .await
         .unwrap()
         .into_iter()
-        .filter_map(|row| Some((row.row_key().to_owned(), row.get::<String>(TARGET_PROPERTY)?)))
+        .filter_map(|row| {
+            Some((
+                row.row_key().to_owned(),
+                row.get::<String>(TARGET_PROPERTY)?,
+            ))
+        })
         .collect();
     let expected: BTreeMap<String, String> = [
         ("email_ann@x", "e3"),

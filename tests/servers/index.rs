@@ -76,10 +76,7 @@ async fn inserted_entities_are_found_by_their_indexed_values(client: &TableServi
         ("e-2", "lee@example.com", "Jones"),
         ("e-3", "ann_o'neil@example.com", "Smith"),
     ] {
-        table
-            .insert(&mut employee(id, email, name))
-            .await
-            .unwrap();
+        table.insert(&mut employee(id, email, name)).await.unwrap();
     }
     let kim = Employee::by_email(&table, "Sales", "kim@example.com").await;
     assert_eq!(kim.unwrap().map(|e| e.id()).as_deref(), Some("e-1"));
@@ -93,7 +90,9 @@ async fn inserted_entities_are_found_by_their_indexed_values(client: &TableServi
         .await
         .unwrap()
         .is_none());
-    let smiths = Employee::by_last_name(&table, "Sales", "Smith").await.unwrap();
+    let smiths = Employee::by_last_name(&table, "Sales", "Smith")
+        .await
+        .unwrap();
     assert_eq!(ids(&smiths), ["e-1", "e-3"]);
     assert_eq!(
         index_rows(&table).await,
@@ -125,7 +124,9 @@ async fn a_changed_value_moves_its_index_row_in_the_same_transaction(client: &Ta
 
     // merge of a change holding only the new last name
     let mut change = EmployeeEntity::new("Sales", "e-1");
-    change.as_dynamic_mut().retain(|name, _| name != "Email" && name != "Salary");
+    change
+        .as_dynamic_mut()
+        .retain(|name, _| name != "Email" && name != "Salary");
     change.set_last_name("Lee");
     change.as_dynamic_mut().set_etag(Some(ETag::any()));
     table.merge(&mut change).await.unwrap();
@@ -284,18 +285,28 @@ async fn concurrent_writers_leave_an_exact_index(client: &TableServiceClient) {
 async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
     let table = employees(client).await;
     let mut batch = table.batch();
-    batch.insert(&employee("e-1", "kim@example.com", "Smith")).unwrap();
-    batch.insert(&employee("e-2", "lee@example.com", "Smith")).unwrap();
+    batch
+        .insert(&employee("e-1", "kim@example.com", "Smith"))
+        .unwrap();
+    batch
+        .insert(&employee("e-2", "lee@example.com", "Smith"))
+        .unwrap();
     assert_eq!(batch.len(), 6); // each entity and its two index rows
     batch.submit().await.unwrap();
-    let smiths = Employee::by_last_name(&table, "Sales", "Smith").await.unwrap();
+    let smiths = Employee::by_last_name(&table, "Sales", "Smith")
+        .await
+        .unwrap();
     assert_eq!(ids(&smiths), ["e-1", "e-2"]);
 
     // the index operations count against the 100-operation limit, all or none
     let mut batch = table.batch();
     for i in 0..33 {
         batch
-            .insert(&employee(&format!("n-{i}"), &format!("n{i}@example.com"), "N"))
+            .insert(&employee(
+                &format!("n-{i}"),
+                &format!("n{i}@example.com"),
+                "N",
+            ))
             .unwrap();
     }
     let err = batch

@@ -100,8 +100,15 @@ fn indexes(cx: &Ctxt, c: &Container<'_>) {
                 "an `index` needs a field stored as one property: not `skip`, `records`, `split` or `json`",
             );
         }
-        let valid = ix.name.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic())
-            && ix.name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        let valid = ix
+            .name
+            .chars()
+            .next()
+            .is_some_and(|ch| ch.is_ascii_alphabetic())
+            && ix
+                .name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
         if !valid {
             cx.error_at(
                 ix.span,
@@ -114,7 +121,10 @@ fn indexes(cx: &Ctxt, c: &Container<'_>) {
         if seen.insert(ix.name.clone(), ix.span).is_some() {
             cx.error_at(
                 ix.span,
-                format!("two indexes are named `{}`: give one `index(name = \"...\")`", ix.name),
+                format!(
+                    "two indexes are named `{}`: give one `index(name = \"...\")`",
+                    ix.name
+                ),
             );
         }
     }

@@ -526,7 +526,13 @@ impl<M: TableModel> Batch<M> {
                 self.table.client().limits().validate_entity(row)?;
                 let body = (*kind != OperationKind::Delete).then(|| codec::encode_entity(row));
                 let if_match = (*kind == OperationKind::Delete).then_some("*");
-                self.add(*kind, row.partition_key(), row.row_key(), if_match, body.as_deref())
+                self.add(
+                    *kind,
+                    row.partition_key(),
+                    row.row_key(),
+                    if_match,
+                    body.as_deref(),
+                )
             })
         });
         if added.is_err() {

@@ -313,8 +313,10 @@ fn value_text(index: &Index, row_key: &str) -> String {
 
 /// Whether a failed transaction lost on the condition of its first operation (the entity's).
 fn lost_race(error: &Error) -> bool {
-    matches!(error, Error::Batch { index: Some(0), .. } | Error::Batch { index: None, .. })
-        && matches!(error.status(), Some(404 | 409 | 412))
+    matches!(
+        error,
+        Error::Batch { index: Some(0), .. } | Error::Batch { index: None, .. }
+    ) && matches!(error.status(), Some(404 | 409 | 412))
 }
 
 /// A 409 on a unique index row's insert is the index refusing a value another entity holds.

@@ -22,8 +22,8 @@ use super::transport::{Call, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::limits::{self, Feature, InvalidInput, KeyKind};
 use crate::index::AuxiliaryRow;
+use crate::limits::{self, Feature, InvalidInput, KeyKind};
 use crate::model::{check_kind, hides_auxiliary, NamedTable, TableEntity, TableModel};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or

@@ -148,16 +148,24 @@ fn fixes_of<M: TableModel>(
     for entity in &entities {
         for index in M::INDEXES {
             if let Some(row) = index.row_of(entity)? {
-                needed.entry(row.row_key().to_owned()).or_default().push(row);
+                needed
+                    .entry(row.row_key().to_owned())
+                    .or_default()
+                    .push(row);
             }
         }
     }
     let mut fixes = Vec::new();
     for (row_key, claims) in needed {
         let stored = present.remove(&row_key);
-        let pointed = stored.as_ref().and_then(|s| s.get::<String>(TARGET_PROPERTY));
+        let pointed = stored
+            .as_ref()
+            .and_then(|s| s.get::<String>(TARGET_PROPERTY));
         report.unique_conflicts += claims.len() - 1;
-        if claims.iter().any(|c| c.get::<String>(TARGET_PROPERTY) == pointed) {
+        if claims
+            .iter()
+            .any(|c| c.get::<String>(TARGET_PROPERTY) == pointed)
+        {
             continue;
         }
         let Some(wanted) = claims.into_iter().next() else {

@@ -309,9 +309,33 @@ impl<T: IndexValue> IndexValue for Option<T> {
 /// write was applied. It converts into [`Error::UniqueViolation`](crate::Error::UniqueViolation).
 ///
 /// ```
-/// use tablekit::index::UniqueViolation;
-/// let e = UniqueViolation { index: "email", partition_key: "Sales".into(), value: "kim@example.com".into() };
-/// assert_eq!(e.to_string(), "unique index `email` already holds `kim@example.com` in partition `Sales`");
+/// # use tablekit::prelude::*;
+/// # #[derive(TableEntity)]
+/// # #[tablekit(table = "Employees")]
+/// # pub struct Employee {
+/// #     #[tablekit(partition_key)]
+/// #     pub department: String,
+/// #     #[tablekit(row_key)]
+/// #     pub id: String,
+/// #     #[tablekit(index(unique))]
+/// #     pub email: String,
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// let table = emulator.client().table::<Employee>();
+/// table.create().await?;
+/// let mut kim = EmployeeEntity::new("Sales", "e-1");
+/// kim.set_email("kim@example.com");
+/// table.insert(&mut kim).await?;
+/// let mut lee = EmployeeEntity::new("Sales", "e-2");
+/// lee.set_email("kim@example.com");
+/// let err = table.insert(&mut lee).await.unwrap_err();
+/// let Error::UniqueViolation(taken) = &err else { panic!("{err}") };
+/// assert_eq!((taken.index, taken.value.as_str()), ("email", "kim@example.com"));
+/// assert_eq!(err.to_string(), "unique index `email` already holds `kim@example.com` in partition `Sales`");
+/// assert!(table.get("Sales", "e-2").await?.is_none()); // nothing applied
+/// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -342,9 +366,33 @@ impl fmt::Display for UniqueViolation {
 /// was expected. It converts into [`Error::AuxiliaryRow`](crate::Error::AuxiliaryRow).
 ///
 /// ```
-/// use tablekit::index::AuxiliaryRow;
-/// let e = AuxiliaryRow { partition_key: "Sales".into(), row_key: "email_kim".into(), role: "index:email".into() };
-/// assert_eq!(e.to_string(), "row (Sales, email_kim) is not an entity: it is a model's `index:email` row");
+/// # use tablekit::prelude::*;
+/// # #[derive(TableEntity)]
+/// # #[tablekit(table = "Employees")]
+/// # pub struct Employee {
+/// #     #[tablekit(partition_key)]
+/// #     pub department: String,
+/// #     #[tablekit(row_key)]
+/// #     pub id: String,
+/// #     #[tablekit(index(unique))]
+/// #     pub email: String,
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// let table = emulator.client().table::<Employee>();
+/// table.create().await?;
+/// let mut kim = EmployeeEntity::new("Sales", "e-1");
+/// kim.set_email("kim@example.com");
+/// table.insert(&mut kim).await?;
+/// let err = table.get("Sales", "email_kim@example.com").await.unwrap_err();
+/// let Error::AuxiliaryRow(row) = &err else { panic!("{err}") };
+/// assert_eq!(row.role, "index:email");
+/// assert_eq!(
+///     err.to_string(),
+///     "row (Sales, email_kim@example.com) is not an entity: it is a model's `index:email` row"
+/// );
+/// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -373,7 +373,7 @@ impl<M: TableModel> Table<M> {
     /// let mut kim = EmployeeEntity::new("Sales", "e-1");
     /// kim.set_email("kim@example.com");
     /// table.insert(&mut kim).await?;
-    /// let found = table.find_unique("email", "Sales", Value::from("kim@example.com")).await?;
+    /// let found = table.find_unique("email", "Sales", Value::String("kim@example.com".into())).await?;
     /// assert_eq!(found.map(|e| e.id()), Some("e-1".to_owned()));
     /// let same = Employee::by_email(&table, "Sales", "kim@example.com").await?;
     /// assert!(same.is_some());
@@ -416,7 +416,7 @@ impl<M: TableModel> Table<M> {
     ///     e.set_last_name(name);
     ///     table.insert(&mut e).await?;
     /// }
-    /// let smiths = table.find_indexed("last_name", "Sales", Value::from("Smith")).await?;
+    /// let smiths = table.find_indexed("last_name", "Sales", Value::String("Smith".into())).await?;
     /// let ids: Vec<String> = smiths.iter().map(|e| e.id()).collect();
     /// assert_eq!(ids, ["e-1", "e-3"]);
     /// assert_eq!(Employee::by_last_name(&table, "Sales", "Jones").await?.len(), 1);

@@ -41,6 +41,14 @@ use crate::value::Value;
 /// ```
 pub const TARGET_PROPERTY: &str = "TablekitTarget";
 
+/// The property of an inter-partition index row that holds the PartitionKey of the entity it
+/// points at.
+///
+/// ```
+/// assert_eq!(tablekit::index::TARGET_PARTITION_PROPERTY, "TablekitTargetPartition");
+/// ```
+pub const TARGET_PARTITION_PROPERTY: &str = "TablekitTargetPartition";
+
 /// One secondary index of a model: its name, the stored property it indexes, and whether a
 /// value may belong to one entity only. `#[derive(TableEntity)]` declares them in
 /// [`TableModel::INDEXES`](crate::TableModel::INDEXES).
@@ -56,6 +64,11 @@ pub struct Index {
     name: &'static str,
     property: &'static str,
     unique: bool,
+    /// Where an inter-partition index keeps its rows: this partition rather than the
+    /// entity's.
+    partition: Option<&'static str>,
+    /// And this table rather than the entity's.
+    table: Option<&'static str>,
 }
 
 impl Index {
@@ -70,7 +83,66 @@ impl Index {
             name,
             property,
             unique: false,
+            partition: None,
+            table: None,
         }
+    }
+
+    /// The same index, kept in partition `partition` (of the entity's table, unless
+    /// [`in_table`](Self::in_table) names another): an inter-partition index, written after
+    /// the entity and so eventually consistent (see [`patterns::index`](crate::patterns::index)
+    /// for the repair that makes it exact).
+    ///
+    /// ```
+    /// let index = tablekit::index::Index::new("email", "Email").in_partition("ByEmail");
+    /// assert_eq!(index.partition(), Some("ByEmail"));
+    /// assert!(index.is_inter_partition());
+    /// ```
+    pub const fn in_partition(mut self, partition: &'static str) -> Self {
+        self.partition = Some(partition);
+        self
+    }
+
+    /// The same index, kept in table `table` (in the entity's PartitionKey, unless
+    /// [`in_partition`](Self::in_partition) names one): eventually consistent, like an
+    /// inter-partition index.
+    ///
+    /// ```
+    /// let index = tablekit::index::Index::new("email", "Email").in_table("EmployeeIndex");
+    /// assert_eq!(index.table(), Some("EmployeeIndex"));
+    /// assert!(index.is_inter_partition());
+    /// ```
+    pub const fn in_table(mut self, table: &'static str) -> Self {
+        self.table = Some(table);
+        self
+    }
+
+    /// The partition an inter-partition index keeps its rows in, if one is named.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::index::Index::new("email", "Email").partition(), None);
+    /// ```
+    pub const fn partition(&self) -> Option<&'static str> {
+        self.partition
+    }
+
+    /// The table an index keeps its rows in, if not the entity's.
+    ///
+    /// ```
+    /// assert_eq!(tablekit::index::Index::new("email", "Email").table(), None);
+    /// ```
+    pub const fn table(&self) -> Option<&'static str> {
+        self.table
+    }
+
+    /// Whether its rows live apart from the entity's partition (written after the entity,
+    /// eventually consistent), rather than beside it in the same transaction.
+    ///
+    /// ```
+    /// assert!(!tablekit::index::Index::new("email", "Email").is_inter_partition());
+    /// ```
+    pub const fn is_inter_partition(&self) -> bool {
+        self.partition.is_some() || self.table.is_some()
     }
 
     /// The same index, refusing a value another entity of the partition holds.
@@ -180,7 +252,9 @@ impl Index {
     /// # Ok::<(), tablekit::InvalidInput>(())
     /// ```
     pub fn row_key(&self, value_key: &str, entity_row_key: &str) -> Result<String, InvalidInput> {
-        let key = match self.unique {
+        // A value is unique within a partition's transaction only: rows kept apart always
+        // carry the entity's keys.
+        let key = match self.unique && !self.is_inter_partition() {
             true => format!("{}_{value_key}", self.name),
             false => format!("{}{entity_row_key}", self.prefix(value_key)),
         };
@@ -216,10 +290,21 @@ impl Index {
         let Some(value_key) = self.value_key(entity.value(self.property))? else {
             return Ok(None);
         };
-        let row_key = self.row_key(&value_key, entity.row_key())?;
-        let mut row = DynamicEntity::new(entity.partition_key(), row_key);
+        let (partition_key, row_key) = match self.is_inter_partition() {
+            false => (entity.partition_key(), entity.row_key().to_owned()),
+            // Rows of many partitions meet here: the entity's PartitionKey tells them apart.
+            true => (
+                self.partition.unwrap_or(entity.partition_key()),
+                format!("{}_{}", escape(entity.partition_key()), entity.row_key()),
+            ),
+        };
+        let row_key = self.row_key(&value_key, &row_key)?;
+        let mut row = DynamicEntity::new(partition_key, row_key);
         row.set(AUXILIARY_PROPERTY, self.marker());
         row.set(TARGET_PROPERTY, entity.row_key());
+        if self.is_inter_partition() {
+            row.set(TARGET_PARTITION_PROPERTY, entity.partition_key());
+        }
         Ok(Some(row))
     }
 

@@ -75,6 +75,9 @@ pub(crate) struct IndexSpec<'c, 'a> {
     /// `name = ".."`, or the field's name.
     pub(crate) name: String,
     pub(crate) unique: bool,
+    /// `partition = ".."` and `table = ".."`: where an inter-partition index keeps its rows.
+    pub(crate) partition: Option<&'c syn::LitStr>,
+    pub(crate) table: Option<&'c syn::LitStr>,
     /// Where the name comes from, for errors.
     pub(crate) span: Span,
 }
@@ -161,6 +164,8 @@ impl<'a> Container<'a> {
                     field,
                     name,
                     unique: attr.value.unique,
+                    partition: attr.value.partition.as_ref(),
+                    table: attr.value.table.as_ref(),
                     span,
                 })
             })

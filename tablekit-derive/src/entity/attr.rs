@@ -33,7 +33,7 @@ const FIELD_KEYS: &[Symbol] = &[
     KEY_ONLY,
     INDEX,
 ];
-const INDEX_KEYS: &[Symbol] = &[NAME, UNIQUE];
+const INDEX_KEYS: &[Symbol] = &[NAME, UNIQUE, PARTITION, TABLE];
 const STORAGE_KEYS: &[Symbol] = &[RECORDS, SPLIT, JSON];
 const CONSTANT_KEYS: &[Symbol] = &[CONSTANT, ORDER];
 
@@ -79,6 +79,10 @@ pub(crate) struct FieldAttrs {
 pub(crate) struct IndexAttr {
     pub(crate) name: Option<LitStr>,
     pub(crate) unique: bool,
+    /// `partition = ".."`: an inter-partition index kept in this partition.
+    pub(crate) partition: Option<LitStr>,
+    /// `table = ".."`: an index kept in this table.
+    pub(crate) table: Option<LitStr>,
 }
 
 /// A constant key part declared on the struct.
@@ -367,6 +371,10 @@ fn index(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> IndexAttr {
                 parsed.unique = true;
             } else if m.path == NAME {
                 parsed.name = attr::lit_str(cx, m, NAME, "by_email");
+            } else if m.path == PARTITION {
+                parsed.partition = attr::lit_str(cx, m, PARTITION, "ByEmail");
+            } else if m.path == TABLE {
+                parsed.table = attr::lit_str(cx, m, TABLE, "EmployeeIndex");
             } else {
                 unknown(cx, m, &[INDEX_KEYS]);
             }

@@ -118,6 +118,7 @@ fn indexes(cx: &Ctxt, c: &Container<'_>) {
                 ),
             );
         }
+        inter_partition(cx, &ix);
         if seen.insert(ix.name.clone(), ix.span).is_some() {
             cx.error_at(
                 ix.span,
@@ -127,6 +128,33 @@ fn indexes(cx: &Ctxt, c: &Container<'_>) {
                 ),
             );
         }
+    }
+}
+
+/// An inter-partition index names a valid partition and table, and is not unique: only the
+/// entity's own transaction can refuse a duplicate.
+fn inter_partition(cx: &Ctxt, ix: &super::ast::IndexSpec<'_, '_>) {
+    if let Some(partition) = ix.partition {
+        if check_key(&partition.value()).is_err() || partition.value().is_empty() {
+            cx.error_spanned_by(
+                partition,
+                "an index `partition` is a non-empty valid PartitionKey",
+            );
+        }
+    }
+    if let Some(table) = ix.table {
+        if let Err(rule) = check_table_name(&table.value()) {
+            cx.error_spanned_by(
+                table,
+                format!("invalid table name `{}`: {rule}", table.value()),
+            );
+        }
+    }
+    if ix.unique && (ix.partition.is_some() || ix.table.is_some()) {
+        cx.error_at(
+            ix.span,
+            "a `unique` index lives in the entity's partition: only the entity's own transaction can refuse a duplicate, so it takes no `partition` or `table`",
+        );
     }
 }
 

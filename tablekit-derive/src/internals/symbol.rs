@@ -40,6 +40,7 @@ pub(crate) const MAX_PROPERTIES: Symbol = Symbol("max_properties");
 pub(crate) const INDEX: Symbol = Symbol("index");
 pub(crate) const UNIQUE: Symbol = Symbol("unique");
 pub(crate) const NAME: Symbol = Symbol("name");
+pub(crate) const PARTITION: Symbol = Symbol("partition");
 
 // Key part formats.
 pub(crate) const TRANSFORM: Symbol = Symbol("transform");

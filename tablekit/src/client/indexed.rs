@@ -15,7 +15,9 @@ use super::table::{required_etag, Table};
 use super::writable::{self, Unsent};
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::{AuxiliaryRow, Index, UniqueViolation, TARGET_PROPERTY};
+use crate::index::{
+    AuxiliaryRow, Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY,
+};
 use crate::limits::InvalidInput;
 use crate::model::{TableEntity, TableModel};
 use crate::query::Query;
@@ -109,6 +111,7 @@ pub(crate) async fn write<M: TableModel>(
         let changes = index_changes::<M>(&mut batch, stored.as_ref(), Some(&after))?;
         match batch.submit().await {
             Ok(outcome) => {
+                follow::<M>(table, stored.as_ref(), Some(&after)).await;
                 let etag = outcome.results().first().and_then(|r| r.etag()).cloned();
                 let dynamic = entity.as_dynamic_mut();
                 if etag.is_some() {
@@ -149,7 +152,10 @@ pub(crate) async fn delete<M: TableModel>(
         batch.delete_by_key(partition_key, row_key, &condition)?;
         let changes = index_changes::<M>(&mut batch, Some(&stored), None)?;
         match batch.submit().await {
-            Ok(_) => return Ok(()),
+            Ok(_) => {
+                follow::<M>(table, Some(&stored), None).await;
+                return Ok(());
+            }
             Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
             Err(e) => return Err(explain(e, &changes, partition_key)),
         }
@@ -227,6 +233,9 @@ pub(crate) fn check_batch_write<M: TableModel>(
         ))
         .into())
     };
+    if M::INDEXES.iter().any(Index::is_inter_partition) {
+        return refuse("hold the write of an entity whose index lives in another partition");
+    }
     let Some(entity) = entity else {
         return refuse("delete by keys alone");
     };
@@ -271,14 +280,15 @@ struct Claim {
 
 /// Adds the index rows' changes from state `before` to state `after` (`None`: no entity):
 /// a row whose key is unchanged is left alone, an old one deleted, a new one inserted.
-/// Returns the unique rows inserted, by operation.
+/// Returns the unique rows inserted, by operation. Inter-partition indexes follow the
+/// transaction (see [`follow`]).
 fn index_changes<M: TableModel>(
     batch: &mut Batch<DynamicEntity>,
     before: Option<&DynamicEntity>,
     after: Option<&DynamicEntity>,
 ) -> Result<Vec<Claim>> {
     let mut claims = Vec::new();
-    for index in M::INDEXES {
+    for index in M::INDEXES.iter().filter(|i| !i.is_inter_partition()) {
         let old = before.map(|e| index.row_of(e)).transpose()?.flatten();
         let new = after.map(|e| index.row_of(e)).transpose()?.flatten();
         if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key) {
@@ -301,6 +311,75 @@ fn index_changes<M: TableModel>(
         }
     }
     Ok(claims)
+}
+
+/// How many times an inter-partition index row's write is tried.
+const FOLLOW_ATTEMPTS: usize = 3;
+
+/// Brings the inter-partition indexes from state `before` to `after` once the entity's own
+/// transaction is applied: a new row is written, then an old one deleted, each tried a few
+/// times. A row that still fails is left to [`repair`](crate::patterns::index::repair): the
+/// entity's write stands, and lookups check what they find, so a late or stale row never
+/// returns a wrong entity.
+async fn follow<M: TableModel>(
+    table: &Table<M>,
+    before: Option<&DynamicEntity>,
+    after: Option<&DynamicEntity>,
+) {
+    for index in M::INDEXES.iter().filter(|i| i.is_inter_partition()) {
+        let rows = |e: Option<&DynamicEntity>| e.and_then(|e| index.row_of(e).ok().flatten());
+        let (old, new) = (rows(before), rows(after));
+        if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key)
+            && old.as_ref().map(DynamicEntity::partition_key)
+                == new.as_ref().map(DynamicEntity::partition_key)
+        {
+            continue;
+        }
+        let home = index_table(table, index);
+        // One-operation transactions: the untyped table's own writes would come back here.
+        if let Some(new) = new {
+            for _ in 0..FOLLOW_ATTEMPTS {
+                let mut batch = home.batch();
+                let sent = batch.upsert_replace(&new);
+                match async {
+                    sent?;
+                    batch.submit().await
+                }
+                .await
+                {
+                    Ok(_) => break,
+                    Err(e) => {
+                        tracing::warn!(index = index.name(), error = %e, "index row not written")
+                    }
+                }
+            }
+        }
+        if let Some(old) = old {
+            for _ in 0..FOLLOW_ATTEMPTS {
+                let mut batch = home.batch();
+                let sent = batch.delete_by_key(old.partition_key(), old.row_key(), &ETag::any());
+                match async {
+                    sent?;
+                    batch.submit().await
+                }
+                .await
+                {
+                    Ok(_) => break,
+                    Err(e) if e.is_not_found() => break,
+                    Err(e) => {
+                        tracing::warn!(index = index.name(), error = %e, "index row not deleted")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The untyped handle on the table an index keeps its rows in.
+pub(crate) fn index_table<M: TableModel>(table: &Table<M>, index: &Index) -> Table<DynamicEntity> {
+    table
+        .client()
+        .table_named(index.table().unwrap_or(table.name()))
 }
 
 /// The escaped value in a unique index row's RowKey.
@@ -390,7 +469,9 @@ impl<M: TableModel> Table<M> {
     }
 
     /// The entities of partition `partition_key` whose index `index` holds `value`, each
-    /// returned only if it still holds it, in the order of their RowKeys.
+    /// returned only if it still holds it, in the order of their RowKeys. For an index kept
+    /// in a named partition (`index(partition = "..")`) the entities of every partition are
+    /// found and `partition_key` is not used.
     /// `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
     ///
     /// ```
@@ -441,6 +522,10 @@ async fn find_unique<M: TableModel>(
     value: Value,
 ) -> Result<Option<M::Entity>> {
     let index = named::<M>(index)?;
+    if index.is_inter_partition() {
+        let found = find_all(table, index.name(), partition_key, value).await?;
+        return Ok(found.into_iter().next());
+    }
     let Some(value_key) = index.value_key(Some(&value))? else {
         return Ok(None);
     };
@@ -462,13 +547,16 @@ async fn find_all<M: TableModel>(
     value: Value,
 ) -> Result<Vec<M::Entity>> {
     let index = named::<M>(index)?;
-    if index.is_unique() {
-        let found = find_unique(table, index.name(), partition_key, value).await?;
+    if index.is_unique() && !index.is_inter_partition() {
+        // Boxed: a unique inter-partition lookup comes back here.
+        let found = Box::pin(find_unique(table, index.name(), partition_key, value)).await?;
         return Ok(found.into_iter().collect());
     }
     let Some(value_key) = index.value_key(Some(&value))? else {
         return Ok(Vec::new());
     };
+    let home = index_table(table, index);
+    let partition_key = index.partition().unwrap_or(partition_key);
     // The prefix ends with `_`, which no escaped value holds: `` ` `` is the next character.
     let prefix = index.prefix(&value_key);
     let upper = format!("{}`", prefix.trim_end_matches('_'));
@@ -478,15 +566,25 @@ async fn find_all<M: TableModel>(
         quoted(&prefix),
         quoted(&upper)
     );
-    let rows = raw(table)
+    let rows = home
         .query(Query::new().filter_raw(filter))
         .collect_all()
         .await?;
-    let targets: Vec<String> = rows.iter().filter_map(|r| target_of(index, r)).collect();
+    let targets: Vec<(String, String)> = rows
+        .iter()
+        .filter_map(|r| {
+            let row_key = target_of(index, r)?;
+            let partition_key = match r.value(TARGET_PARTITION_PROPERTY) {
+                Some(Value::String(s)) => s.to_string(),
+                _ => partition_key.to_owned(),
+            };
+            Some((partition_key, row_key))
+        })
+        .collect();
     let found: Vec<Option<M::Entity>> = stream::iter(targets)
-        .map(|target| {
+        .map(|(partition_key, row_key)| {
             let value = value.clone();
-            async move { read_holding(table, index, partition_key, &target, &value).await }
+            async move { read_holding(table, index, &partition_key, &row_key, &value).await }
         })
         .buffered(LOOKUP_READS)
         .try_collect()

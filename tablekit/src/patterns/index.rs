@@ -107,6 +107,8 @@ async fn scan<M: TableModel>(table: &Table<M>, fix: bool) -> crate::Result<Repai
     let mut report = RepairReport::default();
     let mut rows = raw.query_all().entities();
     let mut partition: Vec<DynamicEntity> = Vec::new();
+    // The rows inter-partition indexes need, gathered over the whole scan.
+    let mut needed: Vec<Vec<DynamicEntity>> = vec![Vec::new(); M::INDEXES.len()];
     loop {
         let next = rows.try_next().await?;
         let ends = match (&next, partition.first()) {
@@ -115,46 +117,82 @@ async fn scan<M: TableModel>(table: &Table<M>, fix: bool) -> crate::Result<Repai
             (Some(_), None) => false,
         };
         if ends && !partition.is_empty() {
-            let fixes = fixes_of::<M>(std::mem::take(&mut partition), &mut report)?;
+            let fixes = fixes_of::<M>(std::mem::take(&mut partition), &mut report, &mut needed)?;
             if fix {
                 apply(&raw, fixes, &mut report).await?;
             }
         }
         match next {
             Some(row) => partition.push(row),
-            None => return Ok(report),
+            None => break,
         }
     }
+    for (index, needed) in M::INDEXES.iter().zip(needed) {
+        if !index.is_inter_partition() {
+            continue;
+        }
+        let home: Table = table
+            .client()
+            .table_named(index.table().unwrap_or(table.name()));
+        let present: Vec<DynamicEntity> = home
+            .query_all()
+            .collect_all()
+            .await?
+            .into_iter()
+            .filter(|row| index.is_row(row))
+            .collect();
+        let fixes = diff(present, needed, &mut report);
+        if fix {
+            apply(&home, fixes, &mut report).await?;
+        }
+    }
+    Ok(report)
 }
 
 /// The fixes one partition needs, counted in `report`.
 fn fixes_of<M: TableModel>(
     rows: Vec<DynamicEntity>,
     report: &mut RepairReport,
+    inter: &mut [Vec<DynamicEntity>],
 ) -> crate::Result<Vec<Fix>> {
+    let intra = || M::INDEXES.iter().filter(|i| !i.is_inter_partition());
     let (indexed, entities): (Vec<_>, Vec<_>) = rows
         .into_iter()
-        .partition(|row| M::INDEXES.iter().any(|i| i.is_row(row)));
+        .partition(|row| intra().any(|i| i.is_row(row)));
     let entities: Vec<_> = entities
         .into_iter()
         .filter(|e| crate::model::check_kind::<M>(e).is_ok() && !crate::model::is_auxiliary(e))
         .collect();
     report.entities += entities.len();
-    let mut present: BTreeMap<String, DynamicEntity> = indexed
-        .into_iter()
-        .map(|row| (row.row_key().to_owned(), row))
-        .collect();
-    let mut needed: BTreeMap<String, Vec<DynamicEntity>> = BTreeMap::new();
+    let mut needed = Vec::new();
     for entity in &entities {
-        for index in M::INDEXES {
+        for (index, inter) in M::INDEXES.iter().zip(inter.iter_mut()) {
             if let Some(row) = index.row_of(entity)? {
-                needed
-                    .entry(row.row_key().to_owned())
-                    .or_default()
-                    .push(row);
+                match index.is_inter_partition() {
+                    true => inter.push(row),
+                    false => needed.push(row),
+                }
             }
         }
     }
+    Ok(diff(indexed, needed, report))
+}
+
+/// The fixes that make the index rows `present` exactly the rows `needed`, counted in
+/// `report`.
+fn diff(
+    present: Vec<DynamicEntity>,
+    needed: Vec<DynamicEntity>,
+    report: &mut RepairReport,
+) -> Vec<Fix> {
+    let key = |row: &DynamicEntity| (row.partition_key().to_owned(), row.row_key().to_owned());
+    let mut present: BTreeMap<(String, String), DynamicEntity> =
+        present.into_iter().map(|row| (key(&row), row)).collect();
+    let mut claims_by_key: BTreeMap<(String, String), Vec<DynamicEntity>> = BTreeMap::new();
+    for row in needed {
+        claims_by_key.entry(key(&row)).or_default().push(row);
+    }
+    let needed = claims_by_key;
     let mut fixes = Vec::new();
     for (row_key, claims) in needed {
         let stored = present.remove(&row_key);
@@ -185,7 +223,7 @@ fn fixes_of<M: TableModel>(
     }
     report.stale_removed += present.len();
     fixes.extend(present.into_values().map(Fix::Remove));
-    Ok(fixes)
+    fixes
 }
 
 /// Makes the fixes, each conditional on what the scan read.

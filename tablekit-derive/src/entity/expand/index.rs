@@ -16,10 +16,17 @@ pub(super) fn indexes_const(g: &Gen<'_, '_>) -> TokenStream {
     }
     let entries = indexes.iter().map(|ix| {
         let (name, property) = (&ix.name, &ix.field.name);
-        match ix.unique {
+        let mut index = match ix.unique {
             true => quote!(#p::Index::new(#name, #property).unique()),
             false => quote!(#p::Index::new(#name, #property)),
+        };
+        if let Some(partition) = ix.partition {
+            index = quote!(#index.in_partition(#partition));
         }
+        if let Some(table) = ix.table {
+            index = quote!(#index.in_table(#table));
+        }
+        index
     });
     quote! {
         const INDEXES: &'static [#p::Index] = &[#(#entries),*];
@@ -62,6 +69,21 @@ pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
                         partition_key: &str,
                         value: &<#ty as #p::IndexValue>::Lookup,
                     ) -> #p::Result<#p::Option<#wrapper>, #p::Error> {
+                        #body
+                    }
+                }
+            } else if ix.partition.is_some() {
+                let doc = format!(
+                    "The entities of every partition whose `{}` is `value` (index `{name}`, kept in its own partition and eventually consistent), each returned only if it still holds `value`.",
+                    ix.field.ident
+                );
+                let body = g.body(quote!(table.find_indexed(#name, "", <#ty as #p::IndexValue>::lookup_value(value)).await));
+                quote! {
+                    #[doc = #doc]
+                    pub async fn #method(
+                        table: &#p::Table<Self>,
+                        value: &<#ty as #p::IndexValue>::Lookup,
+                    ) -> #p::Result<#p::Vec<#wrapper>, #p::Error> {
                         #body
                     }
                 }

@@ -42,6 +42,12 @@ use serde::Serialize;
 use crate::limits::{self, InvalidInput};
 use crate::split;
 
+/// An indexed field (`#[tablekit(index)]`): its bound is checked once, at the field.
+pub trait IndexedField {
+    /// The field's type.
+    type Value: IndexValue;
+}
+
 /// A field stored in one property.
 pub trait PropertyField {
     /// The field's type.

@@ -5,7 +5,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
+use super::super::ast::IndexSpec;
 use super::Gen;
+use crate::internals::fallback::Mode;
 
 /// `const INDEXES` inside the `TableModel` impl; nothing for a model without indexes.
 pub(super) fn indexes_const(g: &Gen<'_, '_>) -> TokenStream {
@@ -33,30 +35,61 @@ pub(super) fn indexes_const(g: &Gen<'_, '_>) -> TokenStream {
     }
 }
 
-/// One hidden function per indexed field whose bound is checked at the field's type.
+/// The hidden marker of the index on field `i`.
+fn marker(i: usize) -> syn::Ident {
+    format_ident!("__Index{}", i)
+}
+
+/// One hidden marker per indexed field whose `IndexedField` impl checks, once and at the
+/// field's type, that the type can be indexed; the lookups name the type through it.
 pub(super) fn type_checks(g: &Gen<'_, '_>) -> TokenStream {
     let p = g.p;
     g.c.indexes()
         .iter()
         .map(|ix| {
             let ty = ix.field.ty;
-            let check = format_ident!("__index_{}", ix.position);
+            let marker = marker(ix.position);
             quote_spanned! {ty.span()=>
-                fn #check() where #ty: #p::IndexValue {}
+                struct #marker;
+                impl #p::IndexedField for #marker {
+                    type Value = #ty;
+                }
             }
         })
         .collect()
 }
 
+/// The lookup's method name, unless the index's name makes none or repeats an earlier one
+/// (both reported by `check`).
+fn method(ix: &IndexSpec<'_, '_>, seen: &mut Vec<String>) -> Option<syn::Ident> {
+    let method = syn::parse_str::<syn::Ident>(&format!("by_{}", ix.name)).ok()?;
+    if seen.contains(&ix.name) {
+        return None;
+    }
+    seen.push(ix.name.clone());
+    Some(method)
+}
+
 /// `Employee::by_email(&table, partition_key, value)` per index.
 pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
     let (p, wrapper) = (g.p, &g.wrapper);
+    let mut seen = Vec::new();
     g.c.indexes()
         .iter()
-        .map(|ix| {
-            let (name, ty) = (&ix.name, ix.field.ty);
-            let method = format_ident!("by_{}", name);
-            if ix.unique {
+        .filter_map(|ix| {
+            let method = method(ix, &mut seen)?;
+            let name = &ix.name;
+            let ty = match g.mode {
+                Mode::Complete => {
+                    let marker = marker(ix.position);
+                    quote!(<#marker as #p::IndexedField>::Value)
+                }
+                Mode::Fallback => {
+                    let ty = ix.field.ty;
+                    quote!(#ty)
+                }
+            };
+            Some(if ix.unique {
                 let doc = format!(
                     "The entity of the partition whose `{}` is `value` (unique index `{name}`), if any: one read of the index row, one of the entity, returned only if it still holds `value`.",
                     ix.field.ident
@@ -103,7 +136,7 @@ pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
                         #body
                     }
                 }
-            }
+            })
         })
         .collect()
 }

@@ -89,22 +89,18 @@ pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
                     quote!(#ty)
                 }
             };
-            // Spanned at the field: a type that cannot be indexed is reported there, once.
-            let span = ix.field.ty.span();
-            let lookup = quote_spanned!(span=> <#ty as #p::IndexValue>::Lookup);
-            let indexed = quote_spanned!(span=> #ty);
             Some(if ix.unique {
                 let doc = format!(
                     "The entity of the partition whose `{}` is `value` (unique index `{name}`), if any: one read of the index row, one of the entity, returned only if it still holds `value`.",
                     ix.field.ident
                 );
-                let body = g.body(quote!(table.find_unique(#name, partition_key, <#indexed as #p::IndexValue>::lookup_value(value)).await));
+                let body = g.body(quote!(table.find_unique(#name, partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await));
                 quote! {
                     #[doc = #doc]
                     pub async fn #method(
                         table: &#p::Table<Self>,
                         partition_key: &str,
-                        value: &#lookup,
+                        value: &<#ty as #p::IndexValue>::Lookup,
                     ) -> #p::Result<#p::Option<#wrapper>, #p::Error> {
                         #body
                     }
@@ -114,12 +110,12 @@ pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
                     "The entities of every partition whose `{}` is `value` (index `{name}`, kept in its own partition and eventually consistent), each returned only if it still holds `value`.",
                     ix.field.ident
                 );
-                let body = g.body(quote!(table.find_indexed(#name, "", <#indexed as #p::IndexValue>::lookup_value(value)).await));
+                let body = g.body(quote!(table.find_indexed(#name, "", <#ty as #p::IndexValue>::lookup_value(value)).await));
                 quote! {
                     #[doc = #doc]
                     pub async fn #method(
                         table: &#p::Table<Self>,
-                        value: &#lookup,
+                        value: &<#ty as #p::IndexValue>::Lookup,
                     ) -> #p::Result<#p::Vec<#wrapper>, #p::Error> {
                         #body
                     }
@@ -129,13 +125,13 @@ pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
                     "The entities of the partition whose `{}` is `value` (index `{name}`), each returned only if it still holds `value`.",
                     ix.field.ident
                 );
-                let body = g.body(quote!(table.find_indexed(#name, partition_key, <#indexed as #p::IndexValue>::lookup_value(value)).await));
+                let body = g.body(quote!(table.find_indexed(#name, partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await));
                 quote! {
                     #[doc = #doc]
                     pub async fn #method(
                         table: &#p::Table<Self>,
                         partition_key: &str,
-                        value: &#lookup,
+                        value: &<#ty as #p::IndexValue>::Lookup,
                     ) -> #p::Result<#p::Vec<#wrapper>, #p::Error> {
                         #body
                     }

@@ -17,11 +17,13 @@ pub use core::result::Result::{self, Err, Ok};
 pub use core::unreachable;
 pub use std::format;
 pub use std::string::String;
+pub use std::vec::Vec;
 
 pub use chrono::{DateTime, Utc};
 pub use smol_str::SmolStr;
 
 pub use crate::client::error::Error;
+pub use crate::client::Table;
 pub use crate::column::{Column, Storage};
 pub use crate::convert::{FromValue, IntoValue, ValueError};
 pub use crate::entity::{DynamicEntity, PropertyError};
@@ -31,6 +33,7 @@ pub use crate::family::{
     TableOf, Variant,
 };
 pub use crate::filter::Filter;
+pub use crate::index::{Index, IndexValue};
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
@@ -43,6 +46,12 @@ use serde::Serialize;
 
 use crate::limits::{self, InvalidInput};
 use crate::split;
+
+/// An indexed field (`#[tablekit(index)]`): its bound is checked once, at the field.
+pub trait IndexedField {
+    /// The field's type.
+    type Value: IndexValue;
+}
 
 /// A field stored in one property.
 pub trait PropertyField {

@@ -19,6 +19,7 @@ pub mod filter;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod index;
 pub mod keys;
 pub mod limits;
 mod model;

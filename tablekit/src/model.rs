@@ -10,6 +10,7 @@ use std::fmt;
 use crate::entity::DynamicEntity;
 use crate::family::Family;
 use crate::filter::{CompareOp, Filter};
+use crate::index::Index;
 use crate::value::Value;
 
 /// A value that is an entity: it wraps a [`DynamicEntity`] and gives it back.
@@ -146,6 +147,40 @@ pub trait TableModel: Send + Sync + 'static {
     fn check_write(entity: &Self::Entity) -> Result<(), WrongKind> {
         check_kind::<Self>(entity.as_dynamic())
     }
+
+    /// The secondary indexes kept beside each entity, declared with `#[tablekit(index)]` on
+    /// fields: every write of the model keeps them in step (see [`index`](crate::index)).
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::{DynamicEntity, TableModel};
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Employees")]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index(unique))]
+    ///     pub email: String,
+    /// }
+    /// assert_eq!(Employee::INDEXES[0].name(), "email");
+    /// assert!(<DynamicEntity as TableModel>::INDEXES.is_empty());
+    /// ```
+    const INDEXES: &'static [Index] = &[];
+}
+
+/// Whether `entity` is a row a model keeps beside its entities (an index or continuation row).
+pub(crate) fn is_auxiliary(entity: &DynamicEntity) -> bool {
+    entity.value(AUXILIARY_PROPERTY).is_some()
+}
+/// The property that marks a row a model keeps beside its entities.
+pub const AUXILIARY_PROPERTY: &str = "TablekitRow";
+
+/// Whether typed reads of `M` leave out the rows models keep beside their entities: every
+/// model's do, but [`DynamicEntity`] reads every row as it is.
+pub(crate) fn hides_auxiliary<M: TableModel>() -> bool {
+    std::any::TypeId::of::<M>() != std::any::TypeId::of::<DynamicEntity>()
 }
 
 /// A model whose table is named in `#[tablekit(table = "...")]`: what

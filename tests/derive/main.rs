@@ -11,6 +11,7 @@ mod support;
 mod emulator;
 mod family;
 mod gamer;
+mod index;
 mod keys;
 mod kinds;
 mod records;

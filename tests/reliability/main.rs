@@ -10,4 +10,5 @@ mod support;
 
 mod client_faults;
 mod conflict_retry_faults;
+mod index_faults;
 mod workload_faults;

@@ -15,6 +15,7 @@ mod conformance;
 mod cosmos;
 mod data_safety;
 mod filter_cases;
+mod index;
 mod patterns;
 mod records_gamer;
 mod serde_bridge;

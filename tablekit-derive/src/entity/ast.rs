@@ -67,6 +67,21 @@ impl Field<'_> {
     }
 }
 
+/// A secondary index on a field, from `#[tablekit(index(..))]`.
+pub(crate) struct IndexSpec<'c, 'a> {
+    /// The field's position.
+    pub(crate) position: usize,
+    pub(crate) field: &'c Field<'a>,
+    /// `name = ".."`, or the field's name.
+    pub(crate) name: String,
+    pub(crate) unique: bool,
+    /// `partition = ".."` and `table = ".."`: where an inter-partition index keeps its rows.
+    pub(crate) partition: Option<&'c syn::LitStr>,
+    pub(crate) table: Option<&'c syn::LitStr>,
+    /// Where the name comes from, for errors.
+    pub(crate) span: Span,
+}
+
 /// Where a key part's text comes from.
 #[derive(Clone, Debug)]
 pub(crate) enum PartSource {
@@ -130,6 +145,33 @@ pub(crate) struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
+    /// The indexed fields, in declaration order.
+    pub(crate) fn indexes(&self) -> Vec<IndexSpec<'_, 'a>> {
+        self.fields
+            .iter()
+            .enumerate()
+            .filter_map(|(position, field)| {
+                let attr = field.attrs.index.as_ref()?;
+                let (name, span) = match &attr.value.name {
+                    Some(name) => (name.value(), name.span()),
+                    None => {
+                        let ident = field.ident.to_string();
+                        (ident.trim_start_matches("r#").to_owned(), attr.span)
+                    }
+                };
+                Some(IndexSpec {
+                    position,
+                    field,
+                    name,
+                    unique: attr.value.unique,
+                    partition: attr.value.partition.as_ref(),
+                    table: attr.value.table.as_ref(),
+                    span,
+                })
+            })
+            .collect()
+    }
+
     /// Builds the IR, recording parse errors; always returns one so the fallback can declare
     /// the generated API even for input the derive refuses.
     pub(crate) fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Self {

@@ -31,7 +31,9 @@ const FIELD_KEYS: &[Symbol] = &[
     PARTITION_KEY,
     ROW_KEY,
     KEY_ONLY,
+    INDEX,
 ];
+const INDEX_KEYS: &[Symbol] = &[NAME, UNIQUE, PARTITION, TABLE];
 const STORAGE_KEYS: &[Symbol] = &[RECORDS, SPLIT, JSON];
 const CONSTANT_KEYS: &[Symbol] = &[CONSTANT, ORDER];
 
@@ -68,6 +70,19 @@ pub(crate) struct FieldAttrs {
     /// A format beside the roles: it applies to every role of the field.
     pub(crate) format: Option<Spanned<Format>>,
     pub(crate) storage: Option<Spanned<StorageAttr>>,
+    /// `index`, `index(unique)`, `index(name = "..")`.
+    pub(crate) index: Option<Spanned<IndexAttr>>,
+}
+
+/// `index(..)` on a field: a secondary index on its property.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IndexAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) unique: bool,
+    /// `partition = ".."`: an inter-partition index kept in this partition.
+    pub(crate) partition: Option<LitStr>,
+    /// `table = ".."`: an index kept in this table.
+    pub(crate) table: Option<LitStr>,
 }
 
 /// A constant key part declared on the struct.
@@ -266,6 +281,7 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
     let mut roles: Vec<RoleAttr> = Vec::new();
     let mut format = Attr::none(cx, TABLEKIT, "key format");
     let mut storage = Attr::none(cx, TABLEKIT, "storage (`records`, `split`, `json`)");
+    let mut index_attr = Attr::none(cx, TABLEKIT, INDEX.as_str());
     attr::each_meta(cx, &field.attrs, TABLEKIT, |meta| {
         let span = meta.path.span();
         let path = &meta.path;
@@ -321,6 +337,9 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         } else if path == JSON {
             // #[tablekit(json)]
             storage.set(span, StorageAttr::Json);
+        } else if path == INDEX {
+            // #[tablekit(index)] or index(unique, name = "by_email")
+            index_attr.set(span, index(cx, meta));
         } else if let Some(f) = key_format(cx, meta) {
             // #[tablekit(transform = lowercase)] and the other formats, for every key role
             if let Some(f) = f {
@@ -339,7 +358,29 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         roles,
         format: format.get(),
         storage: storage.get(),
+        index: index_attr.get(),
     }
+}
+
+/// `index` alone or `index(unique, name = "..")`.
+fn index(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> IndexAttr {
+    let mut parsed = IndexAttr::default();
+    if meta.input.peek(syn::token::Paren) {
+        attr::each_nested(cx, meta, |m| {
+            if m.path == UNIQUE {
+                parsed.unique = true;
+            } else if m.path == NAME {
+                parsed.name = attr::lit_str(cx, m, NAME, "by_email");
+            } else if m.path == PARTITION {
+                parsed.partition = attr::lit_str(cx, m, PARTITION, "ByEmail");
+            } else if m.path == TABLE {
+                parsed.table = attr::lit_str(cx, m, TABLE, "EmployeeIndex");
+            } else {
+                unknown(cx, m, &[INDEX_KEYS]);
+            }
+        });
+    }
+    parsed
 }
 
 /// Parses every `#[tablekit(..)]` on the struct.

@@ -34,6 +34,7 @@ pub(crate) fn check(cx: &Ctxt, c: &Container<'_>) {
         column_names(cx, f);
     }
     stored_names(cx, c);
+    indexes(cx, c);
     for key in &c.keys {
         orders(cx, key);
         for part in &key.parts {
@@ -76,6 +77,83 @@ fn separator(cx: &Ctxt, c: &Container<'_>) {
         cx.error_spanned_by(
             separator,
             format!("`key_separator` contains {ch:?}, which keys cannot hold"),
+        );
+    }
+}
+
+/// An index is on a plain stored field that is no key part, its name makes a method name
+/// (`by_<name>`), and no two indexes share one.
+fn indexes(cx: &Ctxt, c: &Container<'_>) {
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    for ix in c.indexes() {
+        let Some(attr) = &ix.field.attrs.index else {
+            continue;
+        };
+        if c.is_key_field(ix.position) || ix.field.attrs.key_only.is_some() {
+            cx.error_at(
+                attr.span,
+                "an `index` cannot be on a key field: the entity's own key already finds it",
+            );
+        } else if ix.field.storage != Storage::Property {
+            cx.error_at(
+                attr.span,
+                "an `index` needs a field stored as one property: not `skip`, `records`, `split` or `json`",
+            );
+        }
+        let valid = ix
+            .name
+            .chars()
+            .next()
+            .is_some_and(|ch| ch.is_ascii_alphabetic())
+            && ix
+                .name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        if !valid {
+            cx.error_at(
+                ix.span,
+                format!(
+                    "invalid index name `{}`: it starts with a letter and holds only letters, digits and `_`",
+                    ix.name
+                ),
+            );
+        }
+        inter_partition(cx, &ix);
+        if seen.insert(ix.name.clone(), ix.span).is_some() {
+            cx.error_at(
+                ix.span,
+                format!(
+                    "two indexes are named `{}`: give one `index(name = \"...\")`",
+                    ix.name
+                ),
+            );
+        }
+    }
+}
+
+/// An inter-partition index names a valid partition and table, and is not unique: only the
+/// entity's own transaction can refuse a duplicate.
+fn inter_partition(cx: &Ctxt, ix: &super::ast::IndexSpec<'_, '_>) {
+    if let Some(partition) = ix.partition {
+        if check_key(&partition.value()).is_err() || partition.value().is_empty() {
+            cx.error_spanned_by(
+                partition,
+                "an index `partition` is a non-empty valid PartitionKey",
+            );
+        }
+    }
+    if let Some(table) = ix.table {
+        if let Err(rule) = check_table_name(&table.value()) {
+            cx.error_spanned_by(
+                table,
+                format!("invalid table name `{}`: {rule}", table.value()),
+            );
+        }
+    }
+    if ix.unique && (ix.partition.is_some() || ix.table.is_some()) {
+        cx.error_at(
+            ix.span,
+            "a `unique` index lives in the entity's partition: only the entity's own transaction can refuse a duplicate, so it takes no `partition` or `table`",
         );
     }
 }

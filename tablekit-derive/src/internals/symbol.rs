@@ -37,6 +37,10 @@ pub(crate) const RECORDS: Symbol = Symbol("records");
 pub(crate) const SPLIT: Symbol = Symbol("split");
 pub(crate) const JSON: Symbol = Symbol("json");
 pub(crate) const MAX_PROPERTIES: Symbol = Symbol("max_properties");
+pub(crate) const INDEX: Symbol = Symbol("index");
+pub(crate) const UNIQUE: Symbol = Symbol("unique");
+pub(crate) const NAME: Symbol = Symbol("name");
+pub(crate) const PARTITION: Symbol = Symbol("partition");
 
 // Key part formats.
 pub(crate) const TRANSFORM: Symbol = Symbol("transform");

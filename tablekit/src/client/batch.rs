@@ -16,6 +16,7 @@ use reqwest::Method;
 
 use super::applied::{self, Effect, Expected};
 use super::error::{Error, Result};
+use super::indexed;
 use super::multipart::{self, PartRequest, PartResponse};
 use super::service_error::ServiceError;
 use super::table::{required_etag, Table};
@@ -195,17 +196,17 @@ impl<M: TableModel> Batch<M> {
     /// # Ok(()) }
     /// ```
     pub fn insert(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::Insert, entity)
+        self.add_indexed(OperationKind::Insert, entity)
     }
 
     /// Adds an insert-or-merge.
     pub fn upsert_merge(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::UpsertMerge, entity)
+        self.add_indexed(OperationKind::UpsertMerge, entity)
     }
 
     /// Adds an insert-or-replace.
     pub fn upsert_replace(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::UpsertReplace, entity)
+        self.add_indexed(OperationKind::UpsertReplace, entity)
     }
 
     /// Adds a merge conditional on the entity's ETag ([`ETag::any`] for unconditional).
@@ -233,23 +234,27 @@ impl<M: TableModel> Batch<M> {
     /// # Ok(()) }
     /// ```
     pub fn merge(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::Merge, entity)
+        self.add_indexed(OperationKind::Merge, entity)
     }
 
     /// Adds a replace conditional on the entity's ETag ([`ETag::any`] for unconditional).
     pub fn replace(&mut self, entity: &M::Entity) -> Result<()> {
-        self.add_write(OperationKind::Replace, entity)
+        self.add_indexed(OperationKind::Replace, entity)
     }
 
     /// Adds a delete conditional on the entity's ETag ([`ETag::any`] for unconditional).
     pub fn delete(&mut self, entity: &M::Entity) -> Result<()> {
         let dynamic = entity.as_dynamic();
+        if !M::INDEXES.is_empty() {
+            return self.add_indexed(OperationKind::Delete, entity);
+        }
         let etag = required_etag(dynamic)?;
         self.delete_by_key(dynamic.partition_key(), dynamic.row_key(), &etag)
     }
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
+        indexed::check_batch_write::<M>(OperationKind::Delete, None)?;
         let limits = self.table.client().limits();
         limits.validate_key(KeyKind::PartitionKey, partition_key)?;
         limits.validate_key(KeyKind::RowKey, row_key)?;
@@ -496,6 +501,49 @@ impl<M: TableModel> Batch<M> {
             index,
             source: Box::new(error),
         }
+    }
+
+    /// Adds a write and, for an indexed model, its index rows' operations: all of them, or
+    /// (on error) none.
+    fn add_indexed(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
+        let entity = typed.as_dynamic();
+        let rows = indexed::check_batch_write::<M>(kind, Some(entity))?;
+        let mark = self.operations.len();
+        let parts_len = self.parts_len;
+        let added = match kind {
+            OperationKind::Delete => {
+                let etag = required_etag(entity)?;
+                let (pk, rk) = (entity.partition_key(), entity.row_key());
+                let limits = self.table.client().limits();
+                limits.validate_key(KeyKind::PartitionKey, pk)?;
+                limits.validate_key(KeyKind::RowKey, rk)?;
+                self.add(kind, pk, rk, Some(etag.as_str()), None)
+            }
+            _ => self.add_write(kind, typed),
+        };
+        let added = added.and_then(|()| {
+            rows.iter().try_for_each(|(kind, row)| {
+                self.table.client().limits().validate_entity(row)?;
+                let body = (*kind != OperationKind::Delete).then(|| codec::encode_entity(row));
+                let if_match = (*kind == OperationKind::Delete).then_some("*");
+                self.add(
+                    *kind,
+                    row.partition_key(),
+                    row.row_key(),
+                    if_match,
+                    body.as_deref(),
+                )
+            })
+        });
+        if added.is_err() {
+            self.operations.truncate(mark);
+            self.rows.retain(|_, index| *index < mark);
+            self.parts_len = parts_len;
+            if mark == 0 {
+                self.partition_key = None;
+            }
+        }
+        added
     }
 
     fn add_write(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {

@@ -65,6 +65,7 @@ use super::service_error::{applied_note, ServiceError};
 use crate::codec::DecodeError;
 use crate::convert::ValueError;
 use crate::entity::PropertyError;
+use crate::index::{AuxiliaryRow, UniqueViolation};
 use crate::limits::InvalidInput;
 use crate::model::WrongKind;
 use crate::params::ParamError;
@@ -133,6 +134,13 @@ pub enum Error {
     /// through a model whose kind it does not hold, or given to a write of that model.
     #[error(transparent)]
     WrongKind(#[from] WrongKind),
+    /// A unique secondary index (see [`index`](crate::index)) refused a value another entity
+    /// holds; nothing of the write was applied.
+    #[error(transparent)]
+    UniqueViolation(#[from] UniqueViolation),
+    /// A row a model keeps beside its entities (an index row) where an entity was expected.
+    #[error(transparent)]
+    AuxiliaryRow(#[from] AuxiliaryRow),
     /// The service answered with an error status (see [`ServiceError`] for the code).
     #[error(transparent)]
     Service(Box<ServiceError>),

@@ -56,6 +56,7 @@ mod continuation;
 mod credential;
 mod endpoint;
 pub(crate) mod error;
+mod indexed;
 mod location;
 pub(crate) mod multipart;
 mod pages;

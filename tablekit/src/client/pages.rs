@@ -21,7 +21,7 @@ use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
 use crate::codec;
 use crate::entity::Selection;
-use crate::model::{check_kind, TableEntity, TableModel};
+use crate::model::{check_kind, hides_auxiliary, is_auxiliary, TableEntity, TableModel};
 use crate::query::Query;
 
 /// The most entities the service answers in one page.
@@ -633,6 +633,8 @@ impl<M: TableModel> Sent<M> {
     fn decode(&self, reply: &Reply, left: Option<usize>) -> Result<Page<M::Entity>> {
         let mut entities: Vec<_> = codec::decode_page(&reply.body)?
             .into_iter()
+            // Typed pages skip the rows models keep beside their entities (index rows).
+            .filter(|entity| !(hides_auxiliary::<M>() && is_auxiliary(entity)))
             .map(|mut entity| {
                 check_kind::<M>(&entity)?;
                 if let Some(selection) = &self.selection {

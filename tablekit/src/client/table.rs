@@ -22,8 +22,9 @@ use super::transport::{Call, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
+use crate::index::AuxiliaryRow;
 use crate::limits::{self, Feature, InvalidInput, KeyKind};
-use crate::model::{check_kind, NamedTable, TableEntity, TableModel};
+use crate::model::{check_kind, hides_auxiliary, NamedTable, TableEntity, TableModel};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -213,6 +214,7 @@ impl<M: TableModel> Table<M> {
                     entity.set_etag(reply.header("etag").map(ETag::new));
                 }
                 check_kind::<M>(&entity)?;
+                check_entity::<M>(&entity)?;
                 Ok(Some(M::Entity::wrap(entity)))
             }
             Err(e) if e.is_not_found() && e.code() != Some("TableNotFound") => Ok(None),
@@ -279,6 +281,14 @@ impl TableServiceClient {
 /// A key inside the entity path: `'` doubled, then percent-encoded.
 pub(crate) fn encode_key(key: &str) -> String {
     utf8_percent_encode(&key.replace('\'', "''"), KEY_IN_PATH).to_string()
+}
+
+/// A typed read of a row a model keeps beside its entities is an error, not an entity.
+fn check_entity<M: TableModel>(entity: &DynamicEntity) -> Result<()> {
+    match AuxiliaryRow::of(entity) {
+        Some(row) if hides_auxiliary::<M>() => Err(row.into()),
+        _ => Ok(()),
+    }
 }
 
 pub(crate) fn required_etag(entity: &DynamicEntity) -> Result<ETag> {

@@ -9,6 +9,7 @@ use reqwest::Method;
 
 use super::applied::earlier_insert;
 use super::error::Result;
+use super::indexed::{self, Write};
 use super::table::{required_etag, Table};
 use super::transport::{Call, Gone};
 use super::writable::{self, Unsent};
@@ -49,6 +50,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
+        if !M::INDEXES.is_empty() {
+            return indexed::write(self, entity, Write::Insert).await;
+        }
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
         writable::check::<M>(entity, Unsent::Kept, self.client().limits())?;
@@ -87,6 +91,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn upsert_merge(&self, entity: &mut M::Entity) -> Result<()> {
+        if !M::INDEXES.is_empty() {
+            return indexed::write(self, entity, Write::UpsertMerge).await;
+        }
         self.write(Method::PATCH, entity, Condition::None).await
     }
 
@@ -113,6 +120,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn upsert_replace(&self, entity: &mut M::Entity) -> Result<()> {
+        if !M::INDEXES.is_empty() {
+            return indexed::write(self, entity, Write::UpsertReplace).await;
+        }
         self.write(Method::PUT, entity, Condition::None).await
     }
 
@@ -143,6 +153,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn merge(&self, entity: &mut M::Entity) -> Result<()> {
+        if !M::INDEXES.is_empty() {
+            return indexed::write(self, entity, Write::Merge).await;
+        }
         self.write(Method::PATCH, entity, Condition::EntityETag)
             .await
     }
@@ -174,6 +187,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn replace(&self, entity: &mut M::Entity) -> Result<()> {
+        if !M::INDEXES.is_empty() {
+            return indexed::write(self, entity, Write::Replace).await;
+        }
         self.write(Method::PUT, entity, Condition::EntityETag).await
     }
 
@@ -227,6 +243,19 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn delete_by_key(
+        &self,
+        partition_key: &str,
+        row_key: &str,
+        etag: &ETag,
+    ) -> Result<()> {
+        if !M::INDEXES.is_empty() {
+            return indexed::delete(self, partition_key, row_key, etag).await;
+        }
+        self.delete_row(partition_key, row_key, etag).await
+    }
+
+    /// The Delete Entity request itself.
+    pub(crate) async fn delete_row(
         &self,
         partition_key: &str,
         row_key: &str,

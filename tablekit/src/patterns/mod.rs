@@ -57,6 +57,7 @@
 pub mod backup;
 pub mod bulk;
 pub mod conflict_retry;
+pub mod index;
 pub mod migrate;
 pub mod period;
 pub mod progress;

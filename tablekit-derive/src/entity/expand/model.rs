@@ -37,11 +37,13 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
             }
         }
     });
+    let indexes = super::index::indexes_const(g);
     quote! {
         #[automatically_derived]
         impl #p::TableModel for #model {
             type Entity = #wrapper;
             #discriminator
+            #indexes
         }
 
         #named

@@ -1,0 +1,625 @@
+//! The writes and lookups of a model with secondary indexes (see [`index`](crate::index)).
+//!
+//! Each write reads the stored entity (to learn the index values it leaves behind), then
+//! sends the entity and its index changes as one entity group transaction whose write of the
+//! entity is conditional on the ETag read: the transaction applies against exactly the state
+//! its index changes were computed from, or not at all. A condition this code chose (not the
+//! caller's) that fails means another writer won the race: the write is computed again from a
+//! new read, a few times.
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+
+use super::batch::{Batch, OperationKind};
+use super::error::{Error, Result};
+use super::table::{required_etag, Table};
+use super::writable::{self, Unsent};
+use crate::entity::DynamicEntity;
+use crate::etag::ETag;
+use crate::index::{
+    AuxiliaryRow, Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY,
+};
+use crate::limits::InvalidInput;
+use crate::model::{TableEntity, TableModel};
+use crate::query::Query;
+use crate::value::Value;
+
+/// How many times a write lost to another writer is computed again before its error is
+/// returned.
+const ATTEMPTS: usize = 8;
+
+/// How many entities a non-unique lookup reads at once.
+const LOOKUP_READS: usize = 8;
+
+/// A single-entity write of an indexed model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Write {
+    Insert,
+    UpsertMerge,
+    UpsertReplace,
+    Merge,
+    Replace,
+}
+
+impl Write {
+    fn merges(self) -> bool {
+        matches!(self, Write::Merge | Write::UpsertMerge)
+    }
+}
+
+/// The untyped handle on the same table: index rows are no entities of `M`.
+fn raw<M: TableModel>(table: &Table<M>) -> Table<DynamicEntity> {
+    table.client().table_named(table.name())
+}
+
+/// Reads a stored row as it is; an index row where an entity was expected is an error.
+async fn read_entity<M: TableModel>(
+    table: &Table<M>,
+    partition_key: &str,
+    row_key: &str,
+) -> Result<Option<DynamicEntity>> {
+    let stored = raw(table).get(partition_key, row_key).await?;
+    if let Some(auxiliary) = stored.as_ref().and_then(AuxiliaryRow::of) {
+        return Err(auxiliary.into());
+    }
+    Ok(stored)
+}
+
+/// Refuses an entity RowKey that one of the model's index rows could have.
+fn check_row_key<M: TableModel>(row_key: &str) -> Result<()> {
+    match M::INDEXES.iter().find(|i| i.owns_row_key(row_key)) {
+        Some(index) => Err(InvalidInput::Other(format!(
+            "RowKey `{row_key}` starts like the rows of index `{}`: an entity of an indexed model cannot have it",
+            index.name()
+        ))
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Writes `entity` and its index rows in one transaction; records the new ETag on it.
+pub(crate) async fn write<M: TableModel>(
+    table: &Table<M>,
+    entity: &mut M::Entity,
+    write: Write,
+) -> Result<()> {
+    let dynamic = entity.as_dynamic();
+    let unsent = match write {
+        Write::Replace | Write::UpsertReplace => Unsent::Deleted,
+        _ => Unsent::Kept,
+    };
+    writable::check::<M>(dynamic, unsent, table.client().limits())?;
+    check_row_key::<M>(dynamic.row_key())?;
+    // The caller's own condition, if any: its failure is the caller's answer, not a race.
+    let caller_etag = match write {
+        Write::Merge | Write::Replace => Some(required_etag(dynamic)?),
+        _ => None,
+    };
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let stored = match write {
+            Write::Insert => None,
+            _ => read_entity(table, dynamic.partition_key(), dynamic.row_key()).await?,
+        };
+        let (kind, if_match, ours) = main_operation(write, caller_etag.as_ref(), stored.as_ref());
+        let after = match (write.merges(), &stored) {
+            (true, Some(stored)) => merged(stored, dynamic),
+            _ => dynamic.clone(),
+        };
+        let mut batch = raw(table).batch();
+        add_main(&mut batch, kind, dynamic, if_match.as_ref())?;
+        let changes = index_changes::<M>(&mut batch, stored.as_ref(), Some(&after))?;
+        match batch.submit().await {
+            Ok(outcome) => {
+                follow::<M>(table, stored.as_ref(), Some(&after)).await;
+                let etag = outcome.results().first().and_then(|r| r.etag()).cloned();
+                let dynamic = entity.as_dynamic_mut();
+                if etag.is_some() {
+                    dynamic.set_etag(etag);
+                }
+                dynamic.clear_overwrites();
+                return Ok(());
+            }
+            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
+            Err(e) => return Err(explain(e, &changes, dynamic.partition_key())),
+        }
+    }
+}
+
+/// Deletes the entity at these keys and its index rows in one transaction, if `etag` matches
+/// ([`ETag::any`] for whatever is stored).
+pub(crate) async fn delete<M: TableModel>(
+    table: &Table<M>,
+    partition_key: &str,
+    row_key: &str,
+    etag: &ETag,
+) -> Result<()> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let Some(stored) = read_entity(table, partition_key, row_key).await? else {
+            // Nothing to unindex: the service gives its own answer (404, or success for a
+            // retried delete whose first attempt was applied).
+            return table.delete_row(partition_key, row_key, etag).await;
+        };
+        crate::model::check_kind::<M>(&stored)?;
+        let ours = *etag == ETag::any();
+        let condition = match (ours, stored.etag()) {
+            (true, Some(read)) => read.clone(),
+            _ => etag.clone(),
+        };
+        let mut batch = raw(table).batch();
+        batch.delete_by_key(partition_key, row_key, &condition)?;
+        let changes = index_changes::<M>(&mut batch, Some(&stored), None)?;
+        match batch.submit().await {
+            Ok(_) => {
+                follow::<M>(table, Some(&stored), None).await;
+                return Ok(());
+            }
+            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
+            Err(e) => return Err(explain(e, &changes, partition_key)),
+        }
+    }
+}
+
+/// The transaction's write of the entity, its `If-Match`, and whether that condition is
+/// this code's (so its failure is a lost race).
+fn main_operation(
+    write: Write,
+    caller_etag: Option<&ETag>,
+    stored: Option<&DynamicEntity>,
+) -> (OperationKind, Option<ETag>, bool) {
+    let read = stored.and_then(DynamicEntity::etag).cloned();
+    let (kind, read_kind) = match write {
+        Write::Insert => return (OperationKind::Insert, None, false),
+        Write::Merge | Write::UpsertMerge => (OperationKind::Merge, OperationKind::Merge),
+        Write::Replace | Write::UpsertReplace => (OperationKind::Replace, OperationKind::Replace),
+    };
+    match (caller_etag, read) {
+        // The caller's own condition decides; the state read is the one it names or the
+        // transaction fails on it.
+        (Some(etag), _) if *etag != ETag::any() => (kind, Some(etag.clone()), false),
+        (_, Some(read)) => (read_kind, Some(read), true),
+        // Nothing stored: an upsert inserts (and loses to a concurrent insert); a merge or
+        // replace of `*` meets the service's 404.
+        (None, None) => (OperationKind::Insert, None, true),
+        (Some(any), None) => (kind, Some(any.clone()), false),
+    }
+}
+
+/// Adds the entity's own operation.
+fn add_main(
+    batch: &mut Batch<DynamicEntity>,
+    kind: OperationKind,
+    entity: &DynamicEntity,
+    if_match: Option<&ETag>,
+) -> Result<()> {
+    let mut sent = entity.clone();
+    sent.set_etag(if_match.cloned());
+    // The entity was checked as a write of its model; what the setters replaced is
+    // allowed here, once.
+    let overwritten: Vec<String> = sent
+        .unreadable_overwrites()
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    for name in &overwritten {
+        sent.allow_overwrite(name);
+    }
+    match kind {
+        OperationKind::Insert => batch.insert(&sent),
+        OperationKind::Merge => batch.merge(&sent),
+        OperationKind::Replace => batch.replace(&sent),
+        OperationKind::UpsertMerge => batch.upsert_merge(&sent),
+        OperationKind::UpsertReplace => batch.upsert_replace(&sent),
+        OperationKind::Delete => batch.delete(&sent),
+    }
+}
+
+/// The index rows' operations a transaction adds beside `kind` of `entity` (`None`: a delete
+/// by keys), for model `M`. An insert adds the entity's index rows; a delete of an entity on
+/// its ETag (so it is the stored state) deletes them. The other writes of an indexed model
+/// need the stored state first, which a transaction being built cannot read: they are
+/// refused, pointing at the table's own write, which reads it.
+pub(crate) fn check_batch_write<M: TableModel>(
+    kind: OperationKind,
+    entity: Option<&DynamicEntity>,
+) -> Result<Vec<(OperationKind, DynamicEntity)>> {
+    if M::INDEXES.is_empty() {
+        return Ok(Vec::new());
+    }
+    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity)>> {
+        Err(InvalidInput::Other(format!(
+            "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
+        ))
+        .into())
+    };
+    if M::INDEXES.iter().any(Index::is_inter_partition) {
+        return refuse("hold the write of an entity whose index lives in another partition");
+    }
+    let Some(entity) = entity else {
+        return refuse("delete by keys alone");
+    };
+    check_row_key::<M>(entity.row_key())?;
+    let (row_kind, delete) = match kind {
+        OperationKind::Insert => (OperationKind::Insert, false),
+        OperationKind::Delete => (OperationKind::Delete, true),
+        _ => return refuse("merge, replace or upsert"),
+    };
+    if delete && (entity.is_partial() || entity.etag() == Some(&ETag::any())) {
+        return refuse("delete an entity not read whole, on its ETag");
+    }
+    let mut rows = Vec::new();
+    for index in M::INDEXES {
+        if let Some(row) = index.row_of(entity)? {
+            let kind = match (delete, index.is_unique()) {
+                (true, _) => OperationKind::Delete,
+                (false, true) => row_kind,
+                (false, false) => OperationKind::UpsertReplace,
+            };
+            rows.push((kind, row));
+        }
+    }
+    Ok(rows)
+}
+
+/// The stored entity with `change`'s properties merged in.
+fn merged(stored: &DynamicEntity, change: &DynamicEntity) -> DynamicEntity {
+    let mut after = stored.clone();
+    for (name, value) in change.properties() {
+        after.set(name, value.clone());
+    }
+    after
+}
+
+/// One index row the transaction inserts, for a failure's explanation.
+struct Claim {
+    operation: usize,
+    index: &'static str,
+    value: String,
+}
+
+/// Adds the index rows' changes from state `before` to state `after` (`None`: no entity):
+/// a row whose key is unchanged is left alone, an old one deleted, a new one inserted.
+/// Returns the unique rows inserted, by operation. Inter-partition indexes follow the
+/// transaction (see [`follow`]).
+fn index_changes<M: TableModel>(
+    batch: &mut Batch<DynamicEntity>,
+    before: Option<&DynamicEntity>,
+    after: Option<&DynamicEntity>,
+) -> Result<Vec<Claim>> {
+    let mut claims = Vec::new();
+    for index in M::INDEXES.iter().filter(|i| !i.is_inter_partition()) {
+        let old = before.map(|e| index.row_of(e)).transpose()?.flatten();
+        let new = after.map(|e| index.row_of(e)).transpose()?.flatten();
+        if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key) {
+            continue;
+        }
+        if let Some(old) = old {
+            batch.delete_by_key(old.partition_key(), old.row_key(), &ETag::any())?;
+        }
+        if let Some(new) = new {
+            if index.is_unique() {
+                claims.push(Claim {
+                    operation: batch.len(),
+                    index: index.name(),
+                    value: value_text(index, new.row_key()),
+                });
+                batch.insert(&new)?;
+            } else {
+                batch.upsert_replace(&new)?;
+            }
+        }
+    }
+    Ok(claims)
+}
+
+/// How many times an inter-partition index row's write is tried.
+const FOLLOW_ATTEMPTS: usize = 3;
+
+/// Brings the inter-partition indexes from state `before` to `after` once the entity's own
+/// transaction is applied: a new row is written, then an old one deleted, each tried a few
+/// times. A row that still fails is left to [`repair`](crate::patterns::index::repair): the
+/// entity's write stands, and lookups check what they find, so a late or stale row never
+/// returns a wrong entity.
+async fn follow<M: TableModel>(
+    table: &Table<M>,
+    before: Option<&DynamicEntity>,
+    after: Option<&DynamicEntity>,
+) {
+    for index in M::INDEXES.iter().filter(|i| i.is_inter_partition()) {
+        let rows = |e: Option<&DynamicEntity>| e.and_then(|e| index.row_of(e).ok().flatten());
+        let (old, new) = (rows(before), rows(after));
+        if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key)
+            && old.as_ref().map(DynamicEntity::partition_key)
+                == new.as_ref().map(DynamicEntity::partition_key)
+        {
+            continue;
+        }
+        let home = index_table(table, index);
+        // One-operation transactions: the untyped table's own writes would come back here.
+        if let Some(new) = new {
+            for _ in 0..FOLLOW_ATTEMPTS {
+                let mut batch = home.batch();
+                let sent = batch.upsert_replace(&new);
+                match async {
+                    sent?;
+                    batch.submit().await
+                }
+                .await
+                {
+                    Ok(_) => break,
+                    Err(e) => {
+                        tracing::warn!(index = index.name(), error = %e, "index row not written")
+                    }
+                }
+            }
+        }
+        if let Some(old) = old {
+            for _ in 0..FOLLOW_ATTEMPTS {
+                let mut batch = home.batch();
+                let sent = batch.delete_by_key(old.partition_key(), old.row_key(), &ETag::any());
+                match async {
+                    sent?;
+                    batch.submit().await
+                }
+                .await
+                {
+                    Ok(_) => break,
+                    Err(e) if e.is_not_found() => break,
+                    Err(e) => {
+                        tracing::warn!(index = index.name(), error = %e, "index row not deleted")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The untyped handle on the table an index keeps its rows in.
+pub(crate) fn index_table<M: TableModel>(table: &Table<M>, index: &Index) -> Table<DynamicEntity> {
+    table
+        .client()
+        .table_named(index.table().unwrap_or(table.name()))
+}
+
+/// The escaped value in a unique index row's RowKey.
+fn value_text(index: &Index, row_key: &str) -> String {
+    row_key
+        .get(index.name().len() + 1..)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Whether a failed transaction lost on the condition of its first operation (the entity's).
+fn lost_race(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Batch { index: Some(0), .. } | Error::Batch { index: None, .. }
+    ) && matches!(error.status(), Some(404 | 409 | 412))
+}
+
+/// A 409 on a unique index row's insert is the index refusing a value another entity holds.
+fn explain(error: Error, claims: &[Claim], partition_key: &str) -> Error {
+    let Error::Batch {
+        index: Some(failed),
+        ..
+    } = &error
+    else {
+        return error;
+    };
+    match claims.iter().find(|c| c.operation == *failed) {
+        Some(claim) if error.is_conflict() => UniqueViolation {
+            index: claim.index,
+            partition_key: partition_key.to_owned(),
+            value: claim.value.clone(),
+        }
+        .into(),
+        _ => error,
+    }
+}
+
+/// The index of `M` named `name`.
+fn named<M: TableModel>(name: &str) -> Result<&'static Index> {
+    M::INDEXES
+        .iter()
+        .find(|i| i.name() == name)
+        .ok_or_else(|| InvalidInput::Other(format!("the model has no index `{name}`")).into())
+}
+
+impl<M: TableModel> Table<M> {
+    /// The entity of partition `partition_key` whose unique index `index` holds `value`:
+    /// one read of the index row and one of the entity, which is returned only if it still
+    /// holds `value`. `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::Value;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Employees")]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index(unique))]
+    ///     pub email: String,
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table = emulator.client().table::<Employee>();
+    /// table.create().await?;
+    /// let mut kim = EmployeeEntity::new("Sales", "e-1");
+    /// kim.set_email("kim@example.com");
+    /// table.insert(&mut kim).await?;
+    /// let found = table.find_unique("email", "Sales", Value::String("kim@example.com".into())).await?;
+    /// assert_eq!(found.map(|e| e.id()), Some("e-1".to_owned()));
+    /// let same = Employee::by_email(&table, "Sales", "kim@example.com").await?;
+    /// assert!(same.is_some());
+    /// assert!(Employee::by_email(&table, "Sales", "lee@example.com").await?.is_none());
+    /// # Ok(()) }
+    /// ```
+    pub async fn find_unique(
+        &self,
+        index: &str,
+        partition_key: &str,
+        value: Value,
+    ) -> Result<Option<M::Entity>> {
+        find_unique(self, index, partition_key, value).await
+    }
+
+    /// The entities of partition `partition_key` whose index `index` holds `value`, each
+    /// returned only if it still holds it, in the order of their RowKeys. For an index kept
+    /// in a named partition (`index(partition = "..")`) the entities of every partition are
+    /// found and `partition_key` is not used.
+    /// `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::Value;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Employees")]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index)]
+    ///     pub last_name: String,
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table = emulator.client().table::<Employee>();
+    /// table.create().await?;
+    /// for (id, name) in [("e-1", "Smith"), ("e-2", "Jones"), ("e-3", "Smith")] {
+    ///     let mut e = EmployeeEntity::new("Sales", id);
+    ///     e.set_last_name(name);
+    ///     table.insert(&mut e).await?;
+    /// }
+    /// let smiths = table.find_indexed("last_name", "Sales", Value::String("Smith".into())).await?;
+    /// let ids: Vec<String> = smiths.iter().map(|e| e.id()).collect();
+    /// assert_eq!(ids, ["e-1", "e-3"]);
+    /// assert_eq!(Employee::by_last_name(&table, "Sales", "Jones").await?.len(), 1);
+    /// assert_eq!(table.query_all().count().await?, 3); // the index rows are no entities
+    /// # Ok(()) }
+    /// ```
+    pub async fn find_indexed(
+        &self,
+        index: &str,
+        partition_key: &str,
+        value: Value,
+    ) -> Result<Vec<M::Entity>> {
+        find_all(self, index, partition_key, value).await
+    }
+}
+
+/// See [`Table::find_unique`].
+async fn find_unique<M: TableModel>(
+    table: &Table<M>,
+    index: &str,
+    partition_key: &str,
+    value: Value,
+) -> Result<Option<M::Entity>> {
+    let index = named::<M>(index)?;
+    if index.is_inter_partition() {
+        let found = find_all(table, index.name(), partition_key, value).await?;
+        return Ok(found.into_iter().next());
+    }
+    let Some(value_key) = index.value_key(Some(&value))? else {
+        return Ok(None);
+    };
+    let row_key = index.row_key(&value_key, "")?;
+    let Some(row) = raw(table).get(partition_key, &row_key).await? else {
+        return Ok(None);
+    };
+    let Some(target) = target_of(index, &row) else {
+        return Ok(None);
+    };
+    read_holding(table, index, partition_key, &target, &value).await
+}
+
+/// See [`Table::find_indexed`].
+async fn find_all<M: TableModel>(
+    table: &Table<M>,
+    index: &str,
+    partition_key: &str,
+    value: Value,
+) -> Result<Vec<M::Entity>> {
+    let index = named::<M>(index)?;
+    if index.is_unique() && !index.is_inter_partition() {
+        // Boxed: a unique inter-partition lookup comes back here.
+        let found = Box::pin(find_unique(table, index.name(), partition_key, value)).await?;
+        return Ok(found.into_iter().collect());
+    }
+    let Some(value_key) = index.value_key(Some(&value))? else {
+        return Ok(Vec::new());
+    };
+    let home = index_table(table, index);
+    let partition_key = index.partition().unwrap_or(partition_key);
+    // The prefix ends with `_`, which no escaped value holds: `` ` `` is the next character.
+    let prefix = index.prefix(&value_key);
+    let upper = format!("{}`", prefix.trim_end_matches('_'));
+    let filter = format!(
+        "PartitionKey eq '{}' and RowKey ge '{}' and RowKey lt '{}'",
+        quoted(partition_key),
+        quoted(&prefix),
+        quoted(&upper)
+    );
+    let rows = home
+        .query(Query::new().filter_raw(filter))
+        .collect_all()
+        .await?;
+    let targets: Vec<(String, String)> = rows
+        .iter()
+        .filter_map(|r| {
+            let row_key = target_of(index, r)?;
+            let partition_key = match r.value(TARGET_PARTITION_PROPERTY) {
+                Some(Value::String(s)) => s.to_string(),
+                _ => partition_key.to_owned(),
+            };
+            Some((partition_key, row_key))
+        })
+        .collect();
+    let found: Vec<Option<M::Entity>> = stream::iter(targets)
+        .map(|(partition_key, row_key)| {
+            let value = value.clone();
+            async move { read_holding(table, index, &partition_key, &row_key, &value).await }
+        })
+        .buffered(LOOKUP_READS)
+        .try_collect()
+        .await?;
+    Ok(found.into_iter().flatten().collect())
+}
+
+/// A string inside an OData literal: `'` doubled.
+fn quoted(text: &str) -> String {
+    text.replace('\'', "''")
+}
+
+/// The entity RowKey an index row points at, if it is a row of `index`.
+fn target_of(index: &Index, row: &DynamicEntity) -> Option<String> {
+    if !index.is_row(row) {
+        return None;
+    }
+    match row.value(TARGET_PROPERTY)? {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// Reads the entity an index row points at; `None` unless it holds `value` now.
+async fn read_holding<M: TableModel>(
+    table: &Table<M>,
+    index: &Index,
+    partition_key: &str,
+    row_key: &str,
+    value: &Value,
+) -> Result<Option<M::Entity>> {
+    let Some(entity) = table.get(partition_key, row_key).await? else {
+        return Ok(None);
+    };
+    let holds = index.value_key(entity.as_dynamic().value(index.property()))?
+        == index.value_key(Some(value))?;
+    Ok(holds.then_some(entity))
+}

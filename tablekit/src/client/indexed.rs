@@ -87,7 +87,7 @@ pub(crate) async fn write<M: TableModel>(
         Write::Replace | Write::UpsertReplace => Unsent::Deleted,
         _ => Unsent::Kept,
     };
-    writable::check::<M>(dynamic, unsent, table.client().limits())?;
+    writable::check::<M>(entity, unsent, table.client().limits())?;
     check_row_key::<M>(dynamic.row_key())?;
     // The caller's own condition, if any: its failure is the caller's answer, not a race.
     let caller_etag = match write {

@@ -9,6 +9,7 @@ use std::fmt;
 
 use crate::entity::DynamicEntity;
 use crate::filter::{CompareOp, Filter};
+use crate::spread::SpreadField;
 use crate::value::Value;
 
 /// A value that is an entity: it wraps a [`DynamicEntity`] and gives it back.
@@ -115,6 +116,31 @@ pub trait TableModel: Send + Sync + 'static {
     /// assert_eq!(<DynamicEntity as TableModel>::DISCRIMINATOR, None);
     /// ```
     const DISCRIMINATOR: Option<Discriminator> = None;
+    /// The fields whose values may spread over continuation rows, declared with
+    /// `#[tablekit(split(rows = n))]` or `records(rows = n)` (see [`spread`](crate::spread)):
+    /// `Table<M>` writes, reads and deletes their rows with the entity.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::spread::SpreadField;
+    /// use tablekit::TableModel;
+    /// #[derive(TableEntity)]
+    /// pub struct Report {
+    ///     #[tablekit(partition_key)]
+    ///     pub id: String,
+    ///     #[tablekit(split(rows = 3))]
+    ///     pub pdf: Vec<u8>,
+    /// }
+    /// assert_eq!(Report::SPREAD_FIELDS, [SpreadField { property: "Pdf", rows: 3 }]);
+    /// assert!(<DynamicEntity as TableModel>::SPREAD_FIELDS.is_empty());
+    /// ```
+    const SPREAD_FIELDS: &'static [SpreadField] = &[];
+}
+
+/// Whether `M` reads rows as typed entities, so the rows a model keeps beside its entities
+/// are not among them ([`DynamicEntity`] reads every row as it is).
+pub(crate) fn reads_typed<M: TableModel>() -> bool {
+    std::any::TypeId::of::<M::Entity>() != std::any::TypeId::of::<DynamicEntity>()
 }
 
 /// A model whose table is named in `#[tablekit(table = "...")]`: what
@@ -281,3 +307,10 @@ impl fmt::Display for WrongKind {
 impl TableModel for DynamicEntity {
     type Entity = DynamicEntity;
 }
+
+/// Whether `entity` is a row a model keeps beside its entities (an index or continuation row).
+pub(crate) fn is_auxiliary(entity: &DynamicEntity) -> bool {
+    entity.value(AUXILIARY_PROPERTY).is_some()
+}
+/// The property that marks a row a model keeps beside its entities.
+pub const AUXILIARY_PROPERTY: &str = "TablekitRow";

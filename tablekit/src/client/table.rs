@@ -18,12 +18,14 @@ use reqwest::Method;
 use super::access_policy::{self, SignedIdentifier};
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
+use super::spread;
 use super::transport::{Call, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::limits::{self, Feature, InvalidInput, KeyKind};
 use crate::model::{check_kind, NamedTable, TableEntity, TableModel};
+use crate::split::SplitError;
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -204,6 +206,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
+        if !M::SPREAD_FIELDS.is_empty() {
+            return spread::get(self, partition_key, row_key).await;
+        }
         let path = self.entity_path(partition_key, row_key)?;
         let call = Call::new(Method::GET, path);
         match self.client.transport().send(&call).await {
@@ -211,6 +216,12 @@ impl<M: TableModel> Table<M> {
                 let mut entity = codec::decode_entity(&reply.body)?;
                 if entity.etag().is_none() {
                     entity.set_etag(reply.header("etag").map(ETag::new));
+                }
+                if spread::hidden::<M>(&entity) {
+                    return Err(Error::Split(SplitError::ContinuationRow {
+                        partition_key: partition_key.to_owned(),
+                        row_key: row_key.to_owned(),
+                    }));
                 }
                 check_kind::<M>(&entity)?;
                 Ok(Some(M::Entity::wrap(entity)))

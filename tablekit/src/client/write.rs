@@ -9,6 +9,7 @@ use reqwest::Method;
 
 use super::applied::earlier_insert;
 use super::error::Result;
+use super::spread::{self, Write};
 use super::table::{required_etag, Table};
 use super::transport::{Call, Gone};
 use super::writable::{self, Unsent};
@@ -49,6 +50,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
+        if !M::SPREAD_FIELDS.is_empty() {
+            return spread::write(self, entity, Write::Insert).await;
+        }
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
         writable::check::<M>(dynamic, Unsent::Kept, self.client().limits())?;
@@ -232,6 +236,19 @@ impl<M: TableModel> Table<M> {
         row_key: &str,
         etag: &ETag,
     ) -> Result<()> {
+        if !M::SPREAD_FIELDS.is_empty() {
+            return spread::delete(self, partition_key, row_key, etag).await;
+        }
+        self.delete_row(partition_key, row_key, etag).await
+    }
+
+    /// Deletes one row by its keys, whatever the model keeps beside it.
+    pub(crate) async fn delete_row(
+        &self,
+        partition_key: &str,
+        row_key: &str,
+        etag: &ETag,
+    ) -> Result<()> {
         let path = self.entity_path(partition_key, row_key)?;
         let mut call = Call::new(Method::DELETE, path);
         call.if_match = Some(etag.as_str().to_owned());
@@ -246,6 +263,9 @@ impl<M: TableModel> Table<M> {
         entity: &mut M::Entity,
         condition: Condition,
     ) -> Result<()> {
+        if !M::SPREAD_FIELDS.is_empty() {
+            return spread::write(self, entity, spread_write(&method, condition)).await;
+        }
         let dynamic = entity.as_dynamic();
         let if_match = match condition {
             Condition::None => None,
@@ -262,6 +282,16 @@ impl<M: TableModel> Table<M> {
         let reply = self.client().transport().send(&call).await?;
         record_written(entity, reply.header("etag").map(ETag::new));
         Ok(())
+    }
+}
+
+/// The write of a model with continuation rows that `method` under `condition` is.
+fn spread_write(method: &Method, condition: Condition) -> Write {
+    match (method == Method::PUT, condition) {
+        (true, Condition::None) => Write::UpsertReplace,
+        (true, Condition::EntityETag) => Write::Replace,
+        (false, Condition::None) => Write::UpsertMerge,
+        (false, Condition::EntityETag) => Write::Merge,
     }
 }
 

@@ -37,11 +37,13 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
             }
         }
     });
+    let spread = spread_fields(g);
     quote! {
         #[automatically_derived]
         impl #p::TableModel for #model {
             type Entity = #wrapper;
             #discriminator
+            #spread
         }
 
         #named
@@ -65,6 +67,26 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
                 &mut self.0
             }
         }
+    }
+}
+
+/// `SPREAD_FIELDS`: the fields declared `split(rows = n)` / `records(rows = n)`, if any.
+fn spread_fields(g: &Gen<'_, '_>) -> TokenStream {
+    let p = g.p;
+    let fields: Vec<_> = g
+        .c
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let (property, rows) = (&f.name, f.spread_rows?);
+            Some(quote!(#p::SpreadField { property: #property, rows: #rows }))
+        })
+        .collect();
+    if fields.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const SPREAD_FIELDS: &'static [#p::SpreadField] = &[#(#fields),*];
     }
 }
 

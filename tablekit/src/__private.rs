@@ -29,9 +29,9 @@ pub use crate::filter::Filter;
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel};
-pub use crate::spread::SpreadField;
 pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
 pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
+pub use crate::spread::SpreadField;
 pub use crate::value::Value;
 
 use serde::de::DeserializeOwned;

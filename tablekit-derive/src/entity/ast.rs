@@ -290,7 +290,10 @@ fn storage(attrs: &FieldAttrs) -> Storage {
 fn spread_rows(attrs: &FieldAttrs) -> Option<usize> {
     match attrs.storage.as_ref().map(|s| s.value) {
         Some(StorageAttr::Records { rows, .. } | StorageAttr::Split { rows, .. })
-            if matches!(storage(attrs), Storage::Records { .. } | Storage::Split { .. }) =>
+            if matches!(
+                storage(attrs),
+                Storage::Records { .. } | Storage::Split { .. }
+            ) =>
         {
             rows
         }

@@ -65,7 +65,7 @@ pub(crate) enum StorageAttr {
 /// The most continuation rows a field may declare: the runtime's `spread::MAX_ROWS`.
 const MAX_ROWS: usize = 16;
 /// The chunks one continuation row holds: the runtime's `spread::CHUNKS_PER_ROW`.
-const CHUNKS_PER_ROW: usize = 15;
+const CHUNKS_PER_ROW: usize = 11;
 
 /// Everything `#[tablekit(..)]` says about one field.
 pub(crate) struct FieldAttrs {

@@ -142,7 +142,10 @@ pub(crate) async fn load_page<M: TableModel>(
             .await?;
         spread::join(dynamic, rows, fields);
         if !spread::reads_back(dynamic, fields) {
-            let (partition_key, row_key) = (dynamic.partition_key().to_owned(), dynamic.row_key().to_owned());
+            let (partition_key, row_key) = (
+                dynamic.partition_key().to_owned(),
+                dynamic.row_key().to_owned(),
+            );
             if let Some(fresh) = get(table, &partition_key, &row_key).await? {
                 *entity = fresh;
             }
@@ -159,7 +162,10 @@ pub(crate) async fn write<M: TableModel>(
     write: Write,
 ) -> Result<()> {
     let dynamic = entity.as_dynamic();
-    let (partition_key, row_key) = (dynamic.partition_key().to_owned(), dynamic.row_key().to_owned());
+    let (partition_key, row_key) = (
+        dynamic.partition_key().to_owned(),
+        dynamic.row_key().to_owned(),
+    );
     spread::check_main_key(&row_key)?;
     let given = match write {
         Write::Merge | Write::Replace => Some(required_etag(dynamic)?),
@@ -186,7 +192,14 @@ pub(crate) async fn write<M: TableModel>(
             Write::Insert => None,
             _ => raw.get(&partition_key, &row_key).await?,
         };
-        let batch = plan(&raw, &mut parts, stored.as_ref(), write, given.as_ref(), M::SPREAD_FIELDS)?;
+        let batch = plan(
+            &raw,
+            &mut parts,
+            stored.as_ref(),
+            write,
+            given.as_ref(),
+            M::SPREAD_FIELDS,
+        )?;
         match batch.submit().await {
             Ok(outcome) => {
                 let etag = outcome.results().first().and_then(|r| r.etag()).cloned();

@@ -73,15 +73,14 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
 /// `SPREAD_FIELDS`: the fields declared `split(rows = n)` / `records(rows = n)`, if any.
 fn spread_fields(g: &Gen<'_, '_>) -> TokenStream {
     let p = g.p;
-    let fields: Vec<_> = g
-        .c
-        .fields
-        .iter()
-        .filter_map(|f| {
-            let (property, rows) = (&f.name, f.spread_rows?);
-            Some(quote!(#p::SpreadField { property: #property, rows: #rows }))
-        })
-        .collect();
+    let fields: Vec<_> =
+        g.c.fields
+            .iter()
+            .filter_map(|f| {
+                let (property, rows) = (&f.name, f.spread_rows?);
+                Some(quote!(#p::SpreadField { property: #property, rows: #rows }))
+            })
+            .collect();
     if fields.is_empty() {
         return TokenStream::new();
     }

@@ -19,6 +19,9 @@
 //! property, header included. At most `max_properties x 65,536 - 11` bytes fit; writing more is
 //! [`SplitError::TooLarge`] before anything is sent.
 //!
+//! A value larger than one entity spreads over continuation rows of the same partition: see
+//! [`spread`](crate::spread).
+//!
 //! Every function here answers a [`SplitError`]; it converts into the crate's
 //! [`Error`](crate::Error) with `?`, as [`Error::Split`](crate::Error::Split) or, for an invalid
 //! name, unreadable records or an unfetched property, as the error those are everywhere else.

@@ -83,6 +83,8 @@ mod table_value;
 /// - `records(max_properties = N)`: a `Vec<R: Record>` stored as versioned binary records
 ///   split across up to N 64 KiB properties; the setter returns an error when it does not fit.
 /// - `split(max_properties = N)`: a `Vec<u8>` split across up to N properties.
+/// - `split(rows = N)` / `records(rows = N)`: the same, spread beyond one entity over up to N
+///   continuation rows written in one transaction with it (see `tablekit::spread`).
 /// - `json`: any serde type stored as JSON text in one string property.
 ///
 /// Field types: `bool`, `i32`, `i64`, `u32`, `u64`, `f64`, `String`, `Vec<u8>`,

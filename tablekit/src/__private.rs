@@ -39,6 +39,7 @@ pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
 pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
 pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
+pub use crate::spread::SpreadField;
 pub use crate::value::Value;
 
 use serde::de::DeserializeOwned;

@@ -31,6 +31,7 @@ pub mod sas;
 pub mod select;
 pub mod serde_bridge;
 pub mod split;
+pub mod spread;
 pub mod value;
 #[doc(hidden)]
 pub mod wire;

@@ -11,6 +11,7 @@ use crate::entity::DynamicEntity;
 use crate::family::Family;
 use crate::filter::{CompareOp, Filter};
 use crate::index::Index;
+use crate::spread::SpreadField;
 use crate::value::Value;
 
 /// A value that is an entity: it wraps a [`DynamicEntity`] and gives it back.
@@ -168,6 +169,26 @@ pub trait TableModel: Send + Sync + 'static {
     /// assert!(<DynamicEntity as TableModel>::INDEXES.is_empty());
     /// ```
     const INDEXES: &'static [Index] = &[];
+
+    /// The fields whose values may spread over continuation rows, declared with
+    /// `#[tablekit(split(rows = n))]` or `records(rows = n)` (see [`spread`](crate::spread)):
+    /// `Table<M>` writes, reads and deletes their rows with the entity.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::spread::SpreadField;
+    /// use tablekit::TableModel;
+    /// #[derive(TableEntity)]
+    /// pub struct Report {
+    ///     #[tablekit(partition_key)]
+    ///     pub id: String,
+    ///     #[tablekit(split(rows = 3))]
+    ///     pub pdf: Vec<u8>,
+    /// }
+    /// assert_eq!(Report::SPREAD_FIELDS, [SpreadField { property: "Pdf", rows: 3 }]);
+    /// assert!(<DynamicEntity as TableModel>::SPREAD_FIELDS.is_empty());
+    /// ```
+    const SPREAD_FIELDS: &'static [SpreadField] = &[];
 }
 
 /// Whether `entity` is a row a model keeps beside its entities (an index or continuation row).
@@ -181,6 +202,78 @@ pub const AUXILIARY_PROPERTY: &str = "TablekitRow";
 /// model's do, but [`DynamicEntity`] reads every row as it is.
 pub(crate) fn hides_auxiliary<M: TableModel>() -> bool {
     std::any::TypeId::of::<M>() != std::any::TypeId::of::<DynamicEntity>()
+}
+
+/// A row a model keeps beside its entities (an index row or a continuation row), met where an
+/// entity of the model was expected. It converts into [`Error::AuxiliaryRow`](crate::Error::AuxiliaryRow).
+///
+/// ```
+/// # use tablekit::prelude::*;
+/// # #[derive(TableEntity)]
+/// # #[tablekit(table = "Employees")]
+/// # pub struct Employee {
+/// #     #[tablekit(partition_key)]
+/// #     pub department: String,
+/// #     #[tablekit(row_key)]
+/// #     pub id: String,
+/// #     #[tablekit(index(unique))]
+/// #     pub email: String,
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// let table = emulator.client().table::<Employee>();
+/// table.create().await?;
+/// let mut kim = EmployeeEntity::new("Sales", "e-1");
+/// kim.set_email("kim@example.com");
+/// table.insert(&mut kim).await?;
+/// let err = table.get("Sales", "email_kim@example.com").await.unwrap_err();
+/// let Error::AuxiliaryRow(row) = &err else { panic!("{err}") };
+/// assert_eq!(row.role, "index:email");
+/// assert_eq!(
+///     err.to_string(),
+///     "row (Sales, email_kim@example.com) is not an entity: it is a model's `index:email` row"
+/// );
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub struct AuxiliaryRow {
+    /// The row's PartitionKey.
+    pub partition_key: String,
+    /// The row's RowKey.
+    pub row_key: String,
+    /// What its [`AUXILIARY_PROPERTY`] says it is.
+    pub role: String,
+}
+
+impl fmt::Display for AuxiliaryRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let AuxiliaryRow {
+            partition_key,
+            row_key,
+            role,
+        } = self;
+        write!(
+            f,
+            "row ({partition_key}, {row_key}) is not an entity: it is a model's `{role}` row"
+        )
+    }
+}
+
+impl AuxiliaryRow {
+    /// The error for `row`, when it is a row a model keeps beside its entities.
+    pub(crate) fn of(row: &DynamicEntity) -> Option<Self> {
+        let role = match row.value(AUXILIARY_PROPERTY)? {
+            Value::String(s) => s.to_string(),
+            other => format!("a {} value", other.edm_type()),
+        };
+        Some(AuxiliaryRow {
+            partition_key: row.partition_key().to_owned(),
+            row_key: row.row_key().to_owned(),
+            role,
+        })
+    }
 }
 
 /// A model whose table is named in `#[tablekit(table = "...")]`: what

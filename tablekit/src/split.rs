@@ -19,6 +19,9 @@
 //! property, header included. At most `max_properties x 65,536 - 11` bytes fit; writing more is
 //! [`SplitError::TooLarge`] before anything is sent.
 //!
+//! A value larger than one entity spreads over continuation rows of the same partition: see
+//! [`spread`](crate::spread).
+//!
 //! Every function here answers a [`SplitError`]; it converts into the crate's
 //! [`Error`](crate::Error) with `?`, as [`Error::Split`](crate::Error::Split) or, for an invalid
 //! name, unreadable records or an unfetched property, as the error those are everywhere else.
@@ -162,6 +165,17 @@ pub enum SplitError {
         /// The CRC-32 of the data.
         found: u32,
     },
+    /// A value that needs more continuation rows than its field declares (see
+    /// [`spread`](crate::spread)).
+    #[error("property `{property}`: the value needs {rows} continuation rows, at most {max_rows} are declared")]
+    TooManyRows {
+        /// The value's property name.
+        property: String,
+        /// The continuation rows the value needs.
+        rows: usize,
+        /// The continuation rows declared.
+        max_rows: usize,
+    },
     /// A name the service refuses, or a value it cannot hold: converts into
     /// [`Error::InvalidInput`](crate::Error::InvalidInput).
     #[error(transparent)]
@@ -198,7 +212,7 @@ pub fn chunk_names(name: &str, max_properties: usize) -> Vec<String> {
 }
 
 /// The chunk index when `property` is a chunk (`Name__N`, N >= 1) of the split value `name`.
-fn chunk_index(name: &str, property: &str) -> Option<usize> {
+pub(crate) fn chunk_index(name: &str, property: &str) -> Option<usize> {
     let digits = property.strip_prefix(name)?.strip_prefix(CHUNK_SEPARATOR)?;
     // Only the canonical spelling `chunk_name` produces: digits, no leading zero.
     if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -426,7 +440,7 @@ pub fn stale_chunks(entity: &DynamicEntity, name: &str) -> Vec<String> {
 }
 
 /// How many properties the header of `name` counts (0 when there is no valid header).
-fn used_chunks(entity: &DynamicEntity, name: &str) -> usize {
+pub(crate) fn used_chunks(entity: &DynamicEntity, name: &str) -> usize {
     binary(entity, name)
         .and_then(|head| parse_header(name, head).ok())
         .map_or(0, |header| header.count)

@@ -21,5 +21,6 @@ mod records_gamer;
 mod serde_bridge;
 mod service_properties;
 mod split;
+mod spread;
 mod uncertain_writes;
 mod value_types;

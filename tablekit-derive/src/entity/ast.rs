@@ -54,6 +54,8 @@ pub(crate) struct Field<'a> {
     /// `rename_from` names, read when the stored name is absent.
     pub(crate) old_names: Vec<String>,
     pub(crate) storage: Storage,
+    /// `rows = n` of `split` / `records`: the continuation rows the value may spread over.
+    pub(crate) spread_rows: Option<usize>,
     /// `default = expr`; `None` for `Default::default()`.
     pub(crate) default: Option<Expr>,
     /// The attributes as declared, for `check`'s rules between them.
@@ -303,6 +305,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: RenameAll) -> Option<Fiel
         name_span,
         old_names: attrs.rename_from.iter().map(|r| r.value.clone()).collect(),
         storage: storage(&attrs),
+        spread_rows: spread_rows(&attrs),
         default: attrs.default.as_ref().and_then(|d| d.value.clone()),
         attrs,
     })
@@ -319,9 +322,24 @@ fn storage(attrs: &FieldAttrs) -> Storage {
     }
     match attrs.storage.as_ref().map(|s| s.value) {
         None => Storage::Property,
-        Some(StorageAttr::Records { max_properties }) => Storage::Records { max_properties },
-        Some(StorageAttr::Split { max_properties }) => Storage::Split { max_properties },
+        Some(StorageAttr::Records { max_properties, .. }) => Storage::Records { max_properties },
+        Some(StorageAttr::Split { max_properties, .. }) => Storage::Split { max_properties },
         Some(StorageAttr::Json) => Storage::Json,
+    }
+}
+
+/// `rows = n` of a `split` / `records` field that is stored.
+fn spread_rows(attrs: &FieldAttrs) -> Option<usize> {
+    match attrs.storage.as_ref().map(|s| s.value) {
+        Some(StorageAttr::Records { rows, .. } | StorageAttr::Split { rows, .. })
+            if matches!(
+                storage(attrs),
+                Storage::Records { .. } | Storage::Split { .. }
+            ) =>
+        {
+            rows
+        }
+        _ => None,
     }
 }
 

@@ -49,13 +49,25 @@ pub(crate) struct RoleAttr {
     pub(crate) format: Option<Spanned<Format>>,
 }
 
-/// `records(..)`, `split(..)` or `json` on a field.
+/// `records(..)`, `split(..)` or `json` on a field. With `rows = n` the value spreads over
+/// up to `n` continuation rows, and `max_properties` is the chunks that allows in all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StorageAttr {
-    Records { max_properties: usize },
-    Split { max_properties: usize },
+    Records {
+        max_properties: usize,
+        rows: Option<usize>,
+    },
+    Split {
+        max_properties: usize,
+        rows: Option<usize>,
+    },
     Json,
 }
+
+/// The most continuation rows a field may declare: the runtime's `spread::MAX_ROWS`.
+const MAX_ROWS: usize = 16;
+/// The chunks one continuation row holds: the runtime's `spread::CHUNKS_PER_ROW`.
+const CHUNKS_PER_ROW: usize = 11;
 
 /// Everything `#[tablekit(..)]` says about one field.
 pub(crate) struct FieldAttrs {
@@ -242,16 +254,49 @@ fn role(cx: &Ctxt, meta: &ParseNestedMeta<'_>, role: KeyRole) -> RoleAttr {
     }
 }
 
-/// `records(max_properties = n)` / `split(max_properties = n)`.
-fn max_properties(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> Option<usize> {
+/// The bound of `records(..)` / `split(..)`: `max_properties = n` (one entity), or
+/// `rows = n` (continuation rows), never both; the chunk count it allows and the rows.
+fn bound(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> Option<(usize, Option<usize>)> {
     let mut max = None;
+    let mut rows = None;
     attr::each_nested(cx, meta, |m| {
         if m.path == MAX_PROPERTIES {
             max = attr::lit_int::<usize>(cx, m, MAX_PROPERTIES, "4");
+        } else if m.path == ROWS {
+            rows = Some(attr::lit_int::<usize>(cx, m, ROWS, "2"));
         } else {
-            unknown(cx, m, &[&[MAX_PROPERTIES]]);
+            unknown(cx, m, &[&[MAX_PROPERTIES, ROWS]]);
         }
     });
+    let Some(rows) = rows else {
+        return max_properties(cx, meta, key, max).map(|n| (n, None));
+    };
+    if max.is_some() {
+        cx.error_spanned_by(
+            &meta.path,
+            format!("`{key}` takes `max_properties` (one entity) or `rows` (continuation rows), not both"),
+        );
+        return None;
+    }
+    match rows? {
+        rows @ 1..=MAX_ROWS => Some((1 + rows * CHUNKS_PER_ROW, Some(rows))),
+        rows => {
+            cx.error_spanned_by(
+                &meta.path,
+                format!("`{key}(rows = {rows})`: a value spreads over 1 to {MAX_ROWS} continuation rows"),
+            );
+            None
+        }
+    }
+}
+
+/// Checks `max_properties = n` of `records(..)` / `split(..)`.
+fn max_properties(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: Symbol,
+    max: Option<usize>,
+) -> Option<usize> {
     match max {
         Some(0) => {
             cx.error_spanned_by(
@@ -264,7 +309,7 @@ fn max_properties(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: Symbol) -> Option<
         None => {
             cx.error_spanned_by(
                 &meta.path,
-                format!("`{key}` needs a bound: `{key}(max_properties = 4)`"),
+                format!("`{key}` needs a bound: `{key}(max_properties = 4)` or `{key}(rows = 2)`"),
             );
             None
         }
@@ -325,14 +370,26 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
                 roles.push(parsed);
             }
         } else if path == RECORDS {
-            // #[tablekit(records(max_properties = 4))]
-            if let Some(n) = max_properties(cx, meta, RECORDS) {
-                storage.set(span, StorageAttr::Records { max_properties: n });
+            // #[tablekit(records(max_properties = 4))] or records(rows = 2)
+            if let Some((max_properties, rows)) = bound(cx, meta, RECORDS) {
+                storage.set(
+                    span,
+                    StorageAttr::Records {
+                        max_properties,
+                        rows,
+                    },
+                );
             }
         } else if path == SPLIT {
-            // #[tablekit(split(max_properties = 4))]
-            if let Some(n) = max_properties(cx, meta, SPLIT) {
-                storage.set(span, StorageAttr::Split { max_properties: n });
+            // #[tablekit(split(max_properties = 4))] or split(rows = 2)
+            if let Some((max_properties, rows)) = bound(cx, meta, SPLIT) {
+                storage.set(
+                    span,
+                    StorageAttr::Split {
+                        max_properties,
+                        rows,
+                    },
+                );
             }
         } else if path == JSON {
             // #[tablekit(json)]

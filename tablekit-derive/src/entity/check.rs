@@ -35,12 +35,31 @@ pub(crate) fn check(cx: &Ctxt, c: &Container<'_>) {
     }
     stored_names(cx, c);
     indexes(cx, c);
+    indexes_with_rows(cx, c);
     for key in &c.keys {
         orders(cx, key);
         for part in &key.parts {
             part_format(cx, c, part);
             constant_part(cx, part);
         }
+    }
+}
+
+/// Indexes and values spread over rows do not mix: each write path keeps its own rows in
+/// step, not the other's.
+fn indexes_with_rows(cx: &Ctxt, c: &Container<'_>) {
+    let Some(index) = c
+        .indexes()
+        .into_iter()
+        .find_map(|ix| ix.field.attrs.index.as_ref())
+    else {
+        return;
+    };
+    if c.fields.iter().any(|f| f.spread_rows.is_some()) {
+        cx.error_at(
+            index.span,
+            "a model with an `index` cannot also spread a value over rows (`rows = n`): keep the large value in a model of its own",
+        );
     }
 }
 

@@ -41,6 +41,7 @@ pub(crate) const INDEX: Symbol = Symbol("index");
 pub(crate) const UNIQUE: Symbol = Symbol("unique");
 pub(crate) const NAME: Symbol = Symbol("name");
 pub(crate) const PARTITION: Symbol = Symbol("partition");
+pub(crate) const ROWS: Symbol = Symbol("rows");
 
 // Key part formats.
 pub(crate) const TRANSFORM: Symbol = Symbol("transform");

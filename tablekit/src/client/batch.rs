@@ -576,6 +576,7 @@ impl<M: TableModel> Batch<M> {
         if_match: Option<&str>,
         body: Option<&[u8]>,
     ) -> Result<()> {
+        refuse_spread::<M>()?;
         let index = self.operations.len();
         if index >= MAX_BATCH_OPERATIONS {
             return Err(InvalidInput::TooManyOperations { count: index + 1 }.into());
@@ -677,6 +678,19 @@ impl<M: TableModel> Batch<M> {
 }
 
 /// The service's error for the first operation that failed, if any did.
+/// A model whose values spread over continuation rows is written by [`Table`]'s own
+/// operations, which keep its rows in step: a transaction of its entities would not.
+fn refuse_spread<M: TableModel>() -> Result<()> {
+    if M::SPREAD_FIELDS.is_empty() {
+        return Ok(());
+    }
+    Err(InvalidInput::Other(format!(
+        "`{}` spreads values over continuation rows: write it with `Table`'s insert, replace, merge, upserts and delete, which write its rows in the same transaction",
+        std::any::type_name::<M>()
+    ))
+    .into())
+}
+
 fn failed_part(parts: &[PartResponse], request_id: Option<String>) -> Option<ServiceError> {
     let failed = parts.iter().find(|p| !(200..300).contains(&p.status))?;
     Some(ServiceError::from_response(

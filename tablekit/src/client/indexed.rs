@@ -12,14 +12,12 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use super::batch::{Batch, OperationKind};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
-use super::writable::{self, Unsent};
+use super::writable::{self, Unsent, Write};
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::{
-    AuxiliaryRow, Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY,
-};
+use crate::index::{Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
 use crate::limits::InvalidInput;
-use crate::model::{TableEntity, TableModel};
+use crate::model::{AuxiliaryRow, TableEntity, TableModel};
 use crate::query::Query;
 use crate::value::Value;
 
@@ -30,34 +28,13 @@ const ATTEMPTS: usize = 8;
 /// How many entities a non-unique lookup reads at once.
 const LOOKUP_READS: usize = 8;
 
-/// A single-entity write of an indexed model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Write {
-    Insert,
-    UpsertMerge,
-    UpsertReplace,
-    Merge,
-    Replace,
-}
-
-impl Write {
-    fn merges(self) -> bool {
-        matches!(self, Write::Merge | Write::UpsertMerge)
-    }
-}
-
-/// The untyped handle on the same table: index rows are no entities of `M`.
-fn raw<M: TableModel>(table: &Table<M>) -> Table<DynamicEntity> {
-    table.client().table_named(table.name())
-}
-
 /// Reads a stored row as it is; an index row where an entity was expected is an error.
 async fn read_entity<M: TableModel>(
     table: &Table<M>,
     partition_key: &str,
     row_key: &str,
 ) -> Result<Option<DynamicEntity>> {
-    let stored = raw(table).get(partition_key, row_key).await?;
+    let stored = table.untyped().get(partition_key, row_key).await?;
     if let Some(auxiliary) = stored.as_ref().and_then(AuxiliaryRow::of) {
         return Err(auxiliary.into());
     }
@@ -106,7 +83,7 @@ pub(crate) async fn write<M: TableModel>(
             (true, Some(stored)) => merged(stored, dynamic),
             _ => dynamic.clone(),
         };
-        let mut batch = raw(table).batch();
+        let mut batch = table.untyped().batch();
         add_main(&mut batch, kind, dynamic, if_match.as_ref())?;
         let changes = index_changes::<M>(&mut batch, stored.as_ref(), Some(&after))?;
         match batch.submit().await {
@@ -148,7 +125,7 @@ pub(crate) async fn delete<M: TableModel>(
             (true, Some(read)) => read.clone(),
             _ => etag.clone(),
         };
-        let mut batch = raw(table).batch();
+        let mut batch = table.untyped().batch();
         batch.delete_by_key(partition_key, row_key, &condition)?;
         let changes = index_changes::<M>(&mut batch, Some(&stored), None)?;
         match batch.submit().await {
@@ -530,7 +507,7 @@ async fn find_unique<M: TableModel>(
         return Ok(None);
     };
     let row_key = index.row_key(&value_key, "")?;
-    let Some(row) = raw(table).get(partition_key, &row_key).await? else {
+    let Some(row) = table.untyped().get(partition_key, &row_key).await? else {
         return Ok(None);
     };
     let Some(target) = target_of(index, &row) else {

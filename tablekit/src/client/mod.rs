@@ -64,6 +64,7 @@ mod retry;
 mod service;
 mod service_error;
 mod service_properties;
+mod spread;
 mod table;
 mod telemetry;
 mod token;

@@ -17,6 +17,7 @@ use reqwest::Method;
 
 use super::continuation::{ContinuationToken, QueryId};
 use super::error::{Error, Result};
+use super::spread;
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
 use crate::codec;
@@ -206,7 +207,7 @@ impl<M: TableModel> EntityQuery<M> {
             return Ok(Page::new(Vec::new(), None)); // `take(0)`: nothing to ask for
         };
         let reply = request_page(&sent, start, top, &|_| {}).await?;
-        sent.decode(&reply, sent.take)
+        spread::load_page(&sent.table, sent.decode(&reply, sent.take)?).await
     }
 
     /// The query as it will be sent, checked (table name, the resume token) before any
@@ -239,6 +240,7 @@ impl<M: TableModel> EntityQuery<M> {
                     return Ok::<_, Error>(None);
                 };
                 let page = sent.decode(&reply, left)?;
+                let page = spread::load_page(&sent.table, page).await?;
                 let left = left.map(|l| l.saturating_sub(page.len()));
                 let next = next_after(&sent, &page, left, ahead, read_ahead);
                 if matches!(next, Next::Requested(_)) {

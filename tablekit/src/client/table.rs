@@ -18,12 +18,13 @@ use reqwest::Method;
 use super::access_policy::{self, SignedIdentifier};
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
+use super::spread;
 use super::transport::{Call, KEY_IN_PATH};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::AuxiliaryRow;
 use crate::limits::{self, Feature, InvalidInput, KeyKind};
+use crate::model::AuxiliaryRow;
 use crate::model::{check_kind, hides_auxiliary, NamedTable, TableEntity, TableModel};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
@@ -205,6 +206,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
+        if !M::SPREAD_FIELDS.is_empty() {
+            return spread::get(self, partition_key, row_key).await;
+        }
         let path = self.entity_path(partition_key, row_key)?;
         let call = Call::new(Method::GET, path);
         match self.client.transport().send(&call).await {
@@ -213,8 +217,9 @@ impl<M: TableModel> Table<M> {
                 if entity.etag().is_none() {
                     entity.set_etag(reply.header("etag").map(ETag::new));
                 }
-                check_kind::<M>(&entity)?;
+                // An index or continuation row is no entity, of whatever kind.
                 check_entity::<M>(&entity)?;
+                check_kind::<M>(&entity)?;
                 Ok(Some(M::Entity::wrap(entity)))
             }
             Err(e) if e.is_not_found() && e.code() != Some("TableNotFound") => Ok(None),
@@ -281,6 +286,14 @@ impl TableServiceClient {
 /// A key inside the entity path: `'` doubled, then percent-encoded.
 pub(crate) fn encode_key(key: &str) -> String {
     utf8_percent_encode(&key.replace('\'', "''"), KEY_IN_PATH).to_string()
+}
+
+impl<M: TableModel> Table<M> {
+    /// The same table read and written untyped: rows a model keeps beside its entities are
+    /// rows like any other there.
+    pub(crate) fn untyped(&self) -> Table<DynamicEntity> {
+        self.client.table_named(self.name())
+    }
 }
 
 /// A typed read of a row a model keeps beside its entities is an error, not an entity.

@@ -21,6 +21,24 @@ pub(crate) enum Unsent {
     Deleted,
 }
 
+/// A single-entity write, for the models that write rows beside their entities (index rows,
+/// continuation rows) in one transaction with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Write {
+    Insert,
+    UpsertMerge,
+    UpsertReplace,
+    Merge,
+    Replace,
+}
+
+impl Write {
+    /// Whether it merges into the stored entity rather than replacing it.
+    pub(crate) fn merges(self) -> bool {
+        matches!(self, Write::Merge | Write::UpsertMerge)
+    }
+}
+
 /// Checks `entity` for a write of model `M` with `unsent` to a service with `limits`; nothing
 /// is sent when it fails.
 pub(crate) fn check<M: TableModel>(
@@ -29,7 +47,16 @@ pub(crate) fn check<M: TableModel>(
     limits: &Limits,
 ) -> Result<(), Error> {
     M::check_write(entity)?;
-    let entity = entity.as_dynamic();
+    check_row(entity.as_dynamic(), unsent, limits)
+}
+
+/// The checks of [`check`] that look at the row alone, not at its model's kind: for a row a
+/// write sends in place of the entity (its main row, when values spread over more rows).
+pub(crate) fn check_row(
+    entity: &crate::entity::DynamicEntity,
+    unsent: Unsent,
+    limits: &Limits,
+) -> Result<(), Error> {
     if unsent == Unsent::Deleted && entity.is_partial() {
         return Err(InvalidInput::PartialReplace {
             partition_key: entity.partition_key().to_owned(),

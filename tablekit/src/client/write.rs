@@ -9,12 +9,14 @@ use reqwest::Method;
 
 use super::applied::earlier_insert;
 use super::error::Result;
-use super::indexed::{self, Write};
+use super::indexed;
+use super::spread;
 use super::table::{required_etag, Table};
 use super::transport::{Call, Gone};
-use super::writable::{self, Unsent};
+use super::writable::{self, Unsent, Write};
 use crate::codec;
 use crate::etag::ETag;
+use crate::limits::InvalidInput;
 use crate::model::{TableEntity, TableModel};
 
 /// How a write treats the entity's ETag.
@@ -50,8 +52,8 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
-        if !M::INDEXES.is_empty() {
-            return indexed::write(self, entity, Write::Insert).await;
+        if keeps_rows::<M>() {
+            return self.write_with_rows(entity, Write::Insert).await;
         }
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
@@ -91,9 +93,6 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn upsert_merge(&self, entity: &mut M::Entity) -> Result<()> {
-        if !M::INDEXES.is_empty() {
-            return indexed::write(self, entity, Write::UpsertMerge).await;
-        }
         self.write(Method::PATCH, entity, Condition::None).await
     }
 
@@ -120,9 +119,6 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn upsert_replace(&self, entity: &mut M::Entity) -> Result<()> {
-        if !M::INDEXES.is_empty() {
-            return indexed::write(self, entity, Write::UpsertReplace).await;
-        }
         self.write(Method::PUT, entity, Condition::None).await
     }
 
@@ -153,9 +149,6 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn merge(&self, entity: &mut M::Entity) -> Result<()> {
-        if !M::INDEXES.is_empty() {
-            return indexed::write(self, entity, Write::Merge).await;
-        }
         self.write(Method::PATCH, entity, Condition::EntityETag)
             .await
     }
@@ -187,9 +180,6 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn replace(&self, entity: &mut M::Entity) -> Result<()> {
-        if !M::INDEXES.is_empty() {
-            return indexed::write(self, entity, Write::Replace).await;
-        }
         self.write(Method::PUT, entity, Condition::EntityETag).await
     }
 
@@ -249,12 +239,16 @@ impl<M: TableModel> Table<M> {
         etag: &ETag,
     ) -> Result<()> {
         if !M::INDEXES.is_empty() {
+            both_kinds_of_rows::<M>()?;
             return indexed::delete(self, partition_key, row_key, etag).await;
+        }
+        if !M::SPREAD_FIELDS.is_empty() {
+            return spread::delete(self, partition_key, row_key, etag).await;
         }
         self.delete_row(partition_key, row_key, etag).await
     }
 
-    /// The Delete Entity request itself.
+    /// The Delete Entity request itself, for one row, whatever the model keeps beside it.
     pub(crate) async fn delete_row(
         &self,
         partition_key: &str,
@@ -275,6 +269,10 @@ impl<M: TableModel> Table<M> {
         entity: &mut M::Entity,
         condition: Condition,
     ) -> Result<()> {
+        if keeps_rows::<M>() {
+            let write = row_write(&method, condition);
+            return self.write_with_rows(entity, write).await;
+        }
         let dynamic = entity.as_dynamic();
         let if_match = match condition {
             Condition::None => None,
@@ -291,6 +289,47 @@ impl<M: TableModel> Table<M> {
         let reply = self.client().transport().send(&call).await?;
         record_written(entity, reply.header("etag").map(ETag::new));
         Ok(())
+    }
+}
+
+/// Whether `M` keeps rows beside its entities, which its writes change with them.
+fn keeps_rows<M: TableModel>() -> bool {
+    !M::INDEXES.is_empty() || !M::SPREAD_FIELDS.is_empty()
+}
+
+/// Refuses a model with both indexes and values spread over rows: neither write path keeps
+/// the other's rows in step, so such a write could leave them wrong (the derive refuses
+/// the combination too; this holds for hand-written models).
+fn both_kinds_of_rows<M: TableModel>() -> Result<()> {
+    if M::INDEXES.is_empty() || M::SPREAD_FIELDS.is_empty() {
+        return Ok(());
+    }
+    Err(InvalidInput::Other(
+        "a model cannot have both indexes and values spread over rows: write it untyped".into(),
+    )
+    .into())
+}
+
+impl<M: TableModel> Table<M> {
+    /// Writes `entity` with the rows it keeps beside it, in one transaction.
+    async fn write_with_rows(&self, entity: &mut M::Entity, write: Write) -> Result<()> {
+        both_kinds_of_rows::<M>()?;
+        if M::INDEXES.is_empty() {
+            spread::write(self, entity, write).await
+        } else {
+            indexed::write(self, entity, write).await
+        }
+    }
+}
+
+/// The write that `method` under `condition` is, for a model that keeps rows beside its
+/// entities.
+fn row_write(method: &Method, condition: Condition) -> Write {
+    match (method == Method::PUT, condition) {
+        (true, Condition::None) => Write::UpsertReplace,
+        (true, Condition::EntityETag) => Write::Replace,
+        (false, Condition::None) => Write::UpsertMerge,
+        (false, Condition::EntityETag) => Write::Merge,
     }
 }
 

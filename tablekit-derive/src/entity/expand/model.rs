@@ -38,12 +38,14 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
         }
     });
     let indexes = super::index::indexes_const(g);
+    let spread = spread_fields(g);
     quote! {
         #[automatically_derived]
         impl #p::TableModel for #model {
             type Entity = #wrapper;
             #discriminator
             #indexes
+            #spread
         }
 
         #named
@@ -67,6 +69,25 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
                 &mut self.0
             }
         }
+    }
+}
+
+/// `SPREAD_FIELDS`: the fields declared `split(rows = n)` / `records(rows = n)`, if any.
+fn spread_fields(g: &Gen<'_, '_>) -> TokenStream {
+    let p = g.p;
+    let fields: Vec<_> =
+        g.c.fields
+            .iter()
+            .filter_map(|f| {
+                let (property, rows) = (&f.name, f.spread_rows?);
+                Some(quote!(#p::SpreadField { property: #property, rows: #rows }))
+            })
+            .collect();
+    if fields.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const SPREAD_FIELDS: &'static [#p::SpreadField] = &[#(#fields),*];
     }
 }
 

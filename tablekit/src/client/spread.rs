@@ -1,0 +1,302 @@
+//! The reads and writes of a model whose values spread over continuation rows (see
+//! [`spread`](crate::spread)): each write is one entity group transaction over the main entity
+//! and its rows, conditional on the main entity's ETag; each read joins the rows back.
+//!
+//! Reached through [`Table`]'s own operations when the model declares
+//! [`SPREAD_FIELDS`](crate::TableModel::SPREAD_FIELDS); models without them never come here.
+
+use super::batch::Batch;
+use super::error::{Error, Result};
+use super::pages::Page;
+use super::table::{required_etag, Table};
+use super::writable::{self, Unsent, Write};
+use crate::entity::DynamicEntity;
+use crate::etag::ETag;
+use crate::model::{check_kind, AuxiliaryRow, TableEntity, TableModel};
+use crate::query::Query;
+use crate::spread::{self, Spread, SpreadField};
+
+/// How many times a write whose condition came from its own read is tried, when another
+/// writer changed the entity between that read and the transaction.
+const ATTEMPTS: usize = 5;
+/// How many times a read is tried when it met a concurrent write (main entity and rows of
+/// different versions); after that the value reads as the corruption it then is.
+const READS: usize = 3;
+
+/// A typed point read of a continuation row, answered without a request.
+fn continuation_row(partition_key: &str, row_key: &str) -> Error {
+    Error::AuxiliaryRow(AuxiliaryRow {
+        partition_key: partition_key.to_owned(),
+        row_key: row_key.to_owned(),
+        role: spread::CONTINUATION.to_owned(),
+    })
+}
+
+/// An OData string literal.
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// The filter of `row_key`'s continuation rows, and of the main row too when `with_main`.
+fn rows_filter(partition_key: &str, row_key: &str, with_main: bool) -> String {
+    let (start, end) = spread::continuation_range(row_key);
+    let range = format!(
+        "RowKey ge {} and RowKey lt {}",
+        literal(&start),
+        literal(&end)
+    );
+    let rows = if with_main {
+        format!("(RowKey eq {} or ({range}))", literal(row_key))
+    } else {
+        format!("({range})")
+    };
+    format!("PartitionKey eq {} and {rows}", literal(partition_key))
+}
+
+/// The typed point read: the main row and its continuation rows in one query, joined.
+pub(crate) async fn get<M: TableModel>(
+    table: &Table<M>,
+    partition_key: &str,
+    row_key: &str,
+) -> Result<Option<M::Entity>> {
+    if spread::check_main_key(row_key).is_err() {
+        return Err(continuation_row(partition_key, row_key));
+    }
+    table.entity_path(partition_key, row_key)?;
+    let mut read = None;
+    for _ in 0..READS {
+        read = read_whole(table, partition_key, row_key, M::SPREAD_FIELDS).await?;
+        match &read {
+            Some(main) if !spread::reads_back(main, M::SPREAD_FIELDS) => continue,
+            _ => break,
+        }
+    }
+    let Some(main) = read else { return Ok(None) };
+    check_kind::<M>(&main)?;
+    Ok(Some(M::Entity::wrap(main)))
+}
+
+/// The main row of `row_key` joined with its continuation rows; `None` when it is absent.
+async fn read_whole<M: TableModel>(
+    table: &Table<M>,
+    partition_key: &str,
+    row_key: &str,
+    fields: &[SpreadField],
+) -> Result<Option<DynamicEntity>> {
+    let filter = rows_filter(partition_key, row_key, true);
+    let rows = table
+        .untyped()
+        .query(Query::new().filter_raw(filter))
+        .collect_all()
+        .await?;
+    let (mains, rows): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.row_key() == row_key);
+    let Some(mut main) = mains.into_iter().next() else {
+        return Ok(None);
+    };
+    spread::join(&mut main, rows, fields);
+    Ok(Some(main))
+}
+
+/// Loads the continuation rows of every entity of a typed query's page that has some: one
+/// range query each. One that met a concurrent write is read again whole.
+pub(crate) async fn load_page<M: TableModel>(
+    table: &Table<M>,
+    page: Page<M::Entity>,
+) -> Result<Page<M::Entity>> {
+    let fields = M::SPREAD_FIELDS;
+    if fields.is_empty() {
+        return Ok(page);
+    }
+    let continuation = page.continuation().cloned();
+    let mut entities = page.into_entities();
+    for entity in &mut entities {
+        let dynamic = entity.as_dynamic_mut();
+        if !spread::has_rows(dynamic, fields) {
+            continue;
+        }
+        let (partition_key, row_key) = (dynamic.partition_key(), dynamic.row_key());
+        let filter = rows_filter(partition_key, row_key, false);
+        let rows = table
+            .untyped()
+            .query(Query::new().filter_raw(filter))
+            .collect_all()
+            .await?;
+        spread::join(dynamic, rows, fields);
+        if !spread::reads_back(dynamic, fields) {
+            let (partition_key, row_key) = (
+                dynamic.partition_key().to_owned(),
+                dynamic.row_key().to_owned(),
+            );
+            if let Some(fresh) = get(table, &partition_key, &row_key).await? {
+                *entity = fresh;
+            }
+        }
+    }
+    Ok(Page::new(entities, continuation))
+}
+
+/// Writes the main entity and its continuation rows in one transaction, deleting the rows a
+/// smaller value no longer uses.
+pub(crate) async fn write<M: TableModel>(
+    table: &Table<M>,
+    entity: &mut M::Entity,
+    write: Write,
+) -> Result<()> {
+    let dynamic = entity.as_dynamic();
+    let (partition_key, row_key) = (
+        dynamic.partition_key().to_owned(),
+        dynamic.row_key().to_owned(),
+    );
+    spread::check_main_key(&row_key)?;
+    let given = match write {
+        Write::Merge | Write::Replace => Some(required_etag(dynamic)?),
+        _ => None,
+    };
+    let mut parts = spread::spread(dynamic, M::SPREAD_FIELDS)?;
+    let unsent = match write {
+        Write::Replace | Write::UpsertReplace => Unsent::Deleted,
+        _ => Unsent::Kept,
+    };
+    let limits = table.client().limits();
+    M::check_write(entity)?;
+    writable::check_row(&parts.main, unsent, limits)?;
+    for row in &parts.rows {
+        limits.validate_entity(row)?;
+    }
+    let raw = table.untyped();
+    // The condition is ours (not the caller's) when the caller gave none or `*`: then a
+    // write that lost to another writer is planned again from a fresh read.
+    let own_condition = given.as_ref().is_none_or(ETag::is_any);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let stored = match write {
+            Write::Insert => None,
+            _ => raw.get(&partition_key, &row_key).await?,
+        };
+        let batch = plan(
+            &raw,
+            &mut parts,
+            stored.as_ref(),
+            write,
+            given.as_ref(),
+            M::SPREAD_FIELDS,
+        )?;
+        match batch.submit().await {
+            Ok(outcome) => {
+                let etag = outcome.results().first().and_then(|r| r.etag()).cloned();
+                let dynamic = entity.as_dynamic_mut();
+                if etag.is_some() {
+                    dynamic.set_etag(etag);
+                }
+                dynamic.clear_overwrites();
+                return Ok(());
+            }
+            Err(e)
+                if own_condition
+                    && write != Write::Insert
+                    && attempt < ATTEMPTS
+                    && (e.is_precondition_failed() || e.is_conflict()) =>
+            {
+                continue
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The transaction of one write attempt, given what is stored.
+fn plan(
+    raw: &Table<DynamicEntity>,
+    parts: &mut Spread,
+    stored: Option<&DynamicEntity>,
+    write: Write,
+    given: Option<&ETag>,
+    fields: &[SpreadField],
+) -> Result<Batch<DynamicEntity>> {
+    let mut batch = raw.batch();
+    let read_etag = stored.and_then(|s| s.etag()).cloned();
+    let main = &mut parts.main;
+    match (write, read_etag) {
+        (Write::Insert, _) | (Write::UpsertMerge | Write::UpsertReplace, None) => {
+            batch.insert(main)?
+        }
+        (Write::UpsertMerge | Write::UpsertReplace, Some(etag)) => {
+            main.set_etag(Some(etag));
+            if write.merges() {
+                batch.merge(main)?
+            } else {
+                batch.replace(main)?
+            }
+        }
+        (Write::Merge | Write::Replace, read) => {
+            let etag = match given {
+                Some(given) if given.is_any() => read.unwrap_or_else(ETag::any),
+                Some(given) => given.clone(),
+                None => ETag::any(),
+            };
+            main.set_etag(Some(etag));
+            if write.merges() {
+                batch.merge(main)?
+            } else {
+                batch.replace(main)?
+            }
+        }
+    }
+    for row in &parts.rows {
+        batch.upsert_replace(row)?;
+    }
+    let Some(stored) = stored else {
+        return Ok(batch);
+    };
+    let (partition_key, row_key) = (stored.partition_key(), stored.row_key());
+    for field in fields {
+        let name = field.property;
+        // A merge without the value leaves it, and its rows, as they are.
+        if write.merges() && !parts.main.contains(name) {
+            continue;
+        }
+        let kept = spread::rows_used(&parts.main, name);
+        for index in kept + 1..=spread::rows_used(stored, name) {
+            let key = spread::continuation_key(row_key, name, index);
+            batch.delete_by_key(partition_key, &key, &ETag::any())?;
+        }
+    }
+    Ok(batch)
+}
+
+/// Deletes the main entity if `etag` matches, and its continuation rows, in one transaction.
+pub(crate) async fn delete<M: TableModel>(
+    table: &Table<M>,
+    partition_key: &str,
+    row_key: &str,
+    etag: &ETag,
+) -> Result<()> {
+    spread::check_main_key(row_key)?;
+    let raw = table.untyped();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let Some(stored) = raw.get(partition_key, row_key).await? else {
+            // Nothing stored: the plain delete answers as it always does.
+            return raw.delete_row(partition_key, row_key, etag).await;
+        };
+        let condition = match (etag.is_any(), stored.etag()) {
+            (true, Some(read)) => read.clone(),
+            _ => etag.clone(),
+        };
+        let mut batch = raw.batch();
+        batch.delete_by_key(partition_key, row_key, &condition)?;
+        for field in M::SPREAD_FIELDS {
+            for index in 1..=spread::rows_used(&stored, field.property) {
+                let key = spread::continuation_key(row_key, field.property, index);
+                batch.delete_by_key(partition_key, &key, &ETag::any())?;
+            }
+        }
+        match batch.submit().await {
+            Ok(_) => return Ok(()),
+            Err(e) if etag.is_any() && attempt < ATTEMPTS && e.is_precondition_failed() => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}

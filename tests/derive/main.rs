@@ -9,6 +9,7 @@
 mod support;
 
 mod emulator;
+mod flatten;
 mod gamer;
 mod keys;
 mod kinds;

@@ -31,6 +31,7 @@ const FIELD_KEYS: &[Symbol] = &[
     PARTITION_KEY,
     ROW_KEY,
     KEY_ONLY,
+    FLATTEN,
 ];
 const STORAGE_KEYS: &[Symbol] = &[RECORDS, SPLIT, JSON];
 const CONSTANT_KEYS: &[Symbol] = &[CONSTANT, ORDER];
@@ -68,6 +69,8 @@ pub(crate) struct FieldAttrs {
     /// A format beside the roles: it applies to every role of the field.
     pub(crate) format: Option<Spanned<Format>>,
     pub(crate) storage: Option<Spanned<StorageAttr>>,
+    /// `flatten`, or `flatten(prefix = "Ship")` with its prefix.
+    pub(crate) flatten: Option<Spanned<Option<String>>>,
 }
 
 /// A constant key part declared on the struct.
@@ -266,6 +269,7 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
     let mut roles: Vec<RoleAttr> = Vec::new();
     let mut format = Attr::none(cx, TABLEKIT, "key format");
     let mut storage = Attr::none(cx, TABLEKIT, "storage (`records`, `split`, `json`)");
+    let mut flatten = Attr::none(cx, TABLEKIT, FLATTEN.as_str());
     attr::each_meta(cx, &field.attrs, TABLEKIT, |meta| {
         let span = meta.path.span();
         let path = &meta.path;
@@ -321,6 +325,9 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         } else if path == JSON {
             // #[tablekit(json)]
             storage.set(span, StorageAttr::Json);
+        } else if path == FLATTEN {
+            // #[tablekit(flatten)] or #[tablekit(flatten(prefix = "Ship"))]
+            flatten.set(span, flatten_prefix(cx, meta));
         } else if let Some(f) = key_format(cx, meta) {
             // #[tablekit(transform = lowercase)] and the other formats, for every key role
             if let Some(f) = f {
@@ -339,7 +346,23 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         roles,
         format: format.get(),
         storage: storage.get(),
+        flatten: flatten.get(),
     }
+}
+
+/// The prefix of `flatten(prefix = "Ship")`; `None` for a bare `flatten`.
+fn flatten_prefix(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<String> {
+    let mut prefix = None;
+    if meta.input.peek(syn::token::Paren) {
+        attr::each_nested(cx, meta, |m| {
+            if m.path == PREFIX {
+                prefix = attr::lit_str(cx, m, PREFIX, "Ship").map(|s| s.value());
+            } else {
+                unknown(cx, m, &[&[PREFIX]]);
+            }
+        });
+    }
+    prefix
 }
 
 /// Parses every `#[tablekit(..)]` on the struct.

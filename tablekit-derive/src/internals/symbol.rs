@@ -37,6 +37,8 @@ pub(crate) const RECORDS: Symbol = Symbol("records");
 pub(crate) const SPLIT: Symbol = Symbol("split");
 pub(crate) const JSON: Symbol = Symbol("json");
 pub(crate) const MAX_PROPERTIES: Symbol = Symbol("max_properties");
+pub(crate) const FLATTEN: Symbol = Symbol("flatten");
+pub(crate) const PREFIX: Symbol = Symbol("prefix");
 
 // Key part formats.
 pub(crate) const TRANSFORM: Symbol = Symbol("transform");

@@ -299,6 +299,11 @@ fn key(role: KeyRole, attrs: &ContainerAttrs, fields: &[Field<'_>]) -> Key {
         let Some(declared) = f.attrs.roles.iter().find(|r| r.role == role) else {
             continue;
         };
+        // A flattened field is never a key part (`check` says so): the fallback's `new` then
+        // takes the real key fields only.
+        if f.attrs.flatten.is_some() {
+            continue;
+        }
         let (format, format_span) = match (&declared.format, &f.attrs.format) {
             (Some(own), _) | (None, Some(own)) => (own.value.clone(), own.span),
             (None, None) => (Format::Plain, declared.span),

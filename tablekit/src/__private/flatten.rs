@@ -121,7 +121,7 @@ pub struct Node {
     label = "`#[tablekit(flatten)]` needs a type with `#[derive(TableFields)]`",
     note = "add `#[derive(TableFields)]` to `{Self}`, or store it with `#[tablekit(json)]`"
 )]
-pub trait Flatten: Names + Sized {
+pub trait Flatten: Sized {
     /// Every stored name, nested ones included, for the compile-time checks.
     const NODES: &'static [Node];
     /// The typed columns of the fields under prefix `P`, tied to model `M`.
@@ -154,6 +154,9 @@ pub trait FlattenField {
     type Value: Flatten;
     /// Its prefix.
     type Prefix: Prefix;
+    /// The nested type's names: through the field, so a type that cannot be flattened is
+    /// reported once, at the field.
+    const NODES: &'static [Node] = <Self::Value as Flatten>::NODES;
 }
 
 /// A flattened field, or the first nested field that cannot be read.

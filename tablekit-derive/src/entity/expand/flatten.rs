@@ -58,17 +58,20 @@ fn clash_check(g: &Gen<'_, '_>) -> TokenStream {
     if let Some((property, _)) = &c.kind {
         plain.push(quote!((#property, "")));
     }
-    let stored = c.fields.iter().filter(|f| f.storage.is_stored());
-    for f in stored.clone().filter(|f| f.storage != Storage::Flatten) {
+    let plain_fields =
+        (c.fields.iter()).filter(|f| f.storage.is_stored() && f.storage != Storage::Flatten);
+    for f in plain_fields {
         let field = f.ident.to_string();
         for name in std::iter::once(&f.name).chain(&f.old_names) {
             plain.push(quote!((#name, #field)));
         }
     }
-    let flattened = stored.filter(|f| f.storage == Storage::Flatten).map(|f| {
-        let (name, value, field) = (&f.name, f.value_ty, f.ident.to_string());
-        quote!((#name, <#value as #p::Flatten>::NODES, #field))
-    });
+    let flattened = (c.fields.iter().enumerate())
+        .filter(|(_, f)| f.storage == Storage::Flatten)
+        .map(|(i, f)| {
+            let (name, marker, field) = (&f.name, marker(i), f.ident.to_string());
+            quote!((#name, <#marker as #p::FlattenField>::NODES, #field))
+        });
     quote! {
         const _: () = #p::check_flattened(&[#(#plain),*], &[#(#flattened),*]);
     }

@@ -96,6 +96,30 @@ fn nested_columns_are_named_after_their_prefixes() {
     );
 }
 
+#[derive(Debug, Clone, PartialEq, Default, TableFields)]
+pub struct Long {
+    #[tablekit(rename = "AVeryLongPropertyNameThatTakesMoreThanSixtyFourBytesOnItsOwnForSure")]
+    pub value: i32,
+}
+
+#[derive(TableEntity)]
+pub struct HasLong {
+    #[tablekit(partition_key)]
+    pub id: String,
+    #[tablekit(flatten(prefix = "Ünïcødé"))]
+    pub long: Long,
+}
+
+#[test]
+fn long_and_non_ascii_names_are_joined_whole() {
+    let name = "Ünïcødé_AVeryLongPropertyNameThatTakesMoreThanSixtyFourBytesOnItsOwnForSure";
+    assert_eq!(HasLong::LONG.value().name(), name);
+    let mut e = HasLongEntity::new("x");
+    e.set_long(Long { value: 5 }).unwrap();
+    assert_eq!(e.as_dynamic().get::<i32>(name), Some(5));
+    assert_eq!(e.long(), Long { value: 5 });
+}
+
 #[test]
 fn new_stores_the_nested_defaults_and_no_optional_properties() {
     let entity = CustomerEntity::new("c");

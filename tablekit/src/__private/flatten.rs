@@ -81,6 +81,17 @@ impl NameBuf {
         }
     }
 
+    /// The first `SHORT_NAME_BYTES` bytes.
+    const fn head(&self) -> [u8; SHORT_NAME_BYTES] {
+        let mut out = [0; SHORT_NAME_BYTES];
+        let mut i = 0;
+        while i < SHORT_NAME_BYTES {
+            out[i] = self.bytes[i];
+            i += 1;
+        }
+        out
+    }
+
     /// The name's length in characters (UTF-8 lead bytes).
     const fn chars(&self) -> usize {
         let (mut i, mut n) = (0, 0);
@@ -94,14 +105,28 @@ impl NameBuf {
     }
 }
 
+/// Most names fit this many bytes: they are kept in a buffer of this size, not the largest.
+const SHORT_NAME_BYTES: usize = 64;
+
 impl<A: Prefix, B: Prefix> Join<A, B> {
     const BUF: NameBuf = NameBuf::EMPTY.join(A::NAME).join(B::NAME);
+    const SHORT: [u8; SHORT_NAME_BYTES] = Self::BUF.head();
 }
 
 impl<A: Prefix, B: Prefix> Prefix for Join<A, B> {
+    // Only the buffer the name is read from is kept in the binary.
     const NAME: &'static str = {
-        let buf: &'static NameBuf = &Self::BUF;
-        buf.as_str()
+        let len = Self::BUF.len;
+        if len <= SHORT_NAME_BYTES {
+            let short: &'static [u8; SHORT_NAME_BYTES] = &Self::SHORT;
+            match core::str::from_utf8(short.split_at(len).0) {
+                Ok(text) => text,
+                Err(_) => panic!("a flattened property name is not UTF-8"),
+            }
+        } else {
+            let buf: &'static NameBuf = &Self::BUF;
+            buf.as_str()
+        }
     };
 }
 

@@ -18,7 +18,8 @@
 //! - `plain`: `#[derive(TableEntity)]` with one PartitionKey and one RowKey field and nothing
 //!   else, to stay within 1x the baseline;
 //! - `heavy`: `#[derive(TableEntity)]` with the heavier attributes (composite keys with
-//!   formats, renames, `rename_from`, defaults and a records field), to stay within 1.5x.
+//!   formats, renames, `rename_from`, defaults, a records field and a flattened struct of two
+//!   fields), to stay within 1.5x.
 //!
 //! They share one target directory, `target/derive_compile`, so their dependencies are built
 //! once (on the first run only) before anything is timed. Each round then touches every
@@ -110,7 +111,10 @@ impl Shape {
             Shape::Serde => out.push_str("use serde::{Deserialize, Serialize};\n"),
             Shape::Plain => out.push_str("use tablekit::TableEntity;\n"),
             Shape::Heavy => out.push_str(
-                "use tablekit::{Record, TableEntity};\n\
+                "use tablekit::{Record, TableEntity, TableFields};\n\
+                 #[derive(Debug, Clone, PartialEq, Default, TableFields)]\n\
+                 pub struct Place {\n    pub city: String,\n    \
+                 #[tablekit(default = true)]\n    pub active: bool,\n}\n\
                  #[derive(Debug, Clone, PartialEq, Default, Record)]\n\
                  #[record(version = 1)]\n\
                  pub struct Item {\n    pub level: i32,\n    pub done: DateTime<Utc>,\n    \
@@ -167,7 +171,7 @@ impl Shape {
                 ("#[tablekit(default = 7)]", "count", "i32"),
                 ("#[tablekit(rename = \"Sum\", default = -1)]", "total", "i64"),
                 ("#[tablekit(rename_from = \"Rate\")]", "ratio", "f64"),
-                ("#[tablekit(default = true)]", "active", "bool"),
+                ("#[tablekit(flatten)]", "place", "Place"),
                 ("#[tablekit(row_key(order = 1, inverted_ticks))]", "at", "DateTime<Utc>"),
                 ("#[tablekit(row_key(order = 2))]", "id", "Uuid"),
                 ("#[tablekit(rename = \"Remark\", rename_from = \"Note\")]", "note", "Option<String>"),

@@ -7,6 +7,7 @@ use syn::{parse_macro_input, DeriveInput};
 
 mod entity;
 mod family;
+mod fields;
 mod internals;
 mod record;
 mod table_value;
@@ -86,6 +87,9 @@ mod table_value;
 /// - `split(rows = N)` / `records(rows = N)`: the same, spread beyond one entity over up to N
 ///   continuation rows written in one transaction with it (see `tablekit::spread`).
 /// - `json`: any serde type stored as JSON text in one string property.
+/// - `flatten` / `flatten(prefix = "Ship")`: a `#[derive(TableFields)]` struct (or an
+///   `Option` of one) stored as one property per nested field, named `{prefix}_{Field}`; the
+///   prefix is the field's stored name unless given. See `TableFields`.
 ///
 /// Field types: `bool`, `i32`, `i64`, `u32`, `u64`, `f64`, `String`, `Vec<u8>`,
 /// `DateTime<Utc>`, `Uuid`, `Option<T>` (absent property = `None`), enums with
@@ -125,6 +129,63 @@ pub fn derive_table_entity(input: TokenStream) -> TokenStream {
         syn::Data::Enum(_) => family::derive(&input).into(),
         _ => entity::derive(&input).into(),
     }
+}
+
+/// A struct stored inside an entity by a `#[tablekit(flatten)]` field: each of its fields is
+/// a property named `{prefix}_{Field}`, nested to any depth.
+///
+/// The fields take `#[derive(TableEntity)]`'s field attributes except keys (`rename`,
+/// `rename_from`, `default`, `skip`, `json`, `records`, `split`, `flatten`) and the struct
+/// `rename_all` and `crate`. It generates `{Name}Columns<M, P>`: the typed columns of the
+/// fields inside model `M` (`Customer::ADDRESS.city()` is a `Column<Customer, String>` named
+/// `Address_City`), which as a whole select every property. The entity's wrapper gets the
+/// usual getter (each nested field its default when missing), `try_` getter and setter (an
+/// error when a nested `json` or `records` value does not fit). An `Option` of the struct is
+/// `None` exactly when none of its properties is present: its setter's `None` removes them.
+/// A flattened name another stored property has, or over 255 characters, is a compile error.
+///
+/// ```
+/// use tablekit::prelude::*;
+///
+/// #[derive(Debug, Clone, PartialEq, Default, TableFields)]
+/// pub struct Geo { pub lat: f64, pub lon: f64 }
+///
+/// #[derive(Debug, Clone, PartialEq, Default, TableFields)]
+/// pub struct Address {
+///     pub city: String,
+///     #[tablekit(flatten)]
+///     pub geo: Geo,
+/// }
+///
+/// #[derive(TableEntity)]
+/// pub struct Customer {
+///     #[tablekit(partition_key)]
+///     pub id: String,
+///     #[tablekit(flatten)]
+///     pub address: Address,
+///     #[tablekit(flatten(prefix = "Ship"))]
+///     pub shipping: Option<Address>,
+/// }
+///
+/// let mut customer = CustomerEntity::new("c1");
+/// let home = Address { city: "Oslo".into(), geo: Geo { lat: 59.9, lon: 10.7 } };
+/// customer.set_address(home.clone())?;
+/// assert_eq!(customer.as_dynamic().get::<f64>("Address_Geo_Lat"), Some(59.9));
+/// assert_eq!(customer.address(), home);
+/// assert_eq!(customer.shipping(), None);
+///
+/// assert_eq!(Customer::ADDRESS.geo().lat().name(), "Address_Geo_Lat");
+/// let q = Query::<Customer>::new()
+///     .filter(Customer::SHIPPING.city().eq("Oslo"))
+///     .select(Customer::ADDRESS);
+/// assert_eq!(q.filter_string(), Some("Ship_City eq 'Oslo'"));
+/// assert_eq!(q.select_list().unwrap(), ["Address_City", "Address_Geo_Lat", "Address_Geo_Lon"]);
+/// # Ok::<(), tablekit::Error>(())
+/// ```
+#[proc_macro_derive(TableFields, attributes(tablekit))]
+pub fn derive_table_fields(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    fields::derive(&input).into()
 }
 
 /// Stores a fieldless enum in one property: as its discriminant (`Int32`, the default) or, with

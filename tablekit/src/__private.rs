@@ -42,6 +42,19 @@ pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWr
 pub use crate::spread::SpreadField;
 pub use crate::value::Value;
 
+mod flatten;
+
+pub use crate::select::Select;
+pub use core::clone::Clone;
+pub use core::marker::{Copy, PhantomData};
+pub use flatten::{
+    check_flattened, get_flatten, get_flatten_option, init_flatten, init_flatten_default,
+    init_flatten_option, present_flatten, present_property, present_split, remove_flatten,
+    remove_property, remove_split, set_flatten, set_flatten_option, try_get_flatten,
+    try_get_flatten_option, Flatten, FlattenColumns, FlattenField, Join, Names, Node, Prefix,
+    Segment,
+};
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

@@ -48,7 +48,7 @@ pub use query::Query;
 pub use record::{Record, RecordError};
 pub use select::Select;
 pub use smol_str::SmolStr;
-pub use tablekit_derive::{Record, TableEntity, TableValue};
+pub use tablekit_derive::{Record, TableEntity, TableFields, TableValue};
 pub use value::{EdmType, Value};
 
 #[doc(hidden)]
@@ -78,7 +78,7 @@ pub mod prelude {
     pub use crate::client::{Table, TableServiceClient};
     pub use crate::{
         Column, DynamicEntity, ETag, Error, Filter, Query, RangeKind, Record, TableEntity,
-        TableModel, TableValue, Value,
+        TableFields, TableModel, TableValue, Value,
     };
     pub use chrono::{DateTime, Utc};
     pub use uuid::Uuid;

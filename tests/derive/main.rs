@@ -10,6 +10,7 @@ mod support;
 
 mod emulator;
 mod family;
+mod flatten;
 mod gamer;
 mod index;
 mod keys;

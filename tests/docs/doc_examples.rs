@@ -27,6 +27,7 @@ const SOURCES: &[&str] = &[
 /// generated code, and fuzzing entry points.
 const HIDDEN: &[&str] = &[
     "tablekit/src/__private.rs",
+    "tablekit/src/__private/flatten.rs",
     "tablekit/src/fuzzing.rs",
     "tablekit-testing/src/fuzzing.rs",
     "tablekit/src/record/dispatch.rs",

@@ -28,6 +28,9 @@ pub(crate) enum Storage {
     KeyOnly,
     /// `skip`: not stored.
     Skipped,
+    /// `flatten`: a `#[derive(TableFields)]` struct, one property per field, named after the
+    /// field's stored name (its prefix).
+    Flatten,
 }
 
 impl Storage {
@@ -291,9 +294,12 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: RenameAll) -> Option<Fiel
         Some(inner) => (ty::ungroup(inner), true),
         None => (ty::ungroup(&f.ty), false),
     };
-    let (name, name_span) = match &attrs.rename {
-        Some(r) => (r.value.clone(), r.span),
-        None => (rename_all.apply(&ident.to_string()), ident.span()),
+    // A flattened field's stored name is its prefix: `flatten(prefix = ..)` wins.
+    let prefix = (attrs.flatten.as_ref()).and_then(|f| Some((f.value.clone()?, f.span)));
+    let (name, name_span) = match (prefix, &attrs.rename) {
+        (Some(prefix), _) => prefix,
+        (None, Some(r)) => (r.value.clone(), r.span),
+        _ => (rename_all.apply(&ident.to_string()), ident.span()),
     };
     Some(Field {
         ident,
@@ -319,6 +325,9 @@ fn storage(attrs: &FieldAttrs) -> Storage {
     }
     if attrs.key_only.is_some() && !attrs.roles.is_empty() {
         return Storage::KeyOnly;
+    }
+    if attrs.flatten.is_some() {
+        return Storage::Flatten;
     }
     match attrs.storage.as_ref().map(|s| s.value) {
         None => Storage::Property,
@@ -350,6 +359,11 @@ fn key(role: KeyRole, attrs: &ContainerAttrs, fields: &[Field<'_>]) -> Key {
         let Some(declared) = f.attrs.roles.iter().find(|r| r.role == role) else {
             continue;
         };
+        // A flattened field is never a key part (`check` says so): the fallback's `new` then
+        // takes the real key fields only.
+        if f.attrs.flatten.is_some() {
+            continue;
+        }
         let (format, format_span) = match (&declared.format, &f.attrs.format) {
             (Some(own), _) | (None, Some(own)) => (own.value.clone(), own.span),
             (None, None) => (Format::Plain, declared.span),

@@ -32,6 +32,7 @@ const FIELD_KEYS: &[Symbol] = &[
     ROW_KEY,
     KEY_ONLY,
     INDEX,
+    FLATTEN,
 ];
 const INDEX_KEYS: &[Symbol] = &[NAME, UNIQUE, PARTITION, TABLE];
 const STORAGE_KEYS: &[Symbol] = &[RECORDS, SPLIT, JSON];
@@ -84,6 +85,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) storage: Option<Spanned<StorageAttr>>,
     /// `index`, `index(unique)`, `index(name = "..")`.
     pub(crate) index: Option<Spanned<IndexAttr>>,
+    /// `flatten`, or `flatten(prefix = "Ship")` with its prefix.
+    pub(crate) flatten: Option<Spanned<Option<String>>>,
 }
 
 /// `index(..)` on a field: a secondary index on its property.
@@ -327,6 +330,7 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
     let mut format = Attr::none(cx, TABLEKIT, "key format");
     let mut storage = Attr::none(cx, TABLEKIT, "storage (`records`, `split`, `json`)");
     let mut index_attr = Attr::none(cx, TABLEKIT, INDEX.as_str());
+    let mut flatten = Attr::none(cx, TABLEKIT, FLATTEN.as_str());
     attr::each_meta(cx, &field.attrs, TABLEKIT, |meta| {
         let span = meta.path.span();
         let path = &meta.path;
@@ -397,6 +401,9 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         } else if path == INDEX {
             // #[tablekit(index)] or index(unique, name = "by_email")
             index_attr.set(span, index(cx, meta));
+        } else if path == FLATTEN {
+            // #[tablekit(flatten)] or #[tablekit(flatten(prefix = "Ship"))]
+            flatten.set(span, flatten_prefix(cx, meta));
         } else if let Some(f) = key_format(cx, meta) {
             // #[tablekit(transform = lowercase)] and the other formats, for every key role
             if let Some(f) = f {
@@ -416,6 +423,7 @@ pub(crate) fn field(cx: &Ctxt, field: &syn::Field) -> FieldAttrs {
         format: format.get(),
         storage: storage.get(),
         index: index_attr.get(),
+        flatten: flatten.get(),
     }
 }
 
@@ -438,6 +446,21 @@ fn index(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> IndexAttr {
         });
     }
     parsed
+}
+
+/// The prefix of `flatten(prefix = "Ship")`; `None` for a bare `flatten`.
+fn flatten_prefix(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<String> {
+    let mut prefix = None;
+    if meta.input.peek(syn::token::Paren) {
+        attr::each_nested(cx, meta, |m| {
+            if m.path == PREFIX {
+                prefix = attr::lit_str(cx, m, PREFIX, "Ship").map(|s| s.value());
+            } else {
+                unknown(cx, m, &[&[PREFIX]]);
+            }
+        });
+    }
+    prefix
 }
 
 /// Parses every `#[tablekit(..)]` on the struct.

@@ -32,6 +32,7 @@ pub(crate) fn check(cx: &Ctxt, c: &Container<'_>) {
         key_field_type(cx, f);
         format_needs_key(cx, f);
         column_names(cx, f);
+        super::flatten::check(cx, f);
     }
     stored_names(cx, c);
     indexes(cx, c);
@@ -61,6 +62,18 @@ fn indexes_with_rows(cx: &Ctxt, c: &Container<'_>) {
             "a model with an `index` cannot also spread a value over rows (`rows = n`): keep the large value in a model of its own",
         );
     }
+}
+
+/// The checks of each field alone and of their stored names: all a `#[derive(TableFields)]`
+/// struct, which has no keys, needs.
+pub(crate) fn fields(cx: &Ctxt, c: &Container<'_>) {
+    for f in &c.fields {
+        field_type(cx, f);
+        storage_type(cx, f);
+        skip_alone(cx, f);
+        super::flatten::check(cx, f);
+    }
+    stored_names(cx, c);
 }
 
 /// `table = "..."` follows the service's table name rule.

@@ -8,10 +8,11 @@ use syn::DeriveInput;
 use crate::internals::ctxt::Ctxt;
 use crate::internals::fallback;
 
-mod ast;
-mod attr;
-mod check;
+pub(crate) mod ast;
+pub(crate) mod attr;
+pub(crate) mod check;
 mod expand;
+mod flatten;
 mod role;
 #[cfg(test)]
 mod rules_agree;

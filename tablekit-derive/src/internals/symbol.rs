@@ -42,6 +42,8 @@ pub(crate) const UNIQUE: Symbol = Symbol("unique");
 pub(crate) const NAME: Symbol = Symbol("name");
 pub(crate) const PARTITION: Symbol = Symbol("partition");
 pub(crate) const ROWS: Symbol = Symbol("rows");
+pub(crate) const FLATTEN: Symbol = Symbol("flatten");
+pub(crate) const PREFIX: Symbol = Symbol("prefix");
 
 // Key part formats.
 pub(crate) const TRANSFORM: Symbol = Symbol("transform");

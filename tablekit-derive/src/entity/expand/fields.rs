@@ -82,6 +82,7 @@ fn field_items(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
                 const MAX_PROPERTIES: usize = #max_properties;
             }
         },
+        Storage::Flatten => super::flatten::marker_items(g, i, f),
         Storage::KeyOnly | Storage::Skipped => {
             let default_fn = default_fn(i);
             quote! {

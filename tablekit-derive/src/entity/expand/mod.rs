@@ -17,6 +17,7 @@ use crate::internals::fallback::Mode;
 use crate::internals::hygiene::Private;
 
 mod fields;
+mod flatten;
 mod index;
 mod model;
 mod parts;
@@ -52,6 +53,7 @@ pub(crate) fn expand(c: &Container<'_>, mode: Mode) -> TokenStream {
     );
     let (field_items, part_items) = (fields::items(&g), parts::items(&g));
     let index_checks = index::type_checks(&g);
+    let flatten_items = flatten::items(&g);
     let hidden = mode.complete_only(quote! {
         #field_items
         #part_items
@@ -73,6 +75,7 @@ pub(crate) fn expand(c: &Container<'_>, mode: Mode) -> TokenStream {
         #allow
         const _: () = {
             #hidden
+            #flatten_items
             #traits
 
             #[automatically_derived]

@@ -109,8 +109,12 @@ fn columns(g: &Gen<'_, '_>) -> TokenStream {
     let fields =
         g.c.fields
             .iter()
-            .filter(|f| f.storage.is_stored())
-            .map(|f| {
+            .enumerate()
+            .filter(|(_, f)| f.storage.is_stored())
+            .map(|(i, f)| {
+                if f.storage == Storage::Flatten {
+                    return super::flatten::column(g, i, f);
+                }
                 let column = format_ident!(
                     "{}",
                     heck::ToShoutySnakeCase::to_shouty_snake_case(

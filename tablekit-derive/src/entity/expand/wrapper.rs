@@ -63,6 +63,9 @@ fn constructors(g: &Gen<'_, '_>) -> TokenStream {
             let marker = marker(i);
             quote!(#p::init_property_default::<#marker>(&mut dynamic);)
         });
+    let flattened = (c.fields.iter().enumerate())
+        .filter(|(_, f)| f.storage == Storage::Flatten)
+        .map(|(i, f)| super::flatten::store_default(g, i, f));
     let kind = c
         .kind
         .as_ref()
@@ -74,6 +77,7 @@ fn constructors(g: &Gen<'_, '_>) -> TokenStream {
         #kind
         #(#stores)*
         #(#defaults)*
+        #(#flattened)*
         Self(dynamic)
     });
     let part_checks = separator_checks(g);
@@ -248,6 +252,7 @@ fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
         Storage::Skipped => return TokenStream::new(),
         Storage::Property => return property_accessors(g, i, f, &docs),
         Storage::KeyOnly => return key_only_accessors(g, i, f, &docs),
+        Storage::Flatten => return super::flatten::accessors(g, i, f),
         Storage::Records { .. } => {
             let element = ty::vec_inner(ty).unwrap_or(ty);
             (
@@ -502,6 +507,7 @@ pub(super) fn conversions(g: &Gen<'_, '_>) -> TokenStream {
                 quote!(#p::init_split::<#marker>(&mut dynamic, &model.#ident)?;)
             }
             Storage::Json => quote!(#p::init_json::<#marker>(&mut dynamic, &model.#ident)?;),
+            Storage::Flatten => super::flatten::store(g, i, f),
             Storage::KeyOnly | Storage::Skipped => TokenStream::new(),
         }
     });

@@ -222,10 +222,7 @@ async fn continuation_rows_never_read_as_entities(client: &TableServiceClient) {
     );
     let notes = client.table_named::<Note>(table.name());
     let err = notes.get("alice", &key).await.unwrap_err();
-    assert!(
-        matches!(err, Error::AuxiliaryRow(_)),
-        "{err}"
-    );
+    assert!(matches!(err, Error::AuxiliaryRow(_)), "{err}");
     let ids: Vec<String> = notes
         .query_all()
         .entities()

@@ -48,6 +48,7 @@
 
 use std::marker::PhantomData;
 
+use crate::__private::str_eq;
 use crate::entity::DynamicEntity;
 use crate::filter::Filter;
 use crate::model::{Discriminator, NamedTable, TableModel, WrongKind};
@@ -214,23 +215,6 @@ pub const fn discriminator_of<M: TableModel>() -> Discriminator {
     }
 }
 
-/// Whether two strings are equal, in a const context.
-#[doc(hidden)]
-pub const fn const_str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// `M`'s kind, or an empty one for a model without (whose family's build already stops at
 /// [`discriminator_of`]): every other const of the family uses it, so the missing kind is
 /// reported once.
@@ -252,10 +236,10 @@ pub const fn check_variant_pair<A: TableModel, B: TableModel>() {
     let (Some(a), Some(b)) = (A::DISCRIMINATOR, B::DISCRIMINATOR) else {
         return;
     };
-    if !const_str_eq(a.property, b.property) {
+    if !str_eq(a.property, b.property) {
         panic!("the variants of a family store their kind in one property: give every variant's model the same `kind_property`");
     }
-    if const_str_eq(a.value, b.value) {
+    if str_eq(a.value, b.value) {
         panic!("two variants of a family have the same kind: each variant's model needs its own `kind`");
     }
 }
@@ -284,7 +268,7 @@ impl<M: ?Sized> NoTable for TableOf<M> {}
 #[doc(hidden)]
 pub const fn check_same_table(a: Option<&str>, b: Option<&str>) {
     if let (Some(a), Some(b)) = (a, b) {
-        if !const_str_eq(a, b) {
+        if !str_eq(a, b) {
             panic!("the variants of a family live in its table: a variant's model names another `table`");
         }
     }
@@ -317,8 +301,8 @@ mod tests {
 
     #[test]
     fn const_checks_compare_strings_byte_by_byte() {
-        assert!(const_str_eq("Blog", "Blog"));
-        assert!(!const_str_eq("Blog", "Blogs"));
-        assert!(!const_str_eq("Blog", "blog"));
+        assert!(str_eq("Blog", "Blog"));
+        assert!(!str_eq("Blog", "Blogs"));
+        assert!(!str_eq("Blog", "blog"));
     }
 }

@@ -11,18 +11,7 @@ use tablekit::index::TARGET_PROPERTY;
 use tablekit::prelude::*;
 use tablekit::{ETag, Query};
 
-#[derive(TableEntity)]
-#[tablekit(table = "Employees")]
-pub struct Employee {
-    #[tablekit(partition_key)]
-    pub department: String,
-    #[tablekit(row_key)]
-    pub id: String,
-    #[tablekit(index(unique))]
-    pub email: String,
-    #[tablekit(index(name = "surname"))]
-    pub last_name: String,
-}
+use crate::support::models::{Employee, EmployeeEntity};
 
 /// Values with the characters an index must escape.
 const EMAILS: &[&str] = &["a@x", "b_c@x", "d/e@x", "100%@x"];
@@ -88,7 +77,10 @@ fn expected_rows(model: &Model) -> BTreeSet<(String, String)> {
     let mut rows = BTreeSet::new();
     for (id, (email, name)) in model {
         rows.insert((format!("email_{}", escaped(email)), (*id).to_owned()));
-        rows.insert((format!("surname_{}_{id}", escaped(name)), (*id).to_owned()));
+        rows.insert((
+            format!("last_name_{}_{id}", escaped(name)),
+            (*id).to_owned(),
+        ));
     }
     rows
 }

@@ -16,18 +16,7 @@ use tablekit::prelude::*;
 use tablekit::ETag;
 use tablekit_testing::{Emulator, Fault, Faults, Operation};
 
-#[derive(TableEntity)]
-#[tablekit(table = "Employees")]
-pub struct Employee {
-    #[tablekit(partition_key)]
-    pub department: String,
-    #[tablekit(row_key)]
-    pub id: String,
-    #[tablekit(index(unique))]
-    pub email: String,
-    #[tablekit(index)]
-    pub last_name: String,
-}
+use crate::support::models::{Employee, EmployeeEntity};
 
 fn employee(id: &str, email: &str, name: &str) -> EmployeeEntity {
     let mut e = EmployeeEntity::new("Sales", id);

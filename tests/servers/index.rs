@@ -14,21 +14,8 @@ use tablekit::index::TARGET_PROPERTY;
 use tablekit::prelude::*;
 use tablekit::{ETag, Query};
 
+use crate::support::models::{Employee, EmployeeEntity};
 use crate::support::servers::unique_name;
-
-#[derive(TableEntity)]
-#[tablekit(table = "Employees")]
-pub struct Employee {
-    #[tablekit(partition_key)]
-    pub department: String,
-    #[tablekit(row_key)]
-    pub id: String,
-    #[tablekit(index(unique))]
-    pub email: String,
-    #[tablekit(index)]
-    pub last_name: String,
-    pub salary: i64,
-}
 
 async fn employees(client: &TableServiceClient) -> Table<Employee> {
     let table = client.table_named::<Employee>(&unique_name("Employees"));

@@ -1,6 +1,7 @@
 //! The models the tests share, each defined once: the READMEs' gamer (after the gamers of
 //! "Jeffrey Richter's Guide to Working with Azure Storage Tables via C# and other .NET
-//! Languages"), the `microblog` example's blog and the derive README's expense item.
+//! Languages"), the `microblog` example's blog, the derive README's expense item and the
+//! employees of its secondary indexes.
 //!
 //! Tests that need a model of another shape (a record at version 0, a key layout of their own)
 //! define it next to the test and name it after what it shows.
@@ -89,4 +90,20 @@ pub struct ExpenseItem {
     #[tablekit(row_key(order = 1))]
     pub item_id: Uuid,
     pub amount: f64,
+}
+
+/// An employee with a unique index on the email and a non-unique one on the last name, as
+/// in the derive README.
+#[derive(TableEntity)]
+#[tablekit(table = "Employees")]
+pub struct Employee {
+    #[tablekit(partition_key)]
+    pub department: String,
+    #[tablekit(row_key)]
+    pub id: String,
+    #[tablekit(index(unique))]
+    pub email: String,
+    #[tablekit(index)]
+    pub last_name: String,
+    pub salary: i64,
 }

@@ -10,7 +10,7 @@ use core::marker::PhantomData;
 
 use tablekit_rules::MAX_PROPERTY_NAME_CHARS;
 
-use super::{DynamicEntity, Error, PropertyField};
+use super::{str_eq, DynamicEntity, Error, PropertyField};
 use crate::split;
 
 /// A stored name known at compile time: a flattened field's prefix.
@@ -339,21 +339,6 @@ impl Collected {
     }
 }
 
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// A compile-time error message.
 struct Message([u8; 4 * MAX_NAME_BYTES], usize);
 
@@ -415,14 +400,14 @@ pub const fn check_flattened(plain: &[(&str, &str)], flattened: &[(&str, &'stati
         }
         let mut j = 0;
         while j < plain.len() {
-            if same(name, plain[j].0) {
+            if str_eq(name, plain[j].0) {
                 clash(name, field, plain[j].1);
             }
             j += 1;
         }
         let mut j = 0;
         while j < i {
-            if same(name, names.name(j)) {
+            if str_eq(name, names.name(j)) {
                 clash(name, field, flattened[names.names[j].2].2);
             }
             j += 1;

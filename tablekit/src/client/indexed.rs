@@ -12,7 +12,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use super::batch::{Batch, OperationKind};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
-use super::writable::{self, Unsent, Write};
+use super::writable::{self, record_written, Unsent, Write};
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::index::{Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
@@ -90,11 +90,7 @@ pub(crate) async fn write<M: TableModel>(
             Ok(outcome) => {
                 follow::<M>(table, stored.as_ref(), Some(&after)).await;
                 let etag = outcome.results().first().and_then(|r| r.etag()).cloned();
-                let dynamic = entity.as_dynamic_mut();
-                if etag.is_some() {
-                    dynamic.set_etag(etag);
-                }
-                dynamic.clear_overwrites();
+                record_written(entity, etag);
                 return Ok(());
             }
             Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,

@@ -9,7 +9,7 @@ use super::batch::Batch;
 use super::error::{Error, Result};
 use super::pages::Page;
 use super::table::{required_etag, Table};
-use super::writable::{self, Unsent, Write};
+use super::writable::{self, record_written, Unsent, Write};
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::model::{check_kind, AuxiliaryRow, TableEntity, TableModel};
@@ -185,11 +185,7 @@ pub(crate) async fn write<M: TableModel>(
         match batch.submit().await {
             Ok(outcome) => {
                 let etag = outcome.results().first().and_then(|r| r.etag()).cloned();
-                let dynamic = entity.as_dynamic_mut();
-                if etag.is_some() {
-                    dynamic.set_etag(etag);
-                }
-                dynamic.clear_overwrites();
+                record_written(entity, etag);
                 return Ok(());
             }
             Err(e)

@@ -9,6 +9,7 @@
 //! [`Discriminator`](crate::Discriminator) only writes rows of its own kind.
 
 use super::error::Error;
+use crate::etag::ETag;
 use crate::limits::{InvalidInput, Limits};
 use crate::model::{TableEntity, TableModel};
 
@@ -73,6 +74,16 @@ pub(crate) fn check_row(
     }
     limits.validate_entity(entity)?;
     Ok(())
+}
+
+/// Records what a write did on the entity written: its new ETag (when the answer gave one),
+/// and that the values its setters replaced are the stored ones now.
+pub(crate) fn record_written<E: TableEntity>(entity: &mut E, etag: Option<ETag>) {
+    let dynamic = entity.as_dynamic_mut();
+    if etag.is_some() {
+        dynamic.set_etag(etag);
+    }
+    dynamic.clear_overwrites();
 }
 
 #[cfg(test)]

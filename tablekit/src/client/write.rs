@@ -13,7 +13,7 @@ use super::indexed;
 use super::spread;
 use super::table::{required_etag, Table};
 use super::transport::{Call, Gone};
-use super::writable::{self, Unsent, Write};
+use super::writable::{self, record_written, Unsent, Write};
 use crate::codec;
 use crate::etag::ETag;
 use crate::limits::InvalidInput;
@@ -331,14 +331,4 @@ fn row_write(method: &Method, condition: Condition) -> Write {
         (false, Condition::None) => Write::UpsertMerge,
         (false, Condition::EntityETag) => Write::Merge,
     }
-}
-
-/// Records what a write did on the entity written: its new ETag (when the answer gave one),
-/// and that the values its setters replaced are the stored ones now.
-fn record_written<E: TableEntity>(entity: &mut E, etag: Option<ETag>) {
-    let dynamic = entity.as_dynamic_mut();
-    if etag.is_some() {
-        dynamic.set_etag(etag);
-    }
-    dynamic.clear_overwrites();
 }

@@ -9,6 +9,7 @@ use syn::spanned::Spanned as _;
 
 use super::super::ast::{Field, Storage};
 use super::fields::marker;
+use super::wrapper::{fallible_accessors, Docs};
 use super::Gen;
 
 /// Whether the model has a flattened field.
@@ -100,10 +101,7 @@ pub(super) fn column(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
 pub(super) fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
     let (p, ident, ty, name) = (g.p, f.ident, f.ty, &f.name);
     let marker = marker(i);
-    let (try_get, set) = (
-        format_ident!("try_{}", ident),
-        format_ident!("set_{}", ident),
-    );
+    let try_get = format_ident!("try_{}", ident);
     let (get_fn, try_fn, set_fn, absent) = match f.optional {
         false => (
             quote!(get_flatten),
@@ -127,27 +125,19 @@ pub(super) fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream
             format!("Sets `{ident}` (stored as properties `{name}_*`); `None` removes them all.")
         }
     };
-    let get_body = g.body(quote!(#p::#get_fn::<#marker>(&self.0)));
-    let try_body = g.body(quote!(#p::#try_fn::<#marker>(&self.0)));
-    let set_body = g.body(quote!(#p::#set_fn::<#marker>(&mut self.0, value)));
-    quote! {
-        #[doc = #get_doc]
-        #[inline]
-        pub fn #ident(&self) -> #ty {
-            #get_body
-        }
-        #[doc = #try_doc]
-        #[inline]
-        pub fn #try_get(&self) -> #p::Result<#ty, #p::Error> {
-            #try_body
-        }
-        #[doc = #set_doc]
-        /// A nested value too large for its properties is an error, never cut.
-        #[inline]
-        pub fn #set(&mut self, value: #ty) -> #p::Result<(), #p::Error> {
-            #set_body
-        }
-    }
+    let bodies = [
+        quote!(#p::#get_fn::<#marker>(&self.0)),
+        quote!(#p::#try_fn::<#marker>(&self.0)),
+        quote!(#p::#set_fn::<#marker>(&mut self.0, value)),
+    ]
+    .map(|body| g.body(body));
+    let docs = Docs {
+        get: get_doc,
+        try_get: try_doc,
+        set: set_doc,
+    };
+    let note = "A nested value too large for its properties is an error, never cut.";
+    fallible_accessors(g, f, quote!(value: #ty), bodies, &docs, note)
 }
 
 /// Stores flattened field `i` of `model` in an entity being built (`from_model`).

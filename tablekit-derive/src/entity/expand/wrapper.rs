@@ -231,17 +231,16 @@ fn plain_accessors(g: &Gen<'_, '_>) -> TokenStream {
 }
 
 /// The docs of a field's getter, `try_` getter and setter.
-struct Docs {
-    get: String,
-    try_get: String,
-    set: String,
+pub(super) struct Docs {
+    pub(super) get: String,
+    pub(super) try_get: String,
+    pub(super) set: String,
 }
 
 /// Getter, `try_` getter and setter of one field.
 fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
     let (p, ident, ty, name) = (g.p, f.ident, f.ty, &f.name);
     let try_get = format_ident!("try_{}", ident);
-    let set = format_ident!("set_{}", ident);
     let docs = Docs {
         get: format!("`{ident}` (stored as `{name}`); its default when missing or unreadable (`{try_get}` says why)."),
         try_get: format!("`{ident}`, or why the stored value cannot be read."),
@@ -281,9 +280,34 @@ fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
             ),
         ),
     };
-    let (get_body, try_body) = (g.body(get_body), g.body(try_body));
     let (param, set_body) = set_fn;
-    let set_body = g.body(set_body);
+    let bodies = [get_body, try_body, set_body].map(|body| g.body(body));
+    fallible_accessors(
+        g,
+        f,
+        param,
+        bodies,
+        &docs,
+        "Too large a value is an error, never cut.",
+    )
+}
+
+/// A getter, `try_` getter and a setter returning a `Result`, with their `bodies` in that
+/// order: for values whose setter can fail (records, split, JSON, flattened structs).
+pub(super) fn fallible_accessors(
+    g: &Gen<'_, '_>,
+    f: &Field<'_>,
+    param: TokenStream,
+    bodies: [TokenStream; 3],
+    docs: &Docs,
+    set_note: &str,
+) -> TokenStream {
+    let (p, ident, ty) = (g.p, f.ident, f.ty);
+    let (try_get, set) = (
+        format_ident!("try_{}", ident),
+        format_ident!("set_{}", ident),
+    );
+    let [get_body, try_body, set_body] = bodies;
     let Docs {
         get: get_doc,
         try_get: try_doc,
@@ -301,7 +325,7 @@ fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
             #try_body
         }
         #[doc = #set_doc]
-        /// Too large a value is an error, never cut.
+        #[doc = #set_note]
         #[inline]
         pub fn #set(&mut self, #param) -> #p::Result<(), #p::Error> {
             #set_body

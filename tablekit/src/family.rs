@@ -48,102 +48,10 @@
 
 use std::marker::PhantomData;
 
-use crate::__private::str_eq;
-use crate::entity::DynamicEntity;
+use crate::const_text::str_eq;
 use crate::filter::Filter;
-use crate::model::{Discriminator, NamedTable, TableModel, WrongKind};
-use crate::value::Value;
-
-/// What a family reads: the property holding the kind, the kind of each variant and whether
-/// rows of any other kind are kept (an `#[tablekit(other)]` variant) or refused.
-///
-/// ```
-/// use tablekit::family::Family;
-/// use tablekit::DynamicEntity;
-/// let post = Family { name: "Post", property: "Kind", kinds: &["Blog", "Photo"], open: false };
-/// assert_eq!(
-///     post.filter::<DynamicEntity>().map(|f| f.to_string()).as_deref(),
-///     Some("Kind eq 'Blog' or Kind eq 'Photo'")
-/// );
-/// let mut video = DynamicEntity::new("football", "v-1");
-/// video.set("Kind", "Video");
-/// assert_eq!(post.kind_of(&video), Some("Video"));
-/// assert!(!post.reads(&video));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Family {
-    /// The family's type name, for messages.
-    pub name: &'static str,
-    /// The stored property holding the kind, shared by every variant.
-    pub property: &'static str,
-    /// The kind of each variant, in declaration order.
-    pub kinds: &'static [&'static str],
-    /// Whether rows of an unlisted kind are read (into the `other` variant) rather than
-    /// refused with [`WrongKind`].
-    pub open: bool,
-}
-
-impl Family {
-    /// The kind `entity` holds, when its kind property is a string.
-    ///
-    /// ```
-    /// use tablekit::family::Family;
-    /// use tablekit::DynamicEntity;
-    /// let post = Family { name: "Post", property: "Kind", kinds: &["Blog"], open: true };
-    /// assert_eq!(post.kind_of(&DynamicEntity::new("p", "r")), None);
-    /// ```
-    pub fn kind_of<'e>(&self, entity: &'e DynamicEntity) -> Option<&'e str> {
-        match entity.value(self.property) {
-            Some(Value::String(s)) => Some(s.as_str()),
-            _ => None,
-        }
-    }
-
-    /// Whether the family reads `entity`: it holds a listed kind, or the family is open.
-    ///
-    /// ```
-    /// use tablekit::family::Family;
-    /// use tablekit::DynamicEntity;
-    /// let post = Family { name: "Post", property: "Kind", kinds: &["Blog"], open: true };
-    /// assert!(post.reads(&DynamicEntity::new("p", "r")));
-    /// ```
-    pub fn reads(&self, entity: &DynamicEntity) -> bool {
-        self.open
-            || self
-                .kind_of(entity)
-                .is_some_and(|kind| self.kinds.contains(&kind))
-    }
-
-    /// The filter a query of the family sends: every listed kind, or `None` for an open
-    /// family (it reads every row).
-    ///
-    /// ```
-    /// use tablekit::family::Family;
-    /// use tablekit::DynamicEntity;
-    /// let post = Family { name: "Post", property: "Kind", kinds: &["Blog"], open: true };
-    /// assert!(post.filter::<DynamicEntity>().is_none());
-    /// ```
-    pub fn filter<M>(&self) -> Option<Filter<M>> {
-        if self.open {
-            return None;
-        }
-        self.kinds
-            .iter()
-            .map(|value| {
-                let property = self.property;
-                Discriminator { property, value }.filter::<M>()
-            })
-            .reduce(Filter::or)
-    }
-
-    /// `Ok` when the family reads `entity`, else a [`WrongKind`] naming the family's kinds.
-    pub(crate) fn check(&self, entity: &DynamicEntity) -> Result<(), WrongKind> {
-        if self.reads(entity) {
-            return Ok(());
-        }
-        Err(WrongKind::new(entity, self.property, self.name, self.kinds))
-    }
-}
+pub use crate::model::Family;
+use crate::model::{Discriminator, NamedTable, TableModel};
 
 /// A model that is a variant of the family `F`: implemented by `#[derive(TableEntity)]` on
 /// the family for each variant's model, so a filter of the model can be used in a query of
@@ -277,6 +185,7 @@ pub const fn check_same_table(a: Option<&str>, b: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entity::DynamicEntity;
 
     #[test]
     fn a_closed_family_refuses_unlisted_and_missing_kinds_naming_its_kinds() {

@@ -29,9 +29,9 @@ use std::fmt;
 use chrono::{DateTime, SecondsFormat, Utc};
 use uuid::Uuid;
 
+pub use crate::auxiliary::AUXILIARY_PROPERTY;
 use crate::entity::DynamicEntity;
 use crate::limits::{self, InvalidInput, KeyKind};
-pub use crate::model::AUXILIARY_PROPERTY;
 use crate::value::Value;
 
 /// The property of an index row that holds the RowKey of the entity it points at.
@@ -444,6 +444,25 @@ impl fmt::Display for UniqueViolation {
             f,
             "unique index `{index}` already holds `{value}` in partition `{partition_key}`"
         )
+    }
+}
+
+/// Refuses an entity RowKey that one of `indexes`' rows could have: the rows of an index
+/// and the entities of its model share their partition, so their keys must not meet.
+///
+/// ```
+/// use tablekit::index::{check_entity_row_key, Index};
+/// let email = [Index::new("email", "Email")];
+/// assert!(check_entity_row_key(&email, "e-1").is_ok());
+/// assert!(check_entity_row_key(&email, "email_kim@example.com").is_err());
+/// ```
+pub fn check_entity_row_key(indexes: &[Index], row_key: &str) -> Result<(), InvalidInput> {
+    match indexes.iter().find(|i| i.owns_row_key(row_key)) {
+        Some(index) => Err(InvalidInput::Other(format!(
+            "RowKey `{row_key}` starts like the rows of index `{}`: an entity of an indexed model cannot have it",
+            index.name()
+        ))),
+        None => Ok(()),
     }
 }
 

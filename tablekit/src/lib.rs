@@ -7,9 +7,11 @@
 // into), and the storage patterns (`patterns`). `auth` and `sas` are shared by the client and
 // the emulator; `wire` and `__private` serve the emulator and the derive macros.
 pub mod auth;
+mod auxiliary;
 pub mod client;
 pub mod codec;
 pub mod column;
+mod const_text;
 mod convert;
 pub mod cosmos;
 mod entity;
@@ -36,6 +38,7 @@ pub mod value;
 #[doc(hidden)]
 pub mod wire;
 
+pub use auxiliary::AuxiliaryRow;
 pub use client::error::{Error, Result};
 pub use column::{Column, RangeKind};
 pub use convert::{FromValue, IntoValue, ValueError};

@@ -8,7 +8,6 @@
 use std::fmt;
 
 use crate::entity::DynamicEntity;
-use crate::family::Family;
 use crate::filter::{CompareOp, Filter};
 use crate::index::Index;
 use crate::spread::SpreadField;
@@ -191,88 +190,100 @@ pub trait TableModel: Send + Sync + 'static {
     const SPREAD_FIELDS: &'static [SpreadField] = &[];
 }
 
-/// Whether `entity` is a row a model keeps beside its entities (an index or continuation row).
-pub(crate) fn is_auxiliary(entity: &DynamicEntity) -> bool {
-    entity.value(AUXILIARY_PROPERTY).is_some()
-}
-/// The property that marks a row a model keeps beside its entities.
-pub const AUXILIARY_PROPERTY: &str = "TablekitRow";
-
 /// Whether typed reads of `M` leave out the rows models keep beside their entities: every
 /// model's do, but [`DynamicEntity`] reads every row as it is.
 pub(crate) fn hides_auxiliary<M: TableModel>() -> bool {
     std::any::TypeId::of::<M>() != std::any::TypeId::of::<DynamicEntity>()
 }
 
-/// A row a model keeps beside its entities (an index row or a continuation row), met where an
-/// entity of the model was expected. It converts into [`Error::AuxiliaryRow`](crate::Error::AuxiliaryRow).
+/// What a family reads: the property holding the kind, the kind of each variant and whether
+/// rows of any other kind are kept (an `#[tablekit(other)]` variant) or refused.
 ///
 /// ```
-/// # use tablekit::prelude::*;
-/// # #[derive(TableEntity)]
-/// # #[tablekit(table = "Employees")]
-/// # pub struct Employee {
-/// #     #[tablekit(partition_key)]
-/// #     pub department: String,
-/// #     #[tablekit(row_key)]
-/// #     pub id: String,
-/// #     #[tablekit(index(unique))]
-/// #     pub email: String,
-/// # }
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # let emulator = tablekit_testing::Emulator::start().await?;
-/// let table = emulator.client().table::<Employee>();
-/// table.create().await?;
-/// let mut kim = EmployeeEntity::new("Sales", "e-1");
-/// kim.set_email("kim@example.com");
-/// table.insert(&mut kim).await?;
-/// let err = table.get("Sales", "email_kim@example.com").await.unwrap_err();
-/// let Error::AuxiliaryRow(row) = &err else { panic!("{err}") };
-/// assert_eq!(row.role, "index:email");
+/// use tablekit::family::Family;
+/// use tablekit::DynamicEntity;
+/// let post = Family { name: "Post", property: "Kind", kinds: &["Blog", "Photo"], open: false };
 /// assert_eq!(
-///     err.to_string(),
-///     "row (Sales, email_kim@example.com) is not an entity: it is a model's `index:email` row"
+///     post.filter::<DynamicEntity>().map(|f| f.to_string()).as_deref(),
+///     Some("Kind eq 'Blog' or Kind eq 'Photo'")
 /// );
-/// # Ok(()) }
+/// let mut video = DynamicEntity::new("football", "v-1");
+/// video.set("Kind", "Video");
+/// assert_eq!(post.kind_of(&video), Some("Video"));
+/// assert!(!post.reads(&video));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub struct AuxiliaryRow {
-    /// The row's PartitionKey.
-    pub partition_key: String,
-    /// The row's RowKey.
-    pub row_key: String,
-    /// What its [`AUXILIARY_PROPERTY`] says it is.
-    pub role: String,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Family {
+    /// The family's type name, for messages.
+    pub name: &'static str,
+    /// The stored property holding the kind, shared by every variant.
+    pub property: &'static str,
+    /// The kind of each variant, in declaration order.
+    pub kinds: &'static [&'static str],
+    /// Whether rows of an unlisted kind are read (into the `other` variant) rather than
+    /// refused with [`WrongKind`].
+    pub open: bool,
 }
 
-impl fmt::Display for AuxiliaryRow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let AuxiliaryRow {
-            partition_key,
-            row_key,
-            role,
-        } = self;
-        write!(
-            f,
-            "row ({partition_key}, {row_key}) is not an entity: it is a model's `{role}` row"
-        )
+impl Family {
+    /// The kind `entity` holds, when its kind property is a string.
+    ///
+    /// ```
+    /// use tablekit::family::Family;
+    /// use tablekit::DynamicEntity;
+    /// let post = Family { name: "Post", property: "Kind", kinds: &["Blog"], open: true };
+    /// assert_eq!(post.kind_of(&DynamicEntity::new("p", "r")), None);
+    /// ```
+    pub fn kind_of<'e>(&self, entity: &'e DynamicEntity) -> Option<&'e str> {
+        match entity.value(self.property) {
+            Some(Value::String(s)) => Some(s.as_str()),
+            _ => None,
+        }
     }
-}
 
-impl AuxiliaryRow {
-    /// The error for `row`, when it is a row a model keeps beside its entities.
-    pub(crate) fn of(row: &DynamicEntity) -> Option<Self> {
-        let role = match row.value(AUXILIARY_PROPERTY)? {
-            Value::String(s) => s.to_string(),
-            other => format!("a {} value", other.edm_type()),
-        };
-        Some(AuxiliaryRow {
-            partition_key: row.partition_key().to_owned(),
-            row_key: row.row_key().to_owned(),
-            role,
-        })
+    /// Whether the family reads `entity`: it holds a listed kind, or the family is open.
+    ///
+    /// ```
+    /// use tablekit::family::Family;
+    /// use tablekit::DynamicEntity;
+    /// let post = Family { name: "Post", property: "Kind", kinds: &["Blog"], open: true };
+    /// assert!(post.reads(&DynamicEntity::new("p", "r")));
+    /// ```
+    pub fn reads(&self, entity: &DynamicEntity) -> bool {
+        self.open
+            || self
+                .kind_of(entity)
+                .is_some_and(|kind| self.kinds.contains(&kind))
+    }
+
+    /// The filter a query of the family sends: every listed kind, or `None` for an open
+    /// family (it reads every row).
+    ///
+    /// ```
+    /// use tablekit::family::Family;
+    /// use tablekit::DynamicEntity;
+    /// let post = Family { name: "Post", property: "Kind", kinds: &["Blog"], open: true };
+    /// assert!(post.filter::<DynamicEntity>().is_none());
+    /// ```
+    pub fn filter<M>(&self) -> Option<Filter<M>> {
+        if self.open {
+            return None;
+        }
+        self.kinds
+            .iter()
+            .map(|value| {
+                let property = self.property;
+                Discriminator { property, value }.filter::<M>()
+            })
+            .reduce(Filter::or)
+    }
+
+    /// `Ok` when the family reads `entity`, else a [`WrongKind`] naming the family's kinds.
+    pub(crate) fn check(&self, entity: &DynamicEntity) -> Result<(), WrongKind> {
+        if self.reads(entity) {
+            return Ok(());
+        }
+        Err(WrongKind::new(entity, self.property, self.name, self.kinds))
     }
 }
 

@@ -63,7 +63,7 @@ use crate::limits::{InvalidInput, MAX_BINARY_BYTES};
 use crate::split::{self, SplitError};
 use crate::value::Value;
 
-pub use crate::model::AUXILIARY_PROPERTY;
+pub use crate::auxiliary::AUXILIARY_PROPERTY;
 
 /// The character that starts a continuation row's suffix, refused in main RowKeys.
 pub const KEY_MARK: char = '~';
@@ -285,7 +285,7 @@ pub fn join(
             let key = continuation_key(main.row_key(), name, index);
             let Some(row) = rows
                 .iter_mut()
-                .find(|r| r.row_key() == key && crate::model::is_auxiliary(r))
+                .find(|r| r.row_key() == key && crate::auxiliary::is_auxiliary(r))
             else {
                 continue;
             };
@@ -363,7 +363,7 @@ mod tests {
             assert_eq!(spread.rows.len(), rows_used(&e, "Blob"));
             for row in &spread.rows {
                 assert!(crate::limits::validate_entity(row).is_ok(), "{len}");
-                assert!(crate::model::is_auxiliary(row));
+                assert!(crate::auxiliary::is_auxiliary(row));
             }
             crate::limits::validate_entity(&spread.main).unwrap();
             let mut read = spread.main.clone();

@@ -11,6 +11,7 @@ use syn::Ident;
 use crate::entity::ast::{Container, Field, Storage};
 use crate::internals::fallback::Mode;
 use crate::internals::hygiene::Private;
+use crate::internals::names::{default_fn, marker};
 use crate::internals::ty;
 
 /// What every generator reads.
@@ -30,14 +31,6 @@ impl Gen<'_, '_> {
         let (p, ident) = (self.p, self.c.ident);
         quote!(#p::Join<P, #p::Segment<#ident, #index>>)
     }
-}
-
-fn marker(i: usize) -> Ident {
-    format_ident!("__Field{}", i)
-}
-
-fn default_fn(i: usize) -> Ident {
-    format_ident!("__default_{}", i)
 }
 
 /// Everything the derive generates for `c`.

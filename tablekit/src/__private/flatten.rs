@@ -10,7 +10,8 @@ use core::marker::PhantomData;
 
 use tablekit_rules::MAX_PROPERTY_NAME_CHARS;
 
-use super::{str_eq, DynamicEntity, Error, PropertyField};
+use super::{DynamicEntity, Error, PropertyField};
+use crate::const_text::str_eq;
 use crate::split;
 
 /// A stored name known at compile time: a flattened field's prefix.

@@ -16,14 +16,15 @@ use reqwest::Method;
 
 use super::applied::{self, Effect, Expected};
 use super::error::{Error, Result};
-use super::indexed;
 use super::multipart::{self, PartRequest, PartResponse};
 use super::service_error::ServiceError;
 use super::table::{required_etag, Table};
 use super::transport::Call;
 use super::writable::{self, Unsent};
 use crate::codec;
+use crate::entity::DynamicEntity;
 use crate::etag::ETag;
+use crate::index::{self, Index};
 use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
 
@@ -254,7 +255,7 @@ impl<M: TableModel> Batch<M> {
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
-        indexed::check_batch_write::<M>(OperationKind::Delete, None)?;
+        index_rows::<M>(OperationKind::Delete, None)?;
         let limits = self.table.client().limits();
         limits.validate_key(KeyKind::PartitionKey, partition_key)?;
         limits.validate_key(KeyKind::RowKey, row_key)?;
@@ -507,7 +508,7 @@ impl<M: TableModel> Batch<M> {
     /// (on error) none.
     fn add_indexed(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
         let entity = typed.as_dynamic();
-        let rows = indexed::check_batch_write::<M>(kind, Some(entity))?;
+        let rows = index_rows::<M>(kind, Some(entity))?;
         let mark = self.operations.len();
         let parts_len = self.parts_len;
         let added = match kind {
@@ -879,6 +880,53 @@ impl BatchOutcome {
             entity.clear_overwrites();
         }
     }
+}
+
+/// The index rows' operations a transaction adds beside `kind` of `entity` (`None`: a delete
+/// by keys), for model `M`. An insert adds the entity's index rows; a delete of an entity on
+/// its ETag (so it is the stored state) deletes them. The other writes of an indexed model
+/// need the stored state first, which a transaction being built cannot read: they are
+/// refused, pointing at the table's own write, which reads it.
+fn index_rows<M: TableModel>(
+    kind: OperationKind,
+    entity: Option<&DynamicEntity>,
+) -> Result<Vec<(OperationKind, DynamicEntity)>> {
+    if M::INDEXES.is_empty() {
+        return Ok(Vec::new());
+    }
+    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity)>> {
+        Err(InvalidInput::Other(format!(
+            "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
+        ))
+        .into())
+    };
+    if M::INDEXES.iter().any(Index::is_inter_partition) {
+        return refuse("hold the write of an entity whose index lives in another partition");
+    }
+    let Some(entity) = entity else {
+        return refuse("delete by keys alone");
+    };
+    index::check_entity_row_key(M::INDEXES, entity.row_key())?;
+    let (row_kind, delete) = match kind {
+        OperationKind::Insert => (OperationKind::Insert, false),
+        OperationKind::Delete => (OperationKind::Delete, true),
+        _ => return refuse("merge, replace or upsert"),
+    };
+    if delete && (entity.is_partial() || entity.etag() == Some(&ETag::any())) {
+        return refuse("delete an entity not read whole, on its ETag");
+    }
+    let mut rows = Vec::new();
+    for index in M::INDEXES {
+        if let Some(row) = index.row_of(entity)? {
+            let kind = match (delete, index.is_unique()) {
+                (true, _) => OperationKind::Delete,
+                (false, true) => row_kind,
+                (false, false) => OperationKind::UpsertReplace,
+            };
+            rows.push((kind, row));
+        }
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]

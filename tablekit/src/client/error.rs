@@ -62,12 +62,12 @@ use std::time::Duration;
 
 use super::retry::is_retryable_status;
 use super::service_error::{applied_note, ServiceError};
+use crate::auxiliary::AuxiliaryRow;
 use crate::codec::DecodeError;
 use crate::convert::ValueError;
 use crate::entity::PropertyError;
 use crate::index::UniqueViolation;
 use crate::limits::InvalidInput;
-use crate::model::AuxiliaryRow;
 use crate::model::WrongKind;
 use crate::params::ParamError;
 use crate::record::RecordError;

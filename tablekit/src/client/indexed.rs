@@ -13,11 +13,12 @@ use super::batch::{Batch, OperationKind};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
+use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::{Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
+use crate::index::{self, Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
 use crate::limits::InvalidInput;
-use crate::model::{AuxiliaryRow, TableEntity, TableModel};
+use crate::model::{TableEntity, TableModel};
 use crate::query::Query;
 use crate::value::Value;
 
@@ -41,18 +42,6 @@ async fn read_entity<M: TableModel>(
     Ok(stored)
 }
 
-/// Refuses an entity RowKey that one of the model's index rows could have.
-fn check_row_key<M: TableModel>(row_key: &str) -> Result<()> {
-    match M::INDEXES.iter().find(|i| i.owns_row_key(row_key)) {
-        Some(index) => Err(InvalidInput::Other(format!(
-            "RowKey `{row_key}` starts like the rows of index `{}`: an entity of an indexed model cannot have it",
-            index.name()
-        ))
-        .into()),
-        None => Ok(()),
-    }
-}
-
 /// Writes `entity` and its index rows in one transaction; records the new ETag on it.
 pub(crate) async fn write<M: TableModel>(
     table: &Table<M>,
@@ -65,7 +54,7 @@ pub(crate) async fn write<M: TableModel>(
         _ => Unsent::Kept,
     };
     writable::check::<M>(entity, unsent, table.client().limits())?;
-    check_row_key::<M>(dynamic.row_key())?;
+    index::check_entity_row_key(M::INDEXES, dynamic.row_key())?;
     // The caller's own condition, if any: its failure is the caller's answer, not a race.
     let caller_etag = match write {
         Write::Merge | Write::Replace => Some(required_etag(dynamic)?),
@@ -186,53 +175,6 @@ fn add_main(
         OperationKind::UpsertReplace => batch.upsert_replace(&sent),
         OperationKind::Delete => batch.delete(&sent),
     }
-}
-
-/// The index rows' operations a transaction adds beside `kind` of `entity` (`None`: a delete
-/// by keys), for model `M`. An insert adds the entity's index rows; a delete of an entity on
-/// its ETag (so it is the stored state) deletes them. The other writes of an indexed model
-/// need the stored state first, which a transaction being built cannot read: they are
-/// refused, pointing at the table's own write, which reads it.
-pub(crate) fn check_batch_write<M: TableModel>(
-    kind: OperationKind,
-    entity: Option<&DynamicEntity>,
-) -> Result<Vec<(OperationKind, DynamicEntity)>> {
-    if M::INDEXES.is_empty() {
-        return Ok(Vec::new());
-    }
-    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity)>> {
-        Err(InvalidInput::Other(format!(
-            "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
-        ))
-        .into())
-    };
-    if M::INDEXES.iter().any(Index::is_inter_partition) {
-        return refuse("hold the write of an entity whose index lives in another partition");
-    }
-    let Some(entity) = entity else {
-        return refuse("delete by keys alone");
-    };
-    check_row_key::<M>(entity.row_key())?;
-    let (row_kind, delete) = match kind {
-        OperationKind::Insert => (OperationKind::Insert, false),
-        OperationKind::Delete => (OperationKind::Delete, true),
-        _ => return refuse("merge, replace or upsert"),
-    };
-    if delete && (entity.is_partial() || entity.etag() == Some(&ETag::any())) {
-        return refuse("delete an entity not read whole, on its ETag");
-    }
-    let mut rows = Vec::new();
-    for index in M::INDEXES {
-        if let Some(row) = index.row_of(entity)? {
-            let kind = match (delete, index.is_unique()) {
-                (true, _) => OperationKind::Delete,
-                (false, true) => row_kind,
-                (false, false) => OperationKind::UpsertReplace,
-            };
-            rows.push((kind, row));
-        }
-    }
-    Ok(rows)
 }
 
 /// The stored entity with `change`'s properties merged in.

@@ -60,6 +60,7 @@ mod indexed;
 mod location;
 pub(crate) mod multipart;
 mod pages;
+mod read;
 mod retry;
 mod service;
 mod service_error;

@@ -20,9 +20,10 @@ use super::error::{Error, Result};
 use super::spread;
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
+use crate::auxiliary::is_auxiliary;
 use crate::codec;
 use crate::entity::Selection;
-use crate::model::{check_kind, hides_auxiliary, is_auxiliary, TableEntity, TableModel};
+use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
 use crate::query::Query;
 
 /// The most entities the service answers in one page.

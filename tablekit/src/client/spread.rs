@@ -10,9 +10,10 @@ use super::error::{Error, Result};
 use super::pages::Page;
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
+use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::model::{check_kind, AuxiliaryRow, TableEntity, TableModel};
+use crate::model::{check_kind, TableEntity, TableModel};
 use crate::query::Query;
 use crate::spread::{self, Spread, SpreadField};
 

@@ -18,14 +18,11 @@ use reqwest::Method;
 use super::access_policy::{self, SignedIdentifier};
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
-use super::spread;
 use super::transport::{Call, KEY_IN_PATH};
-use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::limits::{self, Feature, InvalidInput, KeyKind};
-use crate::model::AuxiliaryRow;
-use crate::model::{check_kind, hides_auxiliary, NamedTable, TableEntity, TableModel};
+use crate::model::{NamedTable, TableModel};
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -181,52 +178,6 @@ impl<M: TableModel> Table<M> {
         Ok(())
     }
 
-    /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing
-    /// table is still an error, `TableNotFound`).
-    ///
-    /// ```
-    /// # use tablekit::client::Table;
-    /// # use tablekit::DynamicEntity;
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// # let client = emulator.client();
-    /// let table: Table = client.table_named("Players");
-    /// # table.create().await?;
-    /// # let mut dragon = DynamicEntity::new("eu", "dragon");
-    /// # dragon.set("Score", 10);
-    /// # table.insert(&mut dragon).await?;
-    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
-    /// assert_eq!(dragon.get::<i32>("Score"), Some(10));
-    /// assert!(dragon.etag().is_some()); // ready for a conditional write
-    /// assert!(table.get("eu", "wyvern").await?.is_none());
-    /// let missing: Table = client.table_named("Missing");
-    /// let err = missing.get("eu", "dragon").await.unwrap_err(); // not `None`: a wrong table name
-    /// assert_eq!(err.code(), Some("TableNotFound"));
-    /// # Ok(()) }
-    /// ```
-    pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
-        if !M::SPREAD_FIELDS.is_empty() {
-            return spread::get(self, partition_key, row_key).await;
-        }
-        let path = self.entity_path(partition_key, row_key)?;
-        let call = Call::new(Method::GET, path);
-        match self.client.transport().send(&call).await {
-            Ok(reply) => {
-                let mut entity = codec::decode_entity(&reply.body)?;
-                if entity.etag().is_none() {
-                    entity.set_etag(reply.header("etag").map(ETag::new));
-                }
-                // An index or continuation row is no entity, of whatever kind.
-                check_entity::<M>(&entity)?;
-                check_kind::<M>(&entity)?;
-                Ok(Some(M::Entity::wrap(entity)))
-            }
-            Err(e) if e.is_not_found() && e.code() != Some("TableNotFound") => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
     /// `/Table(PartitionKey='..',RowKey='..')`, keys validated, quotes doubled, then
     /// percent-encoded.
     pub(crate) fn entity_path(&self, partition_key: &str, row_key: &str) -> Result<String> {
@@ -293,14 +244,6 @@ impl<M: TableModel> Table<M> {
     /// rows like any other there.
     pub(crate) fn untyped(&self) -> Table<DynamicEntity> {
         self.client.table_named(self.name())
-    }
-}
-
-/// A typed read of a row a model keeps beside its entities is an error, not an entity.
-fn check_entity<M: TableModel>(entity: &DynamicEntity) -> Result<()> {
-    match AuxiliaryRow::of(entity) {
-        Some(row) if hides_auxiliary::<M>() => Err(row.into()),
-        _ => Ok(()),
     }
 }
 

@@ -161,7 +161,7 @@ fn fixes_of<M: TableModel>(
         .partition(|row| intra().any(|i| i.is_row(row)));
     let entities: Vec<_> = entities
         .into_iter()
-        .filter(|e| crate::model::check_kind::<M>(e).is_ok() && !crate::model::is_auxiliary(e))
+        .filter(|e| crate::model::check_kind::<M>(e).is_ok() && !crate::auxiliary::is_auxiliary(e))
         .collect();
     report.entities += entities.len();
     let mut needed = Vec::new();

@@ -5,23 +5,13 @@
 //! property (`skip`, `key_only`) get a default function instead.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
-use syn::Ident;
 
 use super::super::ast::{Field, Storage};
 use super::Gen;
+use crate::internals::names::{default_fn, marker};
 use crate::internals::ty;
-
-/// The marker type of field `i`.
-pub(super) fn marker(i: usize) -> Ident {
-    format_ident!("__Field{}", i)
-}
-
-/// The default function of field `i` (`skip` and `key_only` fields).
-pub(super) fn default_fn(i: usize) -> Ident {
-    format_ident!("__default_{}", i)
-}
 
 /// The hidden items of every field.
 pub(super) fn items(g: &Gen<'_, '_>) -> TokenStream {

@@ -8,9 +8,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use super::super::ast::{Field, Storage};
-use super::fields::marker;
-use super::wrapper::{fallible_accessors, Docs};
+use super::accessors::{fallible_accessors, Docs};
 use super::Gen;
+use crate::internals::names::marker;
 
 /// Whether the model has a flattened field.
 fn any(g: &Gen<'_, '_>) -> bool {

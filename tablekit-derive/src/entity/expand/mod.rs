@@ -16,6 +16,7 @@ use super::ast::Container;
 use crate::internals::fallback::Mode;
 use crate::internals::hygiene::Private;
 
+mod accessors;
 mod fields;
 mod flatten;
 mod index;

@@ -8,9 +8,10 @@ use tablekit_rules::KeyFormat;
 
 use super::super::ast::{Field, Storage};
 use super::super::role::KeyRole;
-use super::fields::{default_fn, marker};
+use super::accessors::{fallible_accessors, Docs};
 use super::parts;
 use super::Gen;
+use crate::internals::names::{default_fn, marker};
 use crate::internals::ty::{self, TypeKind};
 
 /// The inherent items of the wrapper.
@@ -230,13 +231,6 @@ fn plain_accessors(g: &Gen<'_, '_>) -> TokenStream {
     }
 }
 
-/// The docs of a field's getter, `try_` getter and setter.
-pub(super) struct Docs {
-    pub(super) get: String,
-    pub(super) try_get: String,
-    pub(super) set: String,
-}
-
 /// Getter, `try_` getter and setter of one field.
 fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
     let (p, ident, ty, name) = (g.p, f.ident, f.ty, &f.name);
@@ -290,47 +284,6 @@ fn accessors(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> TokenStream {
         &docs,
         "Too large a value is an error, never cut.",
     )
-}
-
-/// A getter, `try_` getter and a setter returning a `Result`, with their `bodies` in that
-/// order: for values whose setter can fail (records, split, JSON, flattened structs).
-pub(super) fn fallible_accessors(
-    g: &Gen<'_, '_>,
-    f: &Field<'_>,
-    param: TokenStream,
-    bodies: [TokenStream; 3],
-    docs: &Docs,
-    set_note: &str,
-) -> TokenStream {
-    let (p, ident, ty) = (g.p, f.ident, f.ty);
-    let (try_get, set) = (
-        format_ident!("try_{}", ident),
-        format_ident!("set_{}", ident),
-    );
-    let [get_body, try_body, set_body] = bodies;
-    let Docs {
-        get: get_doc,
-        try_get: try_doc,
-        set: set_doc,
-    } = docs;
-    quote! {
-        #[doc = #get_doc]
-        #[inline]
-        pub fn #ident(&self) -> #ty {
-            #get_body
-        }
-        #[doc = #try_doc]
-        #[inline]
-        pub fn #try_get(&self) -> #p::Result<#ty, #p::Error> {
-            #try_body
-        }
-        #[doc = #set_doc]
-        #[doc = #set_note]
-        #[inline]
-        pub fn #set(&mut self, #param) -> #p::Result<(), #p::Error> {
-            #set_body
-        }
-    }
 }
 
 /// Sets the keys field `i` is part of, from `value` and the other key fields' getters.

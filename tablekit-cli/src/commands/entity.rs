@@ -2,6 +2,7 @@
 
 use std::io::Read;
 
+use tablekit::client::TableServiceClient;
 use tablekit::codec::decode_entity;
 use tablekit::{DynamicEntity, ETag};
 
@@ -26,16 +27,7 @@ pub(crate) async fn get(args: GetArgs) -> Outcome {
             }
             Ok(())
         }
-        Ok(None) => {
-            require_table(&client, &args.table).await?;
-            Err(Failure::new(
-                Kind::NotFound,
-                format!(
-                    "no entity ({:?}, {:?}) in `{}`",
-                    args.partition_key, args.row_key, args.table
-                ),
-            ))
-        }
+        Ok(None) => Err(missing(&client, &args.table, &args.partition_key, &args.row_key).await),
         Err(e) if e.is_not_found() => Err(Failure::new(
             Kind::NotFound,
             format!("table `{}` does not exist", args.table),
@@ -99,14 +91,7 @@ pub(crate) async fn delete(args: DeleteArgs) -> Outcome {
     match table.delete(&mut entity).await {
         Ok(()) => Ok(()),
         Err(e) if e.is_not_found() => {
-            require_table(&client, &args.table).await?;
-            Err(Failure::new(
-                Kind::NotFound,
-                format!(
-                    "no entity ({:?}, {:?}) in `{}`",
-                    args.partition_key, args.row_key, args.table
-                ),
-            ))
+            Err(missing(&client, &args.table, &args.partition_key, &args.row_key).await)
         }
         Err(e) if e.is_precondition_failed() => Err(Failure::new(
             Kind::Conflict,
@@ -114,4 +99,18 @@ pub(crate) async fn delete(args: DeleteArgs) -> Outcome {
         )),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Why an entity was not found: its table does not exist, or the table lacks the entity.
+async fn missing(
+    client: &TableServiceClient,
+    table: &str,
+    partition_key: &str,
+    row_key: &str,
+) -> Failure {
+    if let Err(failure) = require_table(client, table).await {
+        return failure;
+    }
+    let message = format!("no entity ({partition_key:?}, {row_key:?}) in `{table}`");
+    Failure::new(Kind::NotFound, message)
 }

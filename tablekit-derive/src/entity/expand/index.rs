@@ -7,7 +7,6 @@ use syn::spanned::Spanned as _;
 
 use super::super::ast::IndexSpec;
 use super::Gen;
-use crate::internals::fallback::Mode;
 
 /// `const INDEXES` inside the `TableModel` impl; nothing for a model without indexes.
 pub(super) fn indexes_const(g: &Gen<'_, '_>) -> TokenStream {
@@ -40,8 +39,8 @@ fn marker(i: usize) -> syn::Ident {
     format_ident!("__Index{}", i)
 }
 
-/// One hidden marker per indexed field whose `IndexedField` impl checks, once and at the
-/// field's type, that the type can be indexed; the lookups name the type through it.
+/// One hidden marker per indexed field whose `IndexedField` impl checks, at the field's
+/// type, that the type can be indexed.
 pub(super) fn type_checks(g: &Gen<'_, '_>) -> TokenStream {
     let p = g.p;
     g.c.indexes()
@@ -79,16 +78,9 @@ pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
         .filter_map(|ix| {
             let method = method(ix, &mut seen)?;
             let name = &ix.name;
-            let ty = match g.mode {
-                Mode::Complete => {
-                    let marker = marker(ix.position);
-                    quote!(<#marker as #p::IndexedField>::Value)
-                }
-                Mode::Fallback => {
-                    let ty = ix.field.ty;
-                    quote!(#ty)
-                }
-            };
+            // The field's own type, not the hidden marker's: a public method must not name a
+            // private type, or callers outside the model's module could not call it.
+            let ty = ix.field.ty;
             Some(if ix.unique {
                 let doc = format!(
                     "The entity of the partition whose `{}` is `value` (unique index `{name}`), if any: one read of the index row, one of the entity, returned only if it still holds `value`.",

@@ -69,66 +69,57 @@ fn method(ix: &IndexSpec<'_, '_>, seen: &mut Vec<String>) -> Option<syn::Ident> 
     Some(method)
 }
 
-/// `Employee::by_email(&table, partition_key, value)` per index.
+/// `Employee::by_email(&table, partition_key, value)` per index: an `Option` for a unique
+/// index, a `Vec` otherwise, and no partition parameter for an index kept in a partition of
+/// its own (it finds entities of every partition).
 pub(super) fn lookups(g: &Gen<'_, '_>) -> TokenStream {
-    let (p, wrapper) = (g.p, &g.wrapper);
     let mut seen = Vec::new();
     g.c.indexes()
         .iter()
-        .filter_map(|ix| {
-            let method = method(ix, &mut seen)?;
-            let name = &ix.name;
-            // The field's own type, not the hidden marker's: a public method must not name a
-            // private type, or callers outside the model's module could not call it.
-            let ty = ix.field.ty;
-            Some(if ix.unique {
-                let doc = format!(
-                    "The entity of the partition whose `{}` is `value` (unique index `{name}`), if any: one read of the index row, one of the entity, returned only if it still holds `value`.",
-                    ix.field.ident
-                );
-                let body = g.body(quote!(table.find_unique(#name, partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await));
-                quote! {
-                    #[doc = #doc]
-                    pub async fn #method(
-                        table: &#p::Table<Self>,
-                        partition_key: &str,
-                        value: &<#ty as #p::IndexValue>::Lookup,
-                    ) -> #p::Result<#p::Option<#wrapper>, #p::Error> {
-                        #body
-                    }
-                }
-            } else if ix.partition.is_some() {
-                let doc = format!(
-                    "The entities of every partition whose `{}` is `value` (index `{name}`, kept in its own partition and eventually consistent), each returned only if it still holds `value`.",
-                    ix.field.ident
-                );
-                let body = g.body(quote!(table.find_indexed(#name, "", <#ty as #p::IndexValue>::lookup_value(value)).await));
-                quote! {
-                    #[doc = #doc]
-                    pub async fn #method(
-                        table: &#p::Table<Self>,
-                        value: &<#ty as #p::IndexValue>::Lookup,
-                    ) -> #p::Result<#p::Vec<#wrapper>, #p::Error> {
-                        #body
-                    }
-                }
-            } else {
-                let doc = format!(
-                    "The entities of the partition whose `{}` is `value` (index `{name}`), each returned only if it still holds `value`.",
-                    ix.field.ident
-                );
-                let body = g.body(quote!(table.find_indexed(#name, partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await));
-                quote! {
-                    #[doc = #doc]
-                    pub async fn #method(
-                        table: &#p::Table<Self>,
-                        partition_key: &str,
-                        value: &<#ty as #p::IndexValue>::Lookup,
-                    ) -> #p::Result<#p::Vec<#wrapper>, #p::Error> {
-                        #body
-                    }
-                }
-            })
-        })
+        .filter_map(|ix| Some(lookup(g, ix, method(ix, &mut seen)?)))
         .collect()
+}
+
+/// The lookup `method` of one index.
+fn lookup(g: &Gen<'_, '_>, ix: &IndexSpec<'_, '_>, method: syn::Ident) -> TokenStream {
+    let (p, wrapper, name, field) = (g.p, &g.wrapper, &ix.name, ix.field.ident);
+    // The field's own type, not the hidden marker's: a public method must not name a private
+    // type, or callers outside the model's module could not call it.
+    let ty = ix.field.ty;
+    let across = ix.partition.is_some();
+    let (finder, returns, what) = match ix.unique {
+        true => (
+            quote!(find_unique),
+            quote!(#p::Option<#wrapper>),
+            format!("The entity of the partition whose `{field}` is `value` (unique index `{name}`), if any: one read of the index row, one of the entity"),
+        ),
+        false if across => (
+            quote!(find_indexed),
+            quote!(#p::Vec<#wrapper>),
+            format!("The entities of every partition whose `{field}` is `value` (index `{name}`, kept in its own partition and eventually consistent)"),
+        ),
+        false => (
+            quote!(find_indexed),
+            quote!(#p::Vec<#wrapper>),
+            format!("The entities of the partition whose `{field}` is `value` (index `{name}`)"),
+        ),
+    };
+    let doc = format!("{what}; each returned only if it still holds `value`.");
+    let (param, partition_key) = match across {
+        true => (TokenStream::new(), quote!("")),
+        false => (quote!(partition_key: &str,), quote!(partition_key)),
+    };
+    let body = g.body(quote!(
+        table.#finder(#name, #partition_key, <#ty as #p::IndexValue>::lookup_value(value)).await
+    ));
+    quote! {
+        #[doc = #doc]
+        pub async fn #method(
+            table: &#p::Table<Self>,
+            #param
+            value: &<#ty as #p::IndexValue>::Lookup,
+        ) -> #p::Result<#returns, #p::Error> {
+            #body
+        }
+    }
 }

@@ -244,6 +244,11 @@ impl Limits {
     /// ```
     pub fn validate_property_name(&self, name: &str) -> Result<(), InvalidInput> {
         validate_property_name(name)?;
+        self.check_not_reserved(name)
+    }
+
+    /// Refuses a name this flavor reserves (beyond the service's own rules).
+    fn check_not_reserved(&self, name: &str) -> Result<(), InvalidInput> {
         let reserved = self
             .reserved_property_names
             .iter()
@@ -262,8 +267,9 @@ impl Limits {
     pub fn validate_entity(&self, entity: &DynamicEntity) -> Result<(), InvalidInput> {
         validate_entity(entity)?;
         self.validate_key(KeyKind::RowKey, entity.row_key())?;
+        // The names passed the service's own rules above: only this flavor's are left.
         for (name, _) in entity.properties() {
-            self.validate_property_name(name)?;
+            self.check_not_reserved(name)?;
         }
         Ok(())
     }
@@ -653,6 +659,12 @@ pub fn validate_key(key: KeyKind, value: &str) -> Result<(), InvalidInput> {
 /// assert!(validate_value("B", &Value::Binary(vec![0; 65_537])).is_err());
 /// ```
 pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput> {
+    checked_value_size(property, value).map(drop)
+}
+
+/// What `value` adds to the entity size ([`Value::stored_size`]), once it is checked against
+/// the per-value limits: a string's length is counted once for both.
+fn checked_value_size(property: &str, value: &Value) -> Result<usize, InvalidInput> {
     match value {
         Value::String(s) => {
             let units = utf16_len(s);
@@ -662,6 +674,7 @@ pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput>
                     units,
                 });
             }
+            return Ok(4 + 2 * units);
         }
         Value::Binary(b) if b.len() > MAX_BINARY_BYTES => {
             return Err(InvalidInput::BinaryTooLarge {
@@ -676,7 +689,7 @@ pub fn validate_value(property: &str, value: &Value) -> Result<(), InvalidInput>
         }
         _ => {}
     }
-    Ok(())
+    Ok(value.stored_size())
 }
 
 /// Checks everything the service checks on a write: keys, property names and values, the
@@ -689,11 +702,13 @@ pub fn validate_entity(entity: &DynamicEntity) -> Result<(), InvalidInput> {
             count: entity.len(),
         });
     }
+    // One pass: each check also measures what it checked.
+    let mut bytes = entity.keys_size();
     for (name, value) in entity.properties() {
         validate_property_name(name)?;
-        validate_value(name, value)?;
+        bytes += entity::name_size(name) + checked_value_size(name, value)?;
     }
-    let bytes = entity_size(entity);
+    debug_assert_eq!(bytes, entity_size(entity));
     if bytes > MAX_ENTITY_BYTES {
         return Err(InvalidInput::EntityTooLarge { bytes });
     }

@@ -8,11 +8,12 @@
 //! [`InvalidInput::BatchTooLarge`] or [`InvalidInput::TooManyOperations`] (the refused
 //! operation is not added), then submitting and starting the next batch.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
-use reqwest::Method;
+use http::Method;
 
 use super::applied::{self, Effect, Expected};
 use super::error::{Error, Result};
@@ -626,8 +627,11 @@ impl<M: TableModel> Batch<M> {
         body: Option<&[u8]>,
     ) -> Result<(Vec<u8>, Option<Range<usize>>)> {
         let url = match kind {
-            OperationKind::Insert => self.insert_url()?.to_owned(),
-            _ => self.url(&self.table.entity_path(partition_key, row_key)?),
+            OperationKind::Insert => {
+                self.insert_url()?;
+                Cow::Borrowed(self.insert_url.as_deref().unwrap_or_default())
+            }
+            _ => Cow::Owned(self.url(&self.table.entity_path(partition_key, row_key)?)),
         };
         let method = match kind {
             OperationKind::Insert => "POST",
@@ -635,19 +639,17 @@ impl<M: TableModel> Batch<M> {
             OperationKind::UpsertReplace | OperationKind::Replace => "PUT",
             OperationKind::Delete => "DELETE",
         };
-        let mut part = Vec::with_capacity(256 + body.map_or(0, <[u8]>::len));
-        multipart::encode_part(
-            &self.changeset_boundary,
-            &PartRequest {
-                content_id: index,
-                method,
-                url: &url,
-                if_match,
-                prefer_no_content: kind == OperationKind::Insert,
-                body,
-            },
-            &mut part,
-        );
+        let request = PartRequest {
+            content_id: index,
+            method,
+            url: &url,
+            if_match,
+            prefer_no_content: kind == OperationKind::Insert,
+            body,
+        };
+        let mut part =
+            Vec::with_capacity(multipart::part_len_hint(&self.changeset_boundary, &request));
+        multipart::encode_part(&self.changeset_boundary, &request, &mut part);
         // The body closes the part, before its final CRLF.
         let body = body.map(|b| {
             let end = part.len().saturating_sub(2);

@@ -68,8 +68,12 @@ type Result<T, E = DecodeError> = std::result::Result<T, E>;
 /// # Ok::<(), tablekit::codec::DecodeError>(())
 /// ```
 pub fn decode_entity(bytes: &[u8]) -> Result<DynamicEntity> {
-    // Room for the properties a body of this size usually holds: growing costs more.
-    let capacity = (bytes.len() / 24).clamp(4, 64);
+    // Room for every property at once, as growing costs more: no more members than commas
+    // plus one (a comma inside a string only adds room). A guess from the body's length
+    // would hold twice the room a typical entity needs, which a server decoding a batch's
+    // hundred entities pays for in memory.
+    let members = memchr::memchr_iter(b',', bytes).count() + 1;
+    let capacity = members.clamp(4, 255);
     decode(bytes, "entity", |json| {
         let entity = EntityReader::with_capacity(capacity).entity(json, None, capacity)?;
         json.end()?;

@@ -8,6 +8,11 @@
 //! here first, with a typed error, before anything is sent. The crate's
 //! [`Error`](crate::Error) is this layer's: the errors of the layers below convert into it.
 //!
+//! Requests travel over one pool of keep-alive connections (rustls for https, HTTP/2 where the
+//! server offers it). An endpoint covered by the environment's proxy variables (`HTTPS_PROXY`,
+//! `HTTP_PROXY`, `ALL_PROXY`, less `NO_PROXY`) is reached through that proxy, as with any
+//! HTTP client; the variables are read when the client is built.
+//!
 //! Inside, imports point down too: the transport (credentials, endpoint, retries, errors) at
 //! the bottom, then the service client, then the [`Table`] handle, then the operations built
 //! on the handle (single-entity writes, queries, transactions and the re-reads that settle a
@@ -56,6 +61,7 @@ mod continuation;
 mod credential;
 mod endpoint;
 pub(crate) mod error;
+mod http_client;
 mod indexed;
 mod location;
 pub(crate) mod multipart;

@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
-use reqwest::header::HeaderMap;
-use reqwest::Method;
+use http::header::HeaderMap;
+use http::Method;
 
 use super::continuation::{ContinuationToken, QueryId};
 use super::error::{Error, Result};

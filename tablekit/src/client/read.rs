@@ -4,7 +4,7 @@
 //! [`spread`](crate::spread)); a row a model keeps beside its entities is never returned as
 //! one.
 
-use reqwest::Method;
+use http::Method;
 
 use super::error::Result;
 use super::spread;

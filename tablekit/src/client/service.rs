@@ -1,21 +1,22 @@
 //! [`TableServiceClient`]: one account's Table service, and its tables.
 //!
-//! The client owns one `reqwest` connection pool (rustls) shared by every
-//! [`Table`](super::Table) handle and clone, so handles are cheap and connections are reused. Building it refuses set-ups
-//! that would leak a secret: a credential sent over plain http to a host other than loopback
-//! needs an explicit [`ClientBuilder::allow_insecure_http`].
+//! The client owns one connection pool (hyper, with rustls for https) shared by every
+//! [`Table`](super::Table) handle and clone, so handles are cheap and connections are reused.
+//! Building it refuses set-ups that would leak a secret: a credential sent over plain http to a
+//! host other than loopback needs an explicit [`ClientBuilder::allow_insecure_http`].
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
-use reqwest::Method;
+use http::Method;
 
 use super::connection_string::ConnectionString;
 use super::credential::Credential;
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
+use super::http_client::HttpClient;
 use super::location::{secondary_endpoint, LocationMode};
 use super::retry::RetryPolicy;
 use super::telemetry;
@@ -705,27 +706,18 @@ impl ClientBuilder {
         let flavor = self.flavor.unwrap_or_else(|| {
             Flavor::from_host(endpoint.base_url().host_str().unwrap_or_default())
         });
-        let http = reqwest::Client::builder()
-            .connect_timeout(timeout)
-            // Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
-            .pool_idle_timeout(Duration::from_secs(4))
-            // A redirect is never followed: a signed request is valid for one path only, and
-            // a SAS token must not travel to wherever a Location header points.
-            .redirect(reqwest::redirect::Policy::none())
-            // Retrying is the client's own `RetryPolicy`'s job, which knows which
-            // operations are safe to repeat. With no retries of its own, reqwest also stops
-            // copying every request's headers in case it had to send them again.
-            .retry(reqwest::retry::never().max_retries_per_request(0))
-            .build()
-            .map_err(|e| Error::Configuration(format!("cannot build the HTTP client: {e}")))?;
+        let urls = std::iter::once(&endpoint).chain(&secondary);
+        let (http, routes) =
+            HttpClient::new(urls.map(Endpoint::base_url), timeout).map_err(Error::Configuration)?;
         Ok(TableServiceClient {
             transport: Arc::new(Transport {
                 http,
+                route: routes[0],
                 host: host_header(&endpoint),
                 endpoint,
                 secondary: secondary.map(|s| {
                     let host = host_header(&s);
-                    (s, host)
+                    (s, host, routes[1])
                 }),
                 location_mode: self.location_mode,
                 credential,

@@ -23,7 +23,7 @@
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use reqwest::Method;
+use http::Method;
 use serde::{Deserialize, Serialize};
 
 use super::error::{Error, Result};

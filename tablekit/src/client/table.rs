@@ -12,8 +12,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use http::Method;
 use percent_encoding::utf8_percent_encode;
-use reqwest::Method;
 
 use super::access_policy::{self, SignedIdentifier};
 use super::error::{Error, Result};

@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use reqwest::header::HeaderValue;
-use reqwest::Method;
+use http::header::HeaderValue;
+use http::Method;
 use tracing::Span;
 
 use super::endpoint::Endpoint;

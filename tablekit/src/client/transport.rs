@@ -5,23 +5,23 @@
 //! `User-Agent`, `x-ms-client-request-id`: one per operation, the same on each retry), is
 //! signed again on every attempt (the date changes), and runs in the operation's `tracing`
 //! span (see the telemetry module). Only `x-ms-date` is sent, never `Date`: Azurite signs with
-//! `Date` when both are present.
+//! `Date` when both are present. The HTTP client under it is the `http_client` module's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use reqwest::header::{
+use http::header::{
     HeaderMap, HeaderName, HeaderValue, ACCEPT as ACCEPT_HEADER, CONTENT_TYPE, IF_MATCH, USER_AGENT,
 };
-use reqwest::Method;
+use http::{Method, Request};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use tracing::Instrument;
-use url::Url;
 
 use super::credential::{Credential, SignedParts};
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
+use super::http_client::{HttpClient, HttpError, Route};
 use super::location::{Location, LocationMode};
 use super::retry::{requested_wait, RetryPolicy};
 use super::service_error::ServiceError;
@@ -143,8 +143,10 @@ pub(crate) type OnHead<'a> = &'a (dyn Fn(&HeaderMap) + Send + Sync);
 
 /// The shared connection pool, endpoint, credential and policies.
 pub(crate) struct Transport {
-    pub(crate) http: reqwest::Client,
+    pub(crate) http: HttpClient,
     pub(crate) endpoint: Endpoint,
+    /// How the endpoint is reached: straight, or through the environment's proxy.
+    pub(crate) route: Route,
     pub(crate) credential: Credential,
     pub(crate) retry: RetryPolicy,
     /// The timeout of each attempt.
@@ -155,8 +157,8 @@ pub(crate) struct Transport {
     pub(crate) operation_timeout: Option<Duration>,
     /// The `Host` header, made once: otherwise the HTTP client formats it for every request.
     pub(crate) host: Option<HeaderValue>,
-    /// The read-only secondary, with its `Host` header, when reads may go there.
-    pub(crate) secondary: Option<(Endpoint, Option<HeaderValue>)>,
+    /// The read-only secondary, with its `Host` header and route, when reads may go there.
+    pub(crate) secondary: Option<(Endpoint, Option<HeaderValue>, Route)>,
     pub(crate) location_mode: LocationMode,
     pub(crate) user_agent: HeaderValue,
 }
@@ -185,12 +187,19 @@ impl Transport {
     /// The same connection pool, credential and policies, sending every request to the
     /// secondary: the configured one, else the primary's by the `-secondary` convention.
     pub(crate) fn at_secondary(&self) -> Result<Transport> {
-        let endpoint = match &self.secondary {
-            Some((endpoint, _)) => endpoint.clone(),
-            None => super::location::secondary_endpoint(&self.endpoint)?,
+        let (endpoint, http, route) = match &self.secondary {
+            Some((endpoint, _, route)) => (endpoint.clone(), self.http.clone(), *route),
+            None => {
+                let endpoint = super::location::secondary_endpoint(&self.endpoint)?;
+                // Another host, which the proxy settings may treat otherwise: its own pools.
+                let (http, routes) = HttpClient::new([endpoint.base_url()], self.timeout)
+                    .map_err(Error::Configuration)?;
+                (endpoint, http, routes[0])
+            }
         };
         Ok(Transport {
-            http: self.http.clone(),
+            http,
+            route,
             host: host_header(&endpoint),
             endpoint,
             credential: self.credential.clone(),
@@ -325,25 +334,15 @@ impl Transport {
         operation: &tracing::Span,
     ) -> Result<Attempt> {
         let date = http_date(chrono::Utc::now());
-        let request = self
+        let (request, route) = self
             .build_at(call, &date, client_request_id, location)
             .await?;
-        let mut response = match self.http.execute(request).await {
-            Ok(response) => response,
-            Err(e) => return Ok(self.transport_failure(e)),
-        };
-        let status = response.status().as_u16();
-        // Taken, not copied: reading the body needs no headers.
-        let headers = std::mem::take(response.headers_mut());
-        let service_request_id = header_str(&headers, "x-ms-request-id");
-        tracing::debug!(status, service_request_id, "answered");
-        telemetry::record_answer(operation, status, service_request_id);
-        if (200..300).contains(&status) {
-            on_head(&headers);
-        }
-        let body = match response.bytes().await {
-            Ok(body) => body,
-            Err(e) => return Ok(self.transport_failure(e)),
+        // The attempt's timeout covers its answer's body too.
+        let exchange = self.exchange(request, route, on_head, operation);
+        let (status, headers, body) = match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => return Ok(self.transport_failure(e)),
+            Err(_) => return Ok(self.timed_out(true)),
         };
         if (200..300).contains(&status) {
             tracing::debug!("done");
@@ -368,27 +367,49 @@ impl Transport {
         })
     }
 
-    fn transport_failure(&self, e: reqwest::Error) -> Attempt {
-        // A request is sent only once connected: a failure to connect applied nothing.
-        let maybe_applied = !e.is_connect();
-        let error = if e.is_timeout() {
-            Error::Timeout {
-                after: self.timeout,
-                after_uncertain_attempt: false,
-            }
-        } else {
-            // Without the URL: it may carry a SAS signature.
-            Error::Transport {
-                source: Box::new(e.without_url()),
-                after_uncertain_attempt: false,
-            }
-        };
-        tracing::debug!(error = %error, "request failed");
-        Attempt::Failed {
-            error,
-            retry_after: None,
-            maybe_applied,
+    /// Sends one request and reads its answer, telling `on_head` of a success's headers
+    /// before its body arrives.
+    async fn exchange(
+        &self,
+        request: Request<Bytes>,
+        route: Route,
+        on_head: OnHead<'_>,
+        operation: &tracing::Span,
+    ) -> std::result::Result<(u16, HeaderMap, Bytes), HttpError> {
+        let mut answer = self.http.send(request, route).await?;
+        let status = answer.status;
+        // Taken, not copied: reading the body needs no headers.
+        let headers = std::mem::take(&mut answer.headers);
+        let service_request_id = header_str(&headers, "x-ms-request-id");
+        tracing::debug!(status, service_request_id, "answered");
+        telemetry::record_answer(operation, status, service_request_id);
+        if (200..300).contains(&status) {
+            on_head(&headers);
         }
+        let body = answer.bytes().await?;
+        Ok((status, headers, body))
+    }
+
+    fn transport_failure(&self, e: HttpError) -> Attempt {
+        // A request is sent only once connected: a failure to connect applied nothing.
+        let maybe_applied = !e.connect;
+        if e.timed_out {
+            return self.timed_out(maybe_applied);
+        }
+        let error = Error::Transport {
+            source: Box::new(e),
+            after_uncertain_attempt: false,
+        };
+        failed_without_answer(error, maybe_applied)
+    }
+
+    /// An attempt that ran out of time; `maybe_applied` unless it never connected.
+    fn timed_out(&self, maybe_applied: bool) -> Attempt {
+        let error = Error::Timeout {
+            after: self.timeout,
+            after_uncertain_attempt: false,
+        };
+        failed_without_answer(error, maybe_applied)
     }
 
     /// The full HTTP request for one attempt to the primary, signed for `date`.
@@ -398,24 +419,27 @@ impl Transport {
         call: &Call,
         date: &str,
         client_request_id: &str,
-    ) -> Result<reqwest::Request> {
-        self.build_at(call, date, client_request_id, Location::Primary)
-            .await
+    ) -> Result<Request<Bytes>> {
+        let (request, _) = self
+            .build_at(call, date, client_request_id, Location::Primary)
+            .await?;
+        Ok(request)
     }
 
-    /// The full HTTP request for one attempt to `location`, signed for `date`.
+    /// The full HTTP request for one attempt to `location`, signed for `date`, and how it
+    /// goes there.
     async fn build_at(
         &self,
         call: &Call,
         date: &str,
         client_request_id: &str,
         location: Location,
-    ) -> Result<reqwest::Request> {
-        let (endpoint, host) = match (location, &self.secondary) {
-            (Location::Secondary, Some((endpoint, host))) => (endpoint, host),
-            _ => (&self.endpoint, &self.host),
+    ) -> Result<(Request<Bytes>, Route)> {
+        let (endpoint, host, route) = match (location, &self.secondary) {
+            (Location::Secondary, Some((endpoint, host, route))) => (endpoint, host, *route),
+            _ => (&self.endpoint, &self.host, self.route),
         };
-        let url = self.url(endpoint, call);
+        let (uri, path) = self.uri(endpoint, call)?;
         let content_type = call.content_type.as_deref().unwrap_or("");
         let authorization = self
             .credential
@@ -423,7 +447,7 @@ impl Transport {
                 self.endpoint.account(),
                 &SignedParts {
                     method: call.method.as_str(),
-                    path: url.path(),
+                    path: &path,
                     comp: comp_parameter(&call.query),
                     content_type,
                     date,
@@ -436,7 +460,7 @@ impl Transport {
             headers.insert(name, value);
         }
         if let Some(host) = host {
-            headers.insert(reqwest::header::HOST, host.clone());
+            headers.insert(http::header::HOST, host.clone());
         }
         headers.insert(USER_AGENT, self.user_agent.clone());
         if let Some(accept) = call.accept {
@@ -464,32 +488,54 @@ impl Transport {
         }
         if let Some(mut value) = authorization.and_then(|a| HeaderValue::from_str(&a).ok()) {
             value.set_sensitive(true);
-            headers.insert(reqwest::header::AUTHORIZATION, value);
+            headers.insert(http::header::AUTHORIZATION, value);
         }
-        let mut request = reqwest::Request::new(call.method.clone(), url);
+        let mut request = Request::new(call.body.clone());
+        *request.method_mut() = call.method.clone();
+        *request.uri_mut() = uri;
         *request.headers_mut() = headers;
-        *request.timeout_mut() = Some(self.timeout);
-        if !call.body.is_empty() || call.content_type.is_some() {
-            *request.body_mut() = Some(reqwest::Body::from(call.body.clone()));
-        }
-        Ok(request)
+        Ok((request, route))
     }
 
-    /// The request URL: endpoint + path + encoded query + the SAS token, if any.
-    fn url(&self, endpoint: &Endpoint, call: &Call) -> Url {
-        let mut url = endpoint.url(&call.path);
-        let mut query: Vec<String> = call
-            .query
-            .iter()
-            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, QUERY_VALUE)))
-            .collect();
-        if let Some(sas) = self.credential.sas_query() {
-            query.push(sas.to_owned());
+    /// The request URI (endpoint + path + encoded query + the SAS token, if any) and its
+    /// path, which the signature covers.
+    fn uri(&self, endpoint: &Endpoint, call: &Call) -> Result<(http::Uri, String)> {
+        let base = endpoint.base_url();
+        let path = [base.path().trim_end_matches('/'), &call.path].concat();
+        let mut uri = String::with_capacity(128 + path.len());
+        uri.push_str(&base[..url::Position::BeforePath]);
+        uri.push_str(&path);
+        let sas = self.credential.sas_query();
+        let mut separator = '?';
+        for (name, value) in &call.query {
+            uri.extend([separator]);
+            uri.push_str(name);
+            uri.push('=');
+            uri.extend(utf8_percent_encode(value, QUERY_VALUE));
+            separator = '&';
         }
-        if !query.is_empty() {
-            url.set_query(Some(&query.join("&")));
+        if let Some(sas) = sas {
+            uri.extend([separator]);
+            uri.push_str(sas);
         }
-        url
+        let uri = uri.parse().map_err(|_| {
+            // Not reached for paths and queries encoded as above; never shows the URI, which
+            // may carry a SAS signature.
+            Error::InvalidInput(crate::limits::InvalidInput::Other(
+                "the request path cannot be sent in HTTP".into(),
+            ))
+        })?;
+        Ok((uri, path))
+    }
+}
+
+/// An attempt that got no answer to retry by.
+fn failed_without_answer(error: Error, maybe_applied: bool) -> Attempt {
+    tracing::debug!(error = %error, "request failed");
+    Attempt::Failed {
+        error,
+        retry_after: None,
+        maybe_applied,
     }
 }
 
@@ -650,7 +696,7 @@ mod tests {
         assert!(h.get("date").is_none());
         assert!(h["authorization"].is_sensitive());
         assert_eq!(
-            request.url().query(),
+            request.uri().query(),
             Some("$filter=PartitionKey%20eq%20%27a%20b%27")
         );
 
@@ -658,7 +704,7 @@ mod tests {
         let request = sas.transport().build(&call, "d", "rid").await.unwrap();
         assert!(request.headers().get("authorization").is_none());
         assert!(request
-            .url()
+            .uri()
             .query()
             .unwrap()
             .ends_with("&sv=2019-02-02&sig=SECRETSIG"));

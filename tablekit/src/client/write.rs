@@ -5,7 +5,7 @@
 //! next conditional write of the same value just works. An insert whose answer was lost and
 //! whose retry meets 409 is settled by a re-read (see `applied`).
 
-use reqwest::Method;
+use http::Method;
 
 use super::applied::earlier_insert;
 use super::error::Result;

@@ -285,6 +285,23 @@ async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
         .unwrap();
     assert_eq!(ids(&smiths), ["e-1", "e-2"]);
 
+    // a value another entity holds: the index refuses it, by name, and nothing is applied
+    let before = index_rows(&table).await;
+    let mut batch = table.batch();
+    batch
+        .insert(&employee("e-3", "kim@example.com", "Jones"))
+        .unwrap();
+    let err = batch.submit().await.unwrap_err();
+    let Error::UniqueViolation(violation) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (violation.index, violation.value.as_str()),
+        ("email", "kim@example.com")
+    );
+    assert!(table.get("Sales", "e-3").await.unwrap().is_none());
+    assert_eq!(index_rows(&table).await, before);
+
     // the index operations count against the 100-operation limit, all or none
     let mut batch = table.batch();
     for i in 0..33 {

@@ -25,7 +25,7 @@ use super::writable::{self, Unsent};
 use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::{self, Index};
+use crate::index::{self, Index, UniqueViolation};
 use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
 
@@ -132,6 +132,16 @@ pub struct Batch<M: TableModel> {
     frame_len: usize,
     /// The URL every insert posts to, made by the first insert.
     insert_url: Option<String>,
+    /// The unique index rows the transaction inserts: a conflict on one is that index
+    /// refusing a value another entity holds.
+    claims: Vec<Claim>,
+}
+
+/// A unique index row a transaction inserts, for a failure's explanation.
+struct Claim {
+    operation: usize,
+    index: &'static str,
+    value: String,
 }
 
 impl<M: TableModel> fmt::Debug for Batch<M> {
@@ -168,6 +178,7 @@ impl<M: TableModel> Batch<M> {
             parts_len: 0,
             frame_len: 0,
             insert_url: None,
+            claims: Vec::new(),
         };
         batch.frame_len = batch.head().len() + batch.tail().len();
         batch
@@ -346,7 +357,9 @@ impl<M: TableModel> Batch<M> {
 
     /// Sends the transaction. On success every operation was applied and the outcome holds
     /// their new ETags; on failure the error is [`Error::Batch`] with the failing operation's
-    /// index and the service's error, or a transport error or timeout.
+    /// index and the service's error ([`Error::UniqueViolation`] when it is the insert of a
+    /// unique index's row, which another entity's value holds), or a transport error or
+    /// timeout.
     ///
     /// A transaction is atomic, so the service applies it once or not at all; but an attempt
     /// whose answer was lost (connection dropped, timeout, 500/502/504) may have been the
@@ -499,10 +512,36 @@ impl<M: TableModel> Batch<M> {
         let index = failing_index(error.message())
             .filter(|i| *i < self.operations.len())
             .or((self.operations.len() == 1).then_some(0));
-        Error::Batch {
-            index,
-            source: Box::new(error),
+        let claim = index.and_then(|i| self.claims.iter().find(|c| c.operation == i));
+        match (claim, &self.partition_key) {
+            (Some(claim), Some(partition_key)) if error.status() == 409 => UniqueViolation {
+                index: claim.index,
+                partition_key: partition_key.clone(),
+                value: claim.value.clone(),
+            }
+            .into(),
+            _ => Error::Batch {
+                index,
+                source: Box::new(error),
+            },
         }
+    }
+
+    /// Marks the operation added last as the insert of `index`'s row `row_key`, which must
+    /// be unique: a conflict on it fails the transaction with [`Error::UniqueViolation`].
+    pub(crate) fn claim_last(&mut self, index: &Index, row_key: &str) {
+        let Some(operation) = self.operations.len().checked_sub(1) else {
+            return;
+        };
+        self.claims.push(Claim {
+            operation,
+            index: index.name(),
+            // The row's key is the index's name, `_`, then the value's key text.
+            value: row_key
+                .get(index.name().len() + 1..)
+                .unwrap_or_default()
+                .to_owned(),
+        });
     }
 
     /// Adds a write and, for an indexed model, its index rows' operations: all of them, or
@@ -524,7 +563,7 @@ impl<M: TableModel> Batch<M> {
             _ => self.add_write(kind, typed),
         };
         let added = added.and_then(|()| {
-            rows.iter().try_for_each(|(kind, row)| {
+            rows.iter().try_for_each(|(kind, row, index)| {
                 self.table.client().limits().validate_entity(row)?;
                 let body = (*kind != OperationKind::Delete).then(|| codec::encode_entity(row));
                 let if_match = (*kind == OperationKind::Delete).then_some("*");
@@ -534,11 +573,16 @@ impl<M: TableModel> Batch<M> {
                     row.row_key(),
                     if_match,
                     body.as_deref(),
-                )
+                )?;
+                if *kind == OperationKind::Insert && index.is_unique() {
+                    self.claim_last(index, row.row_key());
+                }
+                Ok(())
             })
         });
         if added.is_err() {
             self.operations.truncate(mark);
+            self.claims.retain(|c| c.operation < mark);
             self.rows.retain(|_, index| *index < mark);
             self.parts_len = parts_len;
             if mark == 0 {
@@ -892,11 +936,11 @@ impl BatchOutcome {
 fn index_rows<M: TableModel>(
     kind: OperationKind,
     entity: Option<&DynamicEntity>,
-) -> Result<Vec<(OperationKind, DynamicEntity)>> {
+) -> Result<Vec<(OperationKind, DynamicEntity, &'static Index)>> {
     if M::INDEXES.is_empty() {
         return Ok(Vec::new());
     }
-    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity)>> {
+    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity, &'static Index)>> {
         Err(InvalidInput::Other(format!(
             "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
         ))
@@ -925,7 +969,7 @@ fn index_rows<M: TableModel>(
                 (false, true) => row_kind,
                 (false, false) => OperationKind::UpsertReplace,
             };
-            rows.push((kind, row));
+            rows.push((kind, row, index));
         }
     }
     Ok(rows)

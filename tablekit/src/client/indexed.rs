@@ -16,7 +16,7 @@ use super::writable::{self, record_written, Unsent, Write};
 use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::{self, Index, UniqueViolation, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
+use crate::index::{self, Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
 use crate::limits::InvalidInput;
 use crate::model::{TableEntity, TableModel};
 use crate::query::Query;
@@ -74,7 +74,7 @@ pub(crate) async fn write<M: TableModel>(
         };
         let mut batch = table.untyped().batch();
         add_main(&mut batch, kind, dynamic, if_match.as_ref())?;
-        let changes = index_changes::<M>(&mut batch, stored.as_ref(), Some(&after))?;
+        index_changes::<M>(&mut batch, stored.as_ref(), Some(&after))?;
         match batch.submit().await {
             Ok(outcome) => {
                 follow::<M>(table, stored.as_ref(), Some(&after)).await;
@@ -83,7 +83,7 @@ pub(crate) async fn write<M: TableModel>(
                 return Ok(());
             }
             Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
-            Err(e) => return Err(explain(e, &changes, dynamic.partition_key())),
+            Err(e) => return Err(e),
         }
     }
 }
@@ -112,14 +112,14 @@ pub(crate) async fn delete<M: TableModel>(
         };
         let mut batch = table.untyped().batch();
         batch.delete_by_key(partition_key, row_key, &condition)?;
-        let changes = index_changes::<M>(&mut batch, Some(&stored), None)?;
+        index_changes::<M>(&mut batch, Some(&stored), None)?;
         match batch.submit().await {
             Ok(_) => {
                 follow::<M>(table, Some(&stored), None).await;
                 return Ok(());
             }
             Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
-            Err(e) => return Err(explain(e, &changes, partition_key)),
+            Err(e) => return Err(e),
         }
     }
 }
@@ -186,23 +186,15 @@ fn merged(stored: &DynamicEntity, change: &DynamicEntity) -> DynamicEntity {
     after
 }
 
-/// One index row the transaction inserts, for a failure's explanation.
-struct Claim {
-    operation: usize,
-    index: &'static str,
-    value: String,
-}
-
 /// Adds the index rows' changes from state `before` to state `after` (`None`: no entity):
-/// a row whose key is unchanged is left alone, an old one deleted, a new one inserted.
-/// Returns the unique rows inserted, by operation. Inter-partition indexes follow the
-/// transaction (see [`follow`]).
+/// a row whose key is unchanged is left alone, an old one deleted, a new one inserted (a
+/// unique one claimed, so a conflict on it is [`Error::UniqueViolation`]). Inter-partition
+/// indexes follow the transaction (see [`follow`]).
 fn index_changes<M: TableModel>(
     batch: &mut Batch<DynamicEntity>,
     before: Option<&DynamicEntity>,
     after: Option<&DynamicEntity>,
-) -> Result<Vec<Claim>> {
-    let mut claims = Vec::new();
+) -> Result<()> {
     for index in M::INDEXES.iter().filter(|i| !i.is_inter_partition()) {
         let old = before.map(|e| index.row_of(e)).transpose()?.flatten();
         let new = after.map(|e| index.row_of(e)).transpose()?.flatten();
@@ -214,18 +206,14 @@ fn index_changes<M: TableModel>(
         }
         if let Some(new) = new {
             if index.is_unique() {
-                claims.push(Claim {
-                    operation: batch.len(),
-                    index: index.name(),
-                    value: value_text(index, new.row_key()),
-                });
                 batch.insert(&new)?;
+                batch.claim_last(index, new.row_key());
             } else {
                 batch.upsert_replace(&new)?;
             }
         }
     }
-    Ok(claims)
+    Ok(())
 }
 
 /// How many times an inter-partition index row's write is tried.
@@ -297,40 +285,12 @@ pub(crate) fn index_table<M: TableModel>(table: &Table<M>, index: &Index) -> Tab
         .table_named(index.table().unwrap_or(table.name()))
 }
 
-/// The escaped value in a unique index row's RowKey.
-fn value_text(index: &Index, row_key: &str) -> String {
-    row_key
-        .get(index.name().len() + 1..)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// Whether a failed transaction lost on the condition of its first operation (the entity's).
 fn lost_race(error: &Error) -> bool {
     matches!(
         error,
         Error::Batch { index: Some(0), .. } | Error::Batch { index: None, .. }
     ) && matches!(error.status(), Some(404 | 409 | 412))
-}
-
-/// A 409 on a unique index row's insert is the index refusing a value another entity holds.
-fn explain(error: Error, claims: &[Claim], partition_key: &str) -> Error {
-    let Error::Batch {
-        index: Some(failed),
-        ..
-    } = &error
-    else {
-        return error;
-    };
-    match claims.iter().find(|c| c.operation == *failed) {
-        Some(claim) if error.is_conflict() => UniqueViolation {
-            index: claim.index,
-            partition_key: partition_key.to_owned(),
-            value: claim.value.clone(),
-        }
-        .into(),
-        _ => error,
-    }
 }
 
 /// The index of `M` named `name`.

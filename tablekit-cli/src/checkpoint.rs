@@ -1,6 +1,6 @@
-//! The checkpoint of a resumable command (`copy`, `restore`): where to go on from and what
-//! was done, written after every committed page so a Ctrl-C or a crash loses no more than the
-//! page in flight.
+//! The checkpoint of a resumable command (`copy`, `restore`, `import`): where to go on from
+//! and what was done, written after every committed page so a Ctrl-C or a crash loses no more
+//! than the pages in flight.
 //!
 //! Written to a temporary file and renamed over the old one, so a crash while writing leaves
 //! the previous checkpoint intact.
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::exit::{Failure, Outcome};
+use crate::exit::{Failure, Kind, Outcome};
 
 /// A checkpoint file's content.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +29,13 @@ pub(crate) struct Checkpoint {
     pub(crate) pages: u64,
     /// Whether the job finished.
     pub(crate) done: bool,
+}
+
+/// The default checkpoint of a command reading `file`: beside it, named after it.
+pub(crate) fn beside(file: &Path) -> PathBuf {
+    let mut path = file.as_os_str().to_owned();
+    path.push(".checkpoint");
+    path.into()
 }
 
 impl Checkpoint {
@@ -76,5 +83,22 @@ impl Checkpoint {
         std::fs::write(&temporary, text + "\n")
             .and_then(|()| std::fs::rename(&temporary, path))
             .map_err(|e| Failure::failed(format!("cannot write `{}`: {e}", path.display())))
+    }
+
+    /// The note on how to go on from this checkpoint, saved at `path`.
+    pub(crate) fn resume_note(&self, path: &Path) -> String {
+        format!(
+            "{} entities written; the checkpoint `{}` is saved: run the same command again to go on",
+            self.entities,
+            path.display()
+        )
+    }
+
+    /// Stopped by Ctrl-C (or a limit) at a clean point, this checkpoint saved at `path`.
+    pub(crate) fn interrupted(&self, path: &Path) -> Failure {
+        Failure::new(
+            Kind::Interrupted,
+            format!("interrupted: {}", self.resume_note(path)),
+        )
     }
 }

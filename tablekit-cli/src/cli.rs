@@ -285,6 +285,11 @@ pub(crate) struct ImportArgs {
     /// How entities are written
     #[arg(long, value_enum, default_value_t = WriteModeArg::Upsert)]
     pub(crate) mode: WriteModeArg,
+    /// The checkpoint file: written as the import goes, read to resume (default: the input
+    /// file's name with `.checkpoint`; none for stdin). After a failure, the chunks written
+    /// beside the failed one are written again on resuming, which the default mode allows
+    #[arg(long, value_name = "PATH")]
+    pub(crate) checkpoint: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) connection: Connection,
 }

@@ -51,11 +51,12 @@
 //!
 //! # Resuming
 //!
-//! `copy` and `restore` save a checkpoint file (the source's continuation token, or the
-//! entities read, and the counts) after every committed page, and stop cleanly between pages
-//! on Ctrl-C: running the same command again goes on from there. A page is never written
-//! twice after Ctrl-C; after a crash between a page's writes and its checkpoint, that page is
-//! written again with Insert Or Replace (the default mode), which is idempotent.
+//! `copy`, `restore` and `import` (of a file) save a checkpoint file (the source's
+//! continuation token, or the entities read, and the counts) after every committed page, and
+//! stop cleanly between pages on Ctrl-C: running the same command again goes on from there. A
+//! page is never written twice after Ctrl-C; after a crash between a page's writes and its
+//! checkpoint, or a failed write beside pages in flight, those pages are written again with
+//! Insert Or Replace (the default mode), which is idempotent.
 //!
 //! # Exit codes
 //!

@@ -9,7 +9,7 @@ use tablekit::{DynamicEntity, Query};
 use tokio::io::BufReader;
 
 use crate::bulk::{write_chunk, CHUNK};
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{self, Checkpoint};
 use crate::cli::{BackupArgs, RestoreArgs};
 use crate::common::{check_filter, require_table};
 use crate::connect::client;
@@ -58,11 +58,9 @@ pub(crate) async fn backup(args: BackupArgs, interrupt: Interrupt) -> Outcome {
 
 /// The default checkpoint of a restore: next to the backup file.
 fn restore_checkpoint(args: &RestoreArgs) -> PathBuf {
-    args.checkpoint.clone().unwrap_or_else(|| {
-        let mut path = args.input.clone().into_os_string();
-        path.push(".checkpoint");
-        path.into()
-    })
+    args.checkpoint
+        .clone()
+        .unwrap_or_else(|| checkpoint::beside(&args.input))
 }
 
 /// Runs `restore`: chunk by chunk, the checkpoint saved after each, so a Ctrl-C, a crash or
@@ -92,7 +90,7 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
         if !chunk.is_empty() {
             checkpoint.entities += write_chunk(&client, &args.table, args.mode, chunk)
                 .await
-                .map_err(|e| e.context(resume_note(&checkpoint, &checkpoint_path)))?;
+                .map_err(|e| e.context(checkpoint.resume_note(&checkpoint_path)))?;
             checkpoint.pages += 1;
             checkpoint.save(&checkpoint_path)?;
             progress.set_position(reader.bytes_read());
@@ -106,7 +104,7 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
             break;
         }
         if interrupt.is_set() {
-            return Err(interrupted(&checkpoint, &checkpoint_path));
+            return Err(checkpoint.interrupted(&checkpoint_path));
         }
     }
     progress.finish_and_clear();
@@ -141,21 +139,4 @@ fn damaged(path: &Path, error: &BackupError) -> Failure {
         "cannot be read"
     };
     Failure::bad_input(format!("the backup `{}` {what}: {error}", path.display()))
-}
-
-/// The note on how to go on from a checkpoint.
-pub(crate) fn resume_note(checkpoint: &Checkpoint, path: &Path) -> String {
-    format!(
-        "{} entities written; the checkpoint `{}` is saved: run the same command again to go on",
-        checkpoint.entities,
-        path.display()
-    )
-}
-
-/// Stopped by Ctrl-C (or a limit) at a clean point.
-pub(crate) fn interrupted(checkpoint: &Checkpoint, path: &Path) -> Failure {
-    Failure::new(
-        Kind::Interrupted,
-        format!("interrupted: {}", resume_note(checkpoint, path)),
-    )
 }

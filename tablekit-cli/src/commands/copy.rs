@@ -17,7 +17,6 @@ use tablekit::{DynamicEntity, Query};
 use crate::bulk::write_chunk;
 use crate::checkpoint::Checkpoint;
 use crate::cli::CopyArgs;
-use crate::commands::backup::{interrupted, resume_note};
 use crate::common::{check_filter, require_table};
 use crate::connect::client;
 use crate::exit::{Failure, Outcome};
@@ -97,13 +96,13 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
     while let Some(page) = pages
         .try_next()
         .await
-        .map_err(|e| Failure::from(e).context(resume_note(&checkpoint, &path)))?
+        .map_err(|e| Failure::from(e).context(checkpoint.resume_note(&path)))?
     {
         let next = page.continuation().cloned();
         let entities = page.into_entities();
         checkpoint.entities += write_chunk(&target_client, &args.target, args.mode, entities)
             .await
-            .map_err(|e| e.context(resume_note(&checkpoint, &path)))?;
+            .map_err(|e| e.context(checkpoint.resume_note(&path)))?;
         checkpoint.pages += 1;
         this_run += 1;
         checkpoint.next_partition_key = next.as_ref().map(|t| t.next_partition_key().to_owned());
@@ -116,7 +115,7 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
         let limit = args.max_pages.is_some_and(|n| this_run >= n);
         if !checkpoint.done && (interrupt.is_set() || limit) {
             progress.finish_and_clear();
-            return Err(interrupted(&checkpoint, &path));
+            return Err(checkpoint.interrupted(&path));
         }
     }
     progress.finish_and_clear();

@@ -1,7 +1,7 @@
 //! `export` and `import`: a table as typed JSON lines or typed CSV, streamed page by page
 //! (export) and chunk by chunk (import), so memory stays flat whatever the table's size.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::stream::FuturesOrdered;
 use futures::{StreamExt, TryStreamExt};
@@ -9,6 +9,7 @@ use indicatif::ProgressBar;
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::{write_chunk, CHUNK};
+use crate::checkpoint::{self, Checkpoint};
 use crate::cli::{ExportArgs, FileFormat, ImportArgs};
 use crate::common::{check_filter, input, output, require_table};
 use crate::connect::client;
@@ -106,9 +107,16 @@ fn stop_if_interrupted(interrupt: &Interrupt, what: &str) -> Outcome {
 /// Chunks of an import being written at once.
 const IN_FLIGHT: usize = 3;
 
-/// Runs `import`: the table is created if missing.
+/// Runs `import`: chunk by chunk, a few chunks in flight, the checkpoint saved after each
+/// chunk written in order, so a Ctrl-C, a crash or a bad line stops it with a way to go on.
 pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
     let client = client(&args.connection)?;
+    let format = format_of(args.format, args.input.as_deref());
+    let checkpoint_path = import_checkpoint(&args);
+    let mut checkpoint = match &checkpoint_path {
+        Some(path) => Checkpoint::load(path, &import_job(&args, format))?,
+        None => Checkpoint::default(),
+    };
     let input = input(args.input.as_deref())?;
     // From a file, the bytes read give an ETA; from stdin, a count.
     let size = args
@@ -121,22 +129,32 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
         None => bar("entities", None),
     };
     client.create_table_if_not_exists(&args.table).await?;
-    let mut written = 0;
-    let mut next = match format_of(args.format, args.input.as_deref()) {
+    let mut next = match format {
         FileFormat::Jsonl => Chunks::Jsonl(JsonlReader::new(input)),
         FileFormat::Csv => Chunks::Csv(CsvReader::new(input)?),
     };
+    let mut first = next.skip(checkpoint.entities)?;
     // The next chunks are read and sent while one is still being written: a few in flight,
     // so memory stays bounded and the service is never idle while the file is read.
     let mut in_flight = FuturesOrdered::new();
     let mut read_all = false;
+    let mut unreadable = None;
     loop {
-        while !read_all && in_flight.len() < IN_FLIGHT && !interrupt.is_set() {
-            let chunk = next.chunk()?;
-            if chunk.is_empty() {
-                read_all = true;
-            } else {
-                in_flight.push_back(write_chunk(&client, &args.table, args.mode, chunk));
+        while !read_all && unreadable.is_none() && in_flight.len() < IN_FLIGHT {
+            if interrupt.is_set() {
+                break;
+            }
+            let chunk = match std::mem::take(&mut first) {
+                chunk if !chunk.is_empty() => Ok(chunk),
+                _ => next.chunk(),
+            };
+            match chunk {
+                Ok(chunk) if chunk.is_empty() => read_all = true,
+                Ok(chunk) => {
+                    in_flight.push_back(write_chunk(&client, &args.table, args.mode, chunk));
+                }
+                // The chunks already sent are written first, and counted.
+                Err(e) => unreadable = Some(e),
             }
         }
         let Some(done) = in_flight.next().await else {
@@ -144,31 +162,71 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
         };
         match done {
             Ok(n) => {
-                written += n;
-                show(&progress, size, written, next.bytes());
+                checkpoint.entities += n;
+                checkpoint.pages += 1;
+                save(&checkpoint, checkpoint_path.as_deref())?;
+                show(&progress, size, checkpoint.entities, next.bytes());
             }
             Err(e) => {
-                // The chunks sent alongside still count: say how many made it in all.
-                while let Some(other) = in_flight.next().await {
-                    written += other.unwrap_or(0);
-                }
-                return Err(e.context(format!("{written} entities imported in other chunks")));
+                // The chunks sent alongside finish too; a resume writes them again.
+                while in_flight.next().await.is_some() {}
+                return Err(e.context(written_note(&checkpoint, checkpoint_path.as_deref())));
             }
-        }
-        if interrupt.is_set() && !read_all {
-            // Let the chunks already sent finish, then stop.
-            while let Some(done) = in_flight.next().await {
-                written += done?;
-            }
-            return Err(Failure::new(
-                Kind::Interrupted,
-                format!("interrupted after {written} entities"),
-            ));
         }
     }
+    // Every chunk sent is written: the input ended, could not be read, or Ctrl-C came.
+    if let Some(error) = unreadable {
+        return Err(error.context(written_note(&checkpoint, checkpoint_path.as_deref())));
+    }
+    if !read_all {
+        return Err(match &checkpoint_path {
+            Some(path) => checkpoint.interrupted(path),
+            None => Failure::new(
+                Kind::Interrupted,
+                format!("interrupted after {} entities", checkpoint.entities),
+            ),
+        });
+    }
     progress.finish_and_clear();
-    eprintln!("imported {written} entities into `{}`", args.table);
+    if let Some(path) = &checkpoint_path {
+        let _ = std::fs::remove_file(path);
+    }
+    eprintln!(
+        "imported {} entities into `{}`",
+        checkpoint.entities, args.table
+    );
     Ok(())
+}
+
+/// The checkpoint an import keeps: the one named, else one beside the input file; none for
+/// stdin, which cannot be read again.
+fn import_checkpoint(args: &ImportArgs) -> Option<PathBuf> {
+    let file = args.input.as_deref().filter(|p| p.as_os_str() != "-");
+    args.checkpoint
+        .clone()
+        .or_else(|| file.map(checkpoint::beside))
+}
+
+/// What an import's checkpoint belongs to: a resume with another input, table or format is
+/// refused rather than skip the wrong entities.
+fn import_job(args: &ImportArgs, format: FileFormat) -> String {
+    let input = args.input.as_deref().unwrap_or(Path::new("-"));
+    format!("import {} -> {} as {format:?}", input.display(), args.table)
+}
+
+fn save(checkpoint: &Checkpoint, path: Option<&Path>) -> Outcome {
+    match path {
+        Some(path) => checkpoint.save(path),
+        None => Ok(()),
+    }
+}
+
+/// How far an import that stopped got, and how to go on.
+fn written_note(checkpoint: &Checkpoint, path: Option<&Path>) -> String {
+    match path {
+        Some(path) => checkpoint.resume_note(path),
+        None => format!("{} entities imported", checkpoint.entities),
+    }
 }
 
 /// The chunks of an import's input.
@@ -200,5 +258,27 @@ impl<R: std::io::BufRead> Chunks<R> {
             Chunks::Jsonl(reader) => reader.next_chunk(CHUNK),
             Chunks::Csv(reader) => reader.next_chunk(CHUNK),
         }
+    }
+
+    /// Reads past the first `n` entities, which an earlier run wrote: returns the rest of
+    /// the chunk holding the next one.
+    fn skip(&mut self, mut n: u64) -> Outcome<Vec<DynamicEntity>> {
+        while n > 0 {
+            let mut chunk = self.chunk()?;
+            if chunk.is_empty() {
+                return Err(Failure::bad_input(format!(
+                    "the checkpoint counts {n} more entities than the input holds: is it the \
+                     same input?"
+                )));
+            }
+            match usize::try_from(n) {
+                Ok(rest) if rest < chunk.len() => {
+                    chunk.drain(..rest);
+                    return Ok(chunk);
+                }
+                _ => n -= chunk.len() as u64,
+            }
+        }
+        Ok(Vec::new())
     }
 }

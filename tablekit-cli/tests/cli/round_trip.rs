@@ -143,8 +143,64 @@ async fn query_shows_types_apart(connection_string: &str) {
     );
 }
 
+/// An import stopped by a bad line keeps what it wrote and says where to go on; with the line
+/// mended, the same command goes on from the checkpoint, writing no entity twice (in insert
+/// mode a second write would be refused).
+async fn an_import_resumes_from_its_checkpoint(connection_string: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("players.jsonl");
+    let line = |i: usize| {
+        format!(
+            r#"{{"PartitionKey":"p{}","RowKey":"{i:05}","N":{i}}}"#,
+            i % 3
+        )
+    };
+    let mut lines: Vec<String> = (0..2_500).map(line).collect();
+    lines[1_700] = "{not json".to_owned();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let table = table_name("Resumed");
+    let args = [
+        "import",
+        &table,
+        "-i",
+        file.to_str().unwrap(),
+        "--mode",
+        "insert",
+    ];
+    let run = tablekit(connection_string, &args);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("line 1701"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("1000 entities written; the checkpoint"),
+        "{}",
+        run.stderr
+    );
+    assert!(dir.path().join("players.jsonl.checkpoint").exists());
+    assert_eq!(entities(connection_string, &table).await.len(), 1_000);
+
+    // Another table is another job: its checkpoint is refused, not used.
+    let other = table_name("Other");
+    let mut other_args = args;
+    other_args[1] = &other;
+    let run = tablekit(connection_string, &other_args);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("belongs to"), "{}", run.stderr);
+
+    lines[1_700] = line(1_700);
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let run = ok(tablekit(connection_string, &args));
+    assert!(
+        run.stderr.contains("imported 2500 entities"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(entities(connection_string, &table).await.len(), 2_500);
+    assert!(!dir.path().join("players.jsonl.checkpoint").exists());
+}
+
 on_servers!(
     jsonl_round_trip_is_exact,
     csv_round_trip_is_exact,
-    query_shows_types_apart
+    query_shows_types_apart,
+    an_import_resumes_from_its_checkpoint
 );

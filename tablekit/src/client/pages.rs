@@ -208,7 +208,9 @@ impl<M: TableModel> EntityQuery<M> {
             return Ok(Page::new(Vec::new(), None)); // `take(0)`: nothing to ask for
         };
         let reply = request_page(&sent, start, top, &|_| {}).await?;
-        spread::load_page(&sent.table, sent.decode(&reply, sent.take)?).await
+        let mut page = sent.decode(&reply, sent.take)?;
+        spread::load_rows(&sent.table, &mut page.entities).await?;
+        Ok(page)
     }
 
     /// The query as it will be sent, checked (table name, the resume token) before any
@@ -240,8 +242,8 @@ impl<M: TableModel> EntityQuery<M> {
                 let Some((reply, ahead)) = fetch(&sent, next, left).await? else {
                     return Ok::<_, Error>(None);
                 };
-                let page = sent.decode(&reply, left)?;
-                let page = spread::load_page(&sent.table, page).await?;
+                let mut page = sent.decode(&reply, left)?;
+                spread::load_rows(&sent.table, &mut page.entities).await?;
                 let left = left.map(|l| l.saturating_sub(page.len()));
                 let next = next_after(&sent, &page, left, ahead, read_ahead);
                 if matches!(next, Next::Requested(_)) {

@@ -7,7 +7,6 @@
 
 use super::batch::Batch;
 use super::error::{Error, Result};
-use super::pages::Page;
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
 use crate::auxiliary::AuxiliaryRow;
@@ -98,19 +97,17 @@ async fn read_whole<M: TableModel>(
     Ok(Some(main))
 }
 
-/// Loads the continuation rows of every entity of a typed query's page that has some: one
+/// Loads the continuation rows of each of a typed query's `entities` that has some: one
 /// range query each. One that met a concurrent write is read again whole.
-pub(crate) async fn load_page<M: TableModel>(
+pub(crate) async fn load_rows<M: TableModel>(
     table: &Table<M>,
-    page: Page<M::Entity>,
-) -> Result<Page<M::Entity>> {
+    entities: &mut [M::Entity],
+) -> Result<()> {
     let fields = M::SPREAD_FIELDS;
     if fields.is_empty() {
-        return Ok(page);
+        return Ok(());
     }
-    let continuation = page.continuation().cloned();
-    let mut entities = page.into_entities();
-    for entity in &mut entities {
+    for entity in entities {
         let dynamic = entity.as_dynamic_mut();
         if !spread::has_rows(dynamic, fields) {
             continue;
@@ -133,7 +130,7 @@ pub(crate) async fn load_page<M: TableModel>(
             }
         }
     }
-    Ok(Page::new(entities, continuation))
+    Ok(())
 }
 
 /// Writes the main entity and its continuation rows in one transaction, deleting the rows a

@@ -6,7 +6,7 @@
 //! continuation, never on the page size. Nothing holds more than one page besides the one
 //! being consumed: with [read-ahead](EntityQuery::read_ahead), the next page is requested
 //! as soon as the current answer's headers (which say where it ends) arrive, and is
-//! answered while the current page is read, decoded and consumed.
+//! answered and decoded on a task of its own while the current page is decoded and consumed.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -77,6 +77,19 @@ impl<E> Page<E> {
     /// Whether this page holds no entity.
     pub fn is_empty(&self) -> bool {
         self.entities.is_empty()
+    }
+
+    /// The page, holding no more than `left` entities: a server that answers more than
+    /// `$top` asked is cut to what the query still takes, without a continuation, because
+    /// resuming there would skip the entities cut.
+    fn cut_to(mut self, left: Option<usize>) -> Self {
+        match left.filter(|left| self.entities.len() > *left) {
+            Some(left) => {
+                self.entities.truncate(left);
+                Page::new(self.entities, None)
+            }
+            None => self,
+        }
     }
 }
 
@@ -159,6 +172,8 @@ impl<M: TableModel> EntityQuery<M> {
     /// Requests each next page as soon as the current answer's headers arrive (they say
     /// where it ends), so the service answers it while this page's body is read, decoded and
     /// consumed: a scan then takes about the longer of the two times instead of their sum.
+    /// The page read ahead is decoded on its own task too, so on a runtime with more than
+    /// one thread two pages' decoding overlaps.
     /// Off by default for the streams, because a consumer that stops early has then paid for
     /// one page it never reads; [`count`] and [`collect_all`], which always read to the end,
     /// turn it on. Without a tokio runtime (needed to run the request meanwhile) pages are
@@ -208,7 +223,7 @@ impl<M: TableModel> EntityQuery<M> {
             return Ok(Page::new(Vec::new(), None)); // `take(0)`: nothing to ask for
         };
         let reply = request_page(&sent, start, top, &|_| {}).await?;
-        let mut page = sent.decode(&reply, sent.take)?;
+        let mut page = sent.decode(&reply)?.cut_to(sent.take);
         spread::load_rows(&sent.table, &mut page.entities).await?;
         Ok(page)
     }
@@ -239,10 +254,10 @@ impl<M: TableModel> EntityQuery<M> {
         stream::try_unfold((first, left), move |(next, left)| {
             let sent = sent.clone();
             async move {
-                let Some((reply, ahead)) = fetch(&sent, next, left).await? else {
+                let Some((page, ahead)) = fetch(&sent, next, left).await? else {
                     return Ok::<_, Error>(None);
                 };
-                let mut page = sent.decode(&reply, left)?;
+                let mut page = page.cut_to(left);
                 spread::load_rows(&sent.table, &mut page.entities).await?;
                 let left = left.map(|l| l.saturating_sub(page.len()));
                 let next = next_after(&sent, &page, left, ahead, read_ahead);
@@ -440,30 +455,31 @@ impl<E: TableEntity> Chunker<E> {
 }
 
 /// Where a page stream goes on from.
-enum Next {
+enum Next<E> {
     /// The page at this position is still to be requested.
     At(Option<ContinuationToken>),
     /// The next page is already requested.
-    Requested(Pending),
+    Requested(Pending<E>),
     /// The last page was read, or all the query takes.
     End,
 }
 
-/// The answer for the page `next` points at (`None` past the last), and the page after it
-/// when that was read ahead, with the position it asked for.
+/// A page read ahead, and the position it asked for.
+type Ahead<E> = Option<(ContinuationToken, Pending<E>)>;
+
+/// The page `next` points at, decoded (`None` past the last), and the page after it when
+/// that was read ahead, with the position it asked for.
 async fn fetch<M: TableModel>(
     sent: &Arc<Sent<M>>,
-    next: Next,
+    next: Next<M::Entity>,
     left: Option<usize>,
-) -> Result<Option<(Reply, Option<(ContinuationToken, Pending)>)>> {
+) -> Result<Option<(Page<M::Entity>, Ahead<M::Entity>)>> {
     match next {
         Next::At(position) => {
             // Only a stream with something left to take gets here.
             let top = sent.top_for(left).unwrap_or(MAX_TOP);
-            Ok(Some((
-                request_page(sent, position, top, &|_| {}).await?,
-                None,
-            )))
+            let reply = request_page(sent, position, top, &|_| {}).await?;
+            Ok(Some((sent.decode(&reply)?, None)))
         }
         Next::Requested(mut pending) => {
             // The next page's position is in this answer's headers: it is asked for as soon as
@@ -477,7 +493,7 @@ async fn fetch<M: TableModel>(
                     .map(|token| (token.clone(), Pending::spawn(sent, Some(token), top))),
                 None => None,
             };
-            Ok(Some((pending.reply().await?, ahead)))
+            Ok(Some((pending.page().await?, ahead)))
         }
         Next::End => Ok(None),
     }
@@ -489,9 +505,9 @@ fn next_after<M: TableModel>(
     sent: &Arc<Sent<M>>,
     page: &Page<M::Entity>,
     left: Option<usize>,
-    ahead: Option<(ContinuationToken, Pending)>,
+    ahead: Ahead<M::Entity>,
     read_ahead: bool,
-) -> Next {
+) -> Next<M::Entity> {
     let (Some(token), Some(top)) = (page.continuation().cloned(), sent.top_for(left)) else {
         return Next::End;
     };
@@ -504,18 +520,20 @@ fn next_after<M: TableModel>(
     }
 }
 
-/// A page request running on its own task; stopped when the stream is dropped before it.
-struct Pending {
-    task: tokio::task::JoinHandle<Result<Reply>>,
+/// A page request running on its own task, which also decodes the answer: a stream's
+/// consumer then finds the page decoded, and two pages' decoding can overlap on two
+/// threads. Stopped when the stream is dropped before it.
+struct Pending<E> {
+    task: tokio::task::JoinHandle<Result<Page<E>>>,
     /// The continuation of a successful answer, sent when its headers arrive.
     head: tokio::sync::oneshot::Receiver<Option<ContinuationToken>>,
     /// The `$top` it asked for: its page holds at most this many entities.
     top: usize,
 }
 
-impl Pending {
+impl<E: TableEntity> Pending<E> {
     /// Requests the page at `position`, of at most `top` entities, on a task of its own.
-    fn spawn<M: TableModel>(
+    fn spawn<M: TableModel<Entity = E>>(
         sent: &Arc<Sent<M>>,
         position: Option<ContinuationToken>,
         top: u32,
@@ -532,7 +550,8 @@ impl Pending {
                     let _ = sender.send(sent.continuation_in(headers));
                 }
             };
-            request_page(&sent, position, top, &on_head).await
+            let reply = request_page(&sent, position, top, &on_head).await?;
+            sent.decode(&reply)
         });
         Pending {
             task,
@@ -547,7 +566,7 @@ impl Pending {
         (&mut self.head).await.ok().flatten()
     }
 
-    async fn reply(mut self) -> Result<Reply> {
+    async fn page(mut self) -> Result<Page<E>> {
         match (&mut self.task).await {
             Ok(reply) => reply,
             // The request's own panic, surfaced where it would have happened without the task.
@@ -561,7 +580,7 @@ impl Pending {
     }
 }
 
-impl Drop for Pending {
+impl<E> Drop for Pending<E> {
     fn drop(&mut self) {
         self.task.abort();
     }
@@ -632,11 +651,9 @@ impl<M: TableModel> Sent<M> {
     }
 
     /// The entities of one answer as the model's entity type, each marked with what the
-    /// select fetched and checked to be of the model's kind.
-    /// A server that answers more than `$top` asked is cut to what is `left`, without a
-    /// continuation: resuming there would skip the entities cut.
-    fn decode(&self, reply: &Reply, left: Option<usize>) -> Result<Page<M::Entity>> {
-        let mut entities: Vec<_> = codec::decode_page(&reply.body)?
+    /// select fetched and checked to be of the model's kind, and the answer's continuation.
+    fn decode(&self, reply: &Reply) -> Result<Page<M::Entity>> {
+        let entities: Vec<_> = codec::decode_page(&reply.body)?
             .into_iter()
             // Typed pages skip the rows models keep beside their entities (index rows).
             .filter(|entity| !(hides_auxiliary::<M>() && is_auxiliary(entity)))
@@ -648,10 +665,6 @@ impl<M: TableModel> Sent<M> {
                 Ok(M::Entity::wrap(entity))
             })
             .collect::<Result<_>>()?;
-        if let Some(left) = left.filter(|left| entities.len() > *left) {
-            entities.truncate(left);
-            return Ok(Page::new(entities, None));
-        }
         Ok(Page::new(entities, self.continuation_in(&reply.headers)))
     }
 }
@@ -677,4 +690,39 @@ async fn request_page<M: TableModel>(
         .transport()
         .send_observed(&call, on_head)
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DynamicEntity;
+
+    fn page(n: usize) -> Page<DynamicEntity> {
+        let entities = (0..n)
+            .map(|i| DynamicEntity::new("p", i.to_string()))
+            .collect();
+        Page::new(
+            entities,
+            Some(ContinuationToken::from_headers(Some("p"), Some("9")).unwrap()),
+        )
+    }
+
+    #[test]
+    fn a_page_longer_than_what_is_left_is_cut_and_ends_the_query() {
+        let cut = page(5).cut_to(Some(3));
+        assert_eq!(cut.len(), 3);
+        assert!(
+            cut.continuation().is_none(),
+            "resuming would skip the entities cut"
+        );
+    }
+
+    #[test]
+    fn a_page_within_what_is_left_keeps_its_continuation() {
+        for left in [None, Some(5), Some(6)] {
+            let kept = page(5).cut_to(left);
+            assert_eq!(kept.len(), 5);
+            assert!(kept.continuation().is_some(), "{left:?}");
+        }
+    }
 }

@@ -53,17 +53,20 @@ pub(crate) fn page(
     (page, None)
 }
 
-/// How far ahead of a filtered scan its stored entities are asked for, and (once those
-/// have arrived) the properties the filter reads. Far enough that the loads of several
-/// entities overlap; near enough that they are still in cache when the scan reaches them.
-const ENTITIES_AHEAD: usize = 8;
+/// How far ahead of a filtered scan its stored entities are asked for, then (once those
+/// have arrived) their indexes, then the properties the filter reads. Each load needs the
+/// one before it; far enough apart that the loads of several entities overlap, near enough
+/// that they are still in cache when the scan reaches them.
+const ENTITIES_AHEAD: usize = 12;
+const INDEXES_AHEAD: usize = 8;
 const PROPERTIES_AHEAD: usize = 4;
 
 /// Walks a filtered scan's entries ahead of it, prefetching what the scan will read: most
-/// of a large table is not in cache, and a scan that waits for each entity and then for its
-/// properties in turn spends most of its time waiting.
+/// of a large table is not in cache, and a scan that waits for each entity, then for its
+/// index, then for its properties spends most of its time waiting.
 struct Ahead<'a, I> {
     entities: I,
+    indexes: I,
     properties: I,
     filter: &'a Filter,
 }
@@ -75,21 +78,26 @@ where
     fn new(entries: I, filter: &'a Filter) -> Self {
         let mut ahead = Ahead {
             entities: entries.clone(),
+            indexes: entries.clone(),
             properties: entries,
             filter,
         };
-        for _ in 0..ENTITIES_AHEAD {
+        for at in 0..ENTITIES_AHEAD {
             ahead.step_entities();
-        }
-        for _ in 0..PROPERTIES_AHEAD {
-            ahead.step_properties();
+            if at >= ENTITIES_AHEAD - INDEXES_AHEAD {
+                ahead.step_indexes();
+            }
+            if at >= ENTITIES_AHEAD - PROPERTIES_AHEAD {
+                ahead.step_properties();
+            }
         }
         ahead
     }
 
-    /// Moves both distances on by one entry.
+    /// Moves every distance on by one entry.
     fn step(&mut self) {
         self.step_entities();
+        self.step_indexes();
         self.step_properties();
     }
 
@@ -99,6 +107,12 @@ where
             let counts = 2 * std::mem::size_of::<usize>();
             let start = Arc::as_ptr(entity).cast::<u8>().wrapping_sub(counts);
             prefetch_bytes(start, counts + std::mem::size_of::<Stored>());
+        }
+    }
+
+    fn step_indexes(&mut self) {
+        if let Some((_, entity)) = self.indexes.next() {
+            entity.prefetch_index();
         }
     }
 

@@ -13,6 +13,7 @@
 //! three times as much.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -20,7 +21,7 @@ use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
 use tablekit::{codec, value, DynamicEntity, EdmType, Value};
 
-use crate::filter::{Field, Prefetch, Subject};
+use crate::filter::{compare_field, utf16_cmp, Field, Prefetch, Subject};
 use crate::minimal_json;
 use crate::prefetch::prefetch_bytes;
 
@@ -219,14 +220,22 @@ fn unescape(body: &str) -> String {
     serde_json::from_str(&format!("\"{body}\"")).unwrap_or_else(|_| body.to_owned())
 }
 
-impl Prefetch for Stored {
-    /// Starts loading the index and the value the property at `hint` had in an earlier
-    /// entity, so a filter reading it a little later finds it in cache.
-    fn prefetch(&self, hint: usize) {
+impl Stored {
+    /// Starts loading the index of where each value lies, which
+    /// [`prefetch`](Prefetch::prefetch) reads: a scan asks for it a few entities before.
+    pub(crate) fn prefetch_index(&self) {
         prefetch_bytes(
             self.slots.as_ptr().cast(),
             std::mem::size_of_val(&*self.slots),
         );
+    }
+}
+
+impl Prefetch for Stored {
+    /// Starts loading the value the property at `hint` had in an earlier entity, so a filter
+    /// reading it a little later finds it in cache. Reads the index: it should be loading
+    /// already ([`prefetch_index`](Stored::prefetch_index)).
+    fn prefetch(&self, hint: usize) {
         if let Some(slot) = self.slots.get(KEYS + hint) {
             let start = self.text.as_ptr().wrapping_add(slot.start as usize);
             prefetch_bytes(start, (slot.len as usize).min(64));
@@ -254,6 +263,36 @@ impl Subject for Stored {
             }
         };
         Some((system, hint))
+    }
+
+    fn compare_near(
+        &self,
+        name: &str,
+        hint: usize,
+        literal: &Value,
+    ) -> Option<(Option<Ordering>, usize)> {
+        if matches!(name, "PartitionKey" | "RowKey" | "Timestamp") {
+            let (field, at) = self.field_near(name, hint)?;
+            return Some((compare_field(&field, literal), at));
+        }
+        let at = self.position(name, hint)?;
+        Some((self.compare_slot(self.slots[KEYS + at], literal), at))
+    }
+}
+
+impl Stored {
+    /// How the value in `slot` orders against `literal`; `None` when their types differ.
+    /// Numbers, Booleans and strings, which most filters compare, are read in place.
+    fn compare_slot(&self, slot: Slot, literal: &Value) -> Option<Ordering> {
+        if slot.kind != literal.edm_type() {
+            return None;
+        }
+        match literal {
+            Value::Int32(b) => self.json(slot).parse::<i32>().ok().map(|a| a.cmp(b)),
+            Value::Bool(b) => Some((self.json(slot) == "true").cmp(b)),
+            Value::String(b) => Some(utf16_cmp(&self.text_of(slot), b)),
+            _ => compare_field(&self.field_of(slot)?, literal),
+        }
     }
 }
 
@@ -369,6 +408,30 @@ mod tests {
                     _ => false,
                 };
                 prop_assert!(same, "{name}");
+            }
+        }
+
+        #[test]
+        fn comparing_in_place_agrees_with_comparing_the_value(
+            properties in proptest::collection::vec(("[A-Z][a-z]{0,3}", any_value()), 1..6),
+            literals in proptest::collection::vec(any_value(), 1..6),
+        ) {
+            let mut e = DynamicEntity::new("p", "r");
+            for (name, value) in &properties {
+                e.set(name.as_str(), value.clone());
+            }
+            let stored = Stored::new(at_epoch(e.clone()));
+            // Each property also against its own value, so that equality is tried too.
+            let own = properties.iter().map(|(_, value)| value.clone());
+            for literal in literals.into_iter().chain(own) {
+                for (name, _) in &properties {
+                    let expected = e.compare_near(name, 0, &literal).map(|(ord, _)| ord);
+                    let found = stored.compare_near(name, 0, &literal).map(|(ord, _)| ord);
+                    prop_assert_eq!(found, expected, "{} against {:?}", name, literal);
+                }
+                let expected = e.compare_near("Missing", 0, &literal);
+                prop_assert!(expected.is_none());
+                prop_assert!(stored.compare_near("Missing", 0, &literal).is_none());
             }
         }
     }

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use chrono::{DateTime, Utc};
 use tablekit::Value;
 
-use super::parser::{Expr, Op, Operand};
+use super::parser::{Expr, Op, Operand, Property};
 
 /// A value a filter can read: a key or table name (text), a property, or the Timestamp.
 ///
@@ -101,6 +101,37 @@ pub trait Subject {
     fn field_near(&self, name: &str, hint: usize) -> Option<(Field<'_>, usize)> {
         self.field(name).map(|field| (field, hint))
     }
+
+    /// How property `name` (looked for first at `hint`, like [`field_near`](Self::field_near))
+    /// orders against `literal`, and where the subject has it: `None` when the subject has no
+    /// such property, `Some((None, at))` when the two differ in type (the comparison is then
+    /// false). The provided method reads the field and compares; a stored form can compare in
+    /// place, without building a [`Value`].
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use tablekit::{DynamicEntity, Value};
+    /// use tablekit_testing::filter::Subject;
+    /// let mut e = DynamicEntity::new("p", "r");
+    /// e.set("Score", 30);
+    /// assert_eq!(e.compare_near("Score", 0, &Value::Int32(40)), Some((Some(Ordering::Less), 0)));
+    /// assert_eq!(e.compare_near("Score", 0, &Value::Int64(40)), Some((None, 0))); // Int32 is not Int64
+    /// assert_eq!(e.compare_near("Missing", 0, &Value::Int32(40)), None);
+    /// ```
+    fn compare_near(
+        &self,
+        name: &str,
+        hint: usize,
+        literal: &Value,
+    ) -> Option<(Option<Ordering>, usize)> {
+        let (field, at) = self.field_near(name, hint)?;
+        Some((compare_field(&field, literal), at))
+    }
+}
+
+/// How `field` orders against `literal`; `None` when their types differ.
+pub(crate) fn compare_field(field: &Field<'_>, literal: &Value) -> Option<Ordering> {
+    compare(field.view(), Field::Value(literal))
 }
 
 /// Whether `expr` holds for `subject`.
@@ -109,15 +140,40 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
         Expr::And(a, b) => eval(a, subject) && eval(b, subject),
         Expr::Or(a, b) => eval(a, subject) || eval(b, subject),
         Expr::Not(inner) => !eval(inner, subject),
-        Expr::Truthy(operand) => matches!(
-            resolve(operand, subject),
-            Some(Field::Value(Value::Bool(true)) | Field::Owned(Value::Bool(true)))
-        ),
+        Expr::Truthy(Operand::Property(property)) => {
+            compare_property(property, &TRUE, subject) == Some(Ordering::Equal)
+        }
+        Expr::Truthy(Operand::Literal(value)) => *value == TRUE,
+        // A property against a literal, the usual comparison, is compared in place.
+        Expr::Compare(Operand::Property(property), op, Operand::Literal(literal)) => {
+            compare_property(property, literal, subject).is_some_and(|ord| holds(*op, ord))
+        }
+        Expr::Compare(Operand::Literal(literal), op, Operand::Property(property)) => {
+            compare_property(property, literal, subject)
+                .is_some_and(|ord| holds(*op, ord.reverse()))
+        }
         Expr::Compare(left, op, right) => match (resolve(left, subject), resolve(right, subject)) {
             (Some(l), Some(r)) => compare(l.view(), r.view()).is_some_and(|ord| holds(*op, ord)),
             _ => false,
         },
     }
+}
+
+const TRUE: Value = Value::Bool(true);
+
+/// How `property` of `subject` orders against `literal`; `None` when the subject lacks it or
+/// the types differ. Remembers where the property was found.
+fn compare_property(
+    property: &Property,
+    literal: &Value,
+    subject: &dyn Subject,
+) -> Option<Ordering> {
+    let hint = property.hint.load(Relaxed);
+    let (ord, at) = subject.compare_near(&property.name, hint, literal)?;
+    if at != hint {
+        property.hint.store(at, Relaxed);
+    }
+    ord
 }
 
 /// A subject that can start loading a property's value into cache, given where the last

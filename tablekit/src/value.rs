@@ -194,8 +194,14 @@ impl Value {
 ///
 /// ```
 /// assert_eq!(tablekit::value::utf16_len("a\u{1F600}"), 3);
+/// assert_eq!(tablekit::value::utf16_len("plain"), 5);
 /// ```
 pub fn utf16_len(s: &str) -> usize {
+    // ASCII, by far the most common text, is one unit a byte; the check reads a word at a
+    // time, several times faster than counting bytes widened to `usize`.
+    if s.is_ascii() {
+        return s.len();
+    }
     // Every character but a continuation byte starts one unit, and a 4-byte character (lead
     // byte 0xF0 or above) needs a second: counted over bytes, which vectorizes.
     s.bytes()

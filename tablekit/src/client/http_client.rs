@@ -12,17 +12,21 @@
 
 use std::error::Error as StdError;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderMap, Request};
 use http_body_util::{BodyExt, Full};
+use hyper::body::Body as _;
 use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::proxy::matcher::Matcher;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use url::Url;
+
+use super::body_pool::BodyPool;
 
 /// Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
 const POOL_IDLE: Duration = Duration::from_secs(4);
@@ -35,6 +39,8 @@ type Direct = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 pub(crate) struct HttpClient {
     direct: Direct,
     proxied: Option<reqwest::Client>,
+    /// Buffers that large answers are joined in.
+    bodies: Arc<BodyPool>,
 }
 
 /// How an endpoint is reached.
@@ -49,6 +55,7 @@ pub(crate) struct Answer {
     pub(crate) status: u16,
     pub(crate) headers: HeaderMap,
     body: Body,
+    bodies: Arc<BodyPool>,
 }
 
 enum Body {
@@ -86,6 +93,7 @@ impl HttpClient {
         let client = HttpClient {
             direct: direct(connect_timeout)?,
             proxied,
+            bodies: Arc::default(),
         };
         Ok((client, routes))
     }
@@ -104,6 +112,7 @@ impl HttpClient {
                     status: response.status().as_u16(),
                     headers: std::mem::take(response.headers_mut()),
                     body: Body::Proxied(response),
+                    bodies: self.bodies.clone(),
                 })
             }
             _ => {
@@ -117,23 +126,56 @@ impl HttpClient {
                     status: parts.status.as_u16(),
                     headers: parts.headers,
                     body: Body::Direct(body),
+                    bodies: self.bodies.clone(),
                 })
             }
         }
     }
 }
 
+impl HttpClient {
+    /// Keeps the buffer of a large answer's body, read and done with, for the next one.
+    pub(crate) fn give_back(&self, body: Bytes) {
+        self.bodies.give_back(body);
+    }
+}
+
 impl Answer {
-    /// The whole body.
+    /// The whole body: as it came when it came in one piece, else joined in one buffer.
     pub(crate) async fn bytes(self) -> Result<Bytes, HttpError> {
         match self.body {
-            Body::Direct(body) => match body.collect().await {
-                Ok(collected) => Ok(collected.to_bytes()),
-                Err(e) => Err(HttpError::broken(e)),
-            },
+            Body::Direct(body) => join(body, &self.bodies).await,
             Body::Proxied(response) => response.bytes().await.map_err(HttpError::reqwest),
         }
     }
+}
+
+/// Reads `body` to its end, joining its pieces in a buffer from `bodies`.
+async fn join(mut body: hyper::body::Incoming, bodies: &BodyPool) -> Result<Bytes, HttpError> {
+    let announced = body.size_hint().exact();
+    let Some(first) = next_data(&mut body).await? else {
+        return Ok(Bytes::new());
+    };
+    if body.is_end_stream() {
+        return Ok(first);
+    }
+    let announced = announced.and_then(|n| usize::try_from(n).ok());
+    let mut joined = bodies.take(announced.unwrap_or(2 * first.len()));
+    joined.extend_from_slice(&first);
+    while let Some(data) = next_data(&mut body).await? {
+        joined.extend_from_slice(&data);
+    }
+    Ok(Bytes::from(joined))
+}
+
+/// The body's next piece of data, skipping trailers; `None` at its end.
+async fn next_data(body: &mut hyper::body::Incoming) -> Result<Option<Bytes>, HttpError> {
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame.map_err(HttpError::broken)?.into_data() {
+            return Ok(Some(data));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether the environment's proxy settings send requests to `url` through a proxy.

@@ -56,6 +56,7 @@
 mod access_policy;
 pub(crate) mod applied;
 mod batch;
+mod body_pool;
 mod connection_string;
 mod continuation;
 mod credential;

@@ -223,7 +223,7 @@ impl<M: TableModel> EntityQuery<M> {
             return Ok(Page::new(Vec::new(), None)); // `take(0)`: nothing to ask for
         };
         let reply = request_page(&sent, start, top, &|_| {}).await?;
-        let mut page = sent.decode(&reply)?.cut_to(sent.take);
+        let mut page = sent.decode(reply)?.cut_to(sent.take);
         spread::load_rows(&sent.table, &mut page.entities).await?;
         Ok(page)
     }
@@ -479,7 +479,7 @@ async fn fetch<M: TableModel>(
             // Only a stream with something left to take gets here.
             let top = sent.top_for(left).unwrap_or(MAX_TOP);
             let reply = request_page(sent, position, top, &|_| {}).await?;
-            Ok(Some((sent.decode(&reply)?, None)))
+            Ok(Some((sent.decode(reply)?, None)))
         }
         Next::Requested(mut pending) => {
             // The next page's position is in this answer's headers: it is asked for as soon as
@@ -551,7 +551,7 @@ impl<E: TableEntity> Pending<E> {
                 }
             };
             let reply = request_page(&sent, position, top, &on_head).await?;
-            sent.decode(&reply)
+            sent.decode(reply)
         });
         Pending {
             task,
@@ -652,7 +652,8 @@ impl<M: TableModel> Sent<M> {
 
     /// The entities of one answer as the model's entity type, each marked with what the
     /// select fetched and checked to be of the model's kind, and the answer's continuation.
-    fn decode(&self, reply: &Reply) -> Result<Page<M::Entity>> {
+    /// The answer's buffer then goes back for the next page.
+    fn decode(&self, reply: Reply) -> Result<Page<M::Entity>> {
         let entities: Vec<_> = codec::decode_page(&reply.body)?
             .into_iter()
             // Typed pages skip the rows models keep beside their entities (index rows).
@@ -665,6 +666,7 @@ impl<M: TableModel> Sent<M> {
                 Ok(M::Entity::wrap(entity))
             })
             .collect::<Result<_>>()?;
+        self.table.client().transport().http.give_back(reply.body);
         Ok(Page::new(entities, self.continuation_in(&reply.headers)))
     }
 }

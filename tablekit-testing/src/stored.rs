@@ -366,6 +366,46 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn filters_match_a_stored_entity_as_they_match_the_entity() {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("N", 7);
+        e.set("Big", 7i64);
+        e.set("S", "a\"b");
+        e.set("B", true);
+        e.set("D", 2.5);
+        let stored = Stored::new(at_epoch(e.clone()));
+        let e = at_epoch(e);
+        let cases = [
+            ("N gt 5", true),
+            ("5 lt N", true),
+            ("7 le N", true),
+            ("8 le N", false),
+            ("N eq 7L", false),
+            ("Big eq 7L", true),
+            ("7L eq Big", true),
+            ("'b' gt S", true),
+            ("S eq 'a\"b'", true),
+            ("B", true),
+            ("not B", false),
+            ("true eq B", true),
+            ("B eq 1", false),
+            ("2.0 lt D", true),
+            ("Missing lt 1", false),
+            ("not (1 lt Missing)", true),
+            ("'p' eq PartitionKey and RowKey ge 'r'", true),
+        ];
+        for (text, expected) in cases {
+            let filter = crate::filter::Filter::parse(text).unwrap();
+            assert_eq!(
+                filter.matches(&stored),
+                expected,
+                "{text} on the stored entity"
+            );
+            assert_eq!(filter.matches(&e), expected, "{text} on the entity");
+        }
+    }
+
     fn any_value() -> impl Strategy<Value = Value> {
         prop_oneof![
             any::<bool>().prop_map(Value::Bool),

@@ -12,7 +12,7 @@
 //! Azurite is the one `TABLEKIT_AZURITE_CONNECTION_STRING` names (as `scripts/azurite.sh
 //! start` prints), else the pinned Azurite this process starts
 //! ([`azurite_connection_string`](tablekit_testing::azurite_connection_string)). The run has
-//! `W1_ROUNDS` rounds (default 9) that alternate the servers, so all meet the same conditions;
+//! `W1_ROUNDS` rounds (default 15) that alternate the servers, so all meet the same conditions;
 //! each round starts a fresh in-process emulator and a fresh binary, whose start-up (spawn to
 //! first answered request) is reported too.
 //!
@@ -235,8 +235,9 @@ async fn main() -> Result<(), BoxError> {
 }
 
 /// Rounds when `W1_ROUNDS` does not say: a phase's run varies by 30% and more on a shared
-/// machine, and the median of nine moves much less than the median of five.
-const DEFAULT_ROUNDS: usize = 9;
+/// machine (a whole phase can last 10 ms), and the median of fifteen moves less than the
+/// median of nine, which moved less than the median of five.
+const DEFAULT_ROUNDS: usize = 15;
 
 /// One server's runs, one report per round.
 struct Runs {

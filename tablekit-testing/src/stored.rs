@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
 use tablekit::{codec, value, DynamicEntity, EdmType, Value};
 
-use crate::filter::{compare_field, utf16_cmp, Field, Prefetch, Subject};
+use crate::filter::{compare_by_field, compare_field, utf16_cmp, Field, Prefetch, Subject};
 use crate::minimal_json;
 use crate::prefetch::prefetch_bytes;
 
@@ -272,8 +272,7 @@ impl Subject for Stored {
         literal: &Value,
     ) -> Option<(Option<Ordering>, usize)> {
         if matches!(name, "PartitionKey" | "RowKey" | "Timestamp") {
-            let (field, at) = self.field_near(name, hint)?;
-            return Some((compare_field(&field, literal), at));
+            return compare_by_field(self, name, hint, literal);
         }
         let at = self.position(name, hint)?;
         Some((self.compare_slot(self.slots[KEYS + at], literal), at))

@@ -124,9 +124,20 @@ pub trait Subject {
         hint: usize,
         literal: &Value,
     ) -> Option<(Option<Ordering>, usize)> {
-        let (field, at) = self.field_near(name, hint)?;
-        Some((compare_field(&field, literal), at))
+        compare_by_field(self, name, hint, literal)
     }
+}
+
+/// [`Subject::compare_near`] by reading the field and comparing it: what a subject does for
+/// the names it has no faster way to compare.
+pub(crate) fn compare_by_field<S: Subject + ?Sized>(
+    subject: &S,
+    name: &str,
+    hint: usize,
+    literal: &Value,
+) -> Option<(Option<Ordering>, usize)> {
+    let (field, at) = subject.field_near(name, hint)?;
+    Some((compare_field(&field, literal), at))
 }
 
 /// How `field` orders against `literal`; `None` when their types differ.

@@ -28,7 +28,7 @@ use std::fmt;
 
 use tablekit::DynamicEntity;
 
-pub(crate) use eval::{compare_field, Prefetch};
+pub(crate) use eval::{compare_by_field, compare_field, Prefetch};
 pub use eval::{utf16_cmp, Field, Subject};
 pub(crate) use range::KeyRange;
 

@@ -9,12 +9,24 @@ use tablekit::{DynamicEntity, Value};
 
 use crate::datetime;
 
-/// The members of an entity's JSON object in minimal metadata, without the braces, telling `placed` where each key's and property's value lies in them:
-/// the length of its name's JSON, the property's value (`None` for a key) and the range of
-/// the value's JSON.
+/// Where one key's or property's value lies in the members [`minimal_members_with`] writes.
+pub(crate) struct Placed<'a> {
+    /// The length of its name's JSON (quotes excluded).
+    pub(crate) name_len: usize,
+    /// The property's value; `None` for a key.
+    pub(crate) value: Option<&'a Value>,
+    /// The value's JSON.
+    pub(crate) span: Range<usize>,
+    /// Whether the name's or the (string) value's JSON holds an escape: found while writing,
+    /// as a JSON text longer than the text it writes.
+    pub(crate) escaped: bool,
+}
+
+/// The members of an entity's JSON object in minimal metadata, without the braces, telling
+/// `placed` where each key's and property's value lies in them.
 pub(crate) fn minimal_members_with(
     entity: &DynamicEntity,
-    mut placed: impl FnMut(usize, Option<&Value>, Range<usize>),
+    mut placed: impl FnMut(Placed<'_>),
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(members_capacity(entity));
     let timestamp = DateTimeText::new(&entity.timestamp().unwrap_or_default());
@@ -28,7 +40,12 @@ pub(crate) fn minimal_members_with(
         out.extend_from_slice(b"\":");
         let start = out.len();
         wire::write_json_str(&mut out, key);
-        placed(name.len(), None, start..out.len());
+        placed(Placed {
+            name_len: name.len(),
+            value: None,
+            span: start..out.len(),
+            escaped: out.len() - start != key.len() + 2,
+        });
         out.push(b',');
     }
     for (name, value) in entity.properties() {
@@ -45,7 +62,16 @@ pub(crate) fn minimal_members_with(
         out.push(b':');
         let start = out.len();
         wire::write_value(&mut out, value, Fraction::Trimmed);
-        placed(name_len, Some(value), start..out.len());
+        let value_escaped = match value {
+            Value::String(text) => out.len() - start != text.len() + 2,
+            _ => false,
+        };
+        placed(Placed {
+            name_len,
+            value: Some(value),
+            span: start..out.len(),
+            escaped: name_len != name.len() || value_escaped,
+        });
         out.push(b',');
     }
     out.extend_from_slice(b"\"Timestamp\":\"");

@@ -63,29 +63,15 @@ impl Stored {
     pub(crate) fn from_entity(entity: &DynamicEntity) -> Self {
         let timestamp = entity.timestamp().unwrap_or_default();
         let mut slots = Vec::with_capacity(KEYS + entity.len());
-        let text = minimal_json::minimal_members_with(entity, |name_len, value, span| {
+        let text = minimal_json::minimal_members_with(entity, |placed| {
             slots.push(Slot {
-                start: span.start as u32,
-                len: span.len() as u32,
-                name_len: name_len as u16,
-                kind: value.map_or(EdmType::String, Value::edm_type),
-                escaped: false,
+                start: placed.span.start as u32,
+                len: placed.span.len() as u32,
+                name_len: placed.name_len as u16,
+                kind: placed.value.map_or(EdmType::String, Value::edm_type),
+                escaped: placed.escaped,
             });
         });
-        for slot in &mut slots {
-            let name_end = (slot.start as usize).saturating_sub(2);
-            let name = text
-                .get(name_end.saturating_sub(slot.name_len.into())..name_end)
-                .unwrap_or_default();
-            let value = match slot.kind {
-                EdmType::String => text
-                    .get(slot.start as usize..(slot.start + slot.len) as usize)
-                    .unwrap_or_default(),
-                _ => &[],
-            };
-            slot.escaped =
-                memchr::memchr(b'\\', name).is_some() || memchr::memchr(b'\\', value).is_some();
-        }
         Stored {
             // The writer writes UTF-8 only; this checks it once, at the write.
             text: String::from_utf8(text)

@@ -94,14 +94,14 @@ pub fn check_property_name(name: &str) -> Result<(), PropertyNameError> {
         && bytes
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'_');
-    match well_formed_ascii {
-        true if SYSTEM_PROPERTY_NAMES.contains(&name) => Err(PropertyNameError::Reserved),
+    match well_formed_ascii && !SYSTEM_PROPERTY_NAMES.contains(&name) {
         true => Ok(()),
         false => check_other_name(name),
     }
 }
 
-/// [`check_property_name`] for a name that is not plain ASCII or breaks a rule: which rule.
+/// [`check_property_name`] for a name that is not plain ASCII or breaks a rule: which rule,
+/// in the documented order.
 fn check_other_name(name: &str) -> Result<(), PropertyNameError> {
     // An ASCII name needs no character decoding.
     let (count, starts_well, all_allowed) = if name.is_ascii() {

@@ -82,14 +82,14 @@ where
             properties: entries,
             filter,
         };
-        for at in 0..ENTITIES_AHEAD {
+        for _ in 0..ENTITIES_AHEAD {
             ahead.step_entities();
-            if at >= ENTITIES_AHEAD - INDEXES_AHEAD {
-                ahead.step_indexes();
-            }
-            if at >= ENTITIES_AHEAD - PROPERTIES_AHEAD {
-                ahead.step_properties();
-            }
+        }
+        for _ in 0..INDEXES_AHEAD {
+            ahead.step_indexes();
+        }
+        for _ in 0..PROPERTIES_AHEAD {
+            ahead.step_properties();
         }
         ahead
     }

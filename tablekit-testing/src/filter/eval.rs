@@ -179,12 +179,21 @@ fn compare_property(
     literal: &Value,
     subject: &dyn Subject,
 ) -> Option<Ordering> {
+    near(property, |name, hint| {
+        subject.compare_near(name, hint, literal)
+    })
+    .flatten()
+}
+
+/// What `find` reads of `property`, given where the last subject had it; remembers where
+/// this subject has it.
+fn near<T>(property: &Property, find: impl FnOnce(&str, usize) -> Option<(T, usize)>) -> Option<T> {
     let hint = property.hint.load(Relaxed);
-    let (ord, at) = subject.compare_near(&property.name, hint, literal)?;
+    let (found, at) = find(&property.name, hint)?;
     if at != hint {
         property.hint.store(at, Relaxed);
     }
-    ord
+    Some(found)
 }
 
 /// A subject that can start loading a property's value into cache, given where the last
@@ -219,14 +228,7 @@ fn prefetch_operand(operand: &Operand, entity: &impl Prefetch) {
 fn resolve<'a>(operand: &'a Operand, subject: &'a dyn Subject) -> Option<Field<'a>> {
     match operand {
         Operand::Literal(value) => Some(Field::Value(value)),
-        Operand::Property(property) => {
-            let hint = property.hint.load(Relaxed);
-            let (field, at) = subject.field_near(&property.name, hint)?;
-            if at != hint {
-                property.hint.store(at, Relaxed);
-            }
-            Some(field)
-        }
+        Operand::Property(property) => near(property, |name, hint| subject.field_near(name, hint)),
     }
 }
 

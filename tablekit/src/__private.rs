@@ -37,6 +37,7 @@ pub use crate::index::{Index, IndexValue};
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
+pub use crate::plan::StoragePlan;
 pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
 pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
 pub use crate::spread::SpreadField;

@@ -3,7 +3,7 @@
 // Layers, bottom to top; each imports only from those below it, and owns its errors:
 // values (`value`, `etag`, `convert`), entities (`entity`), the codec (`codec`), the rules
 // and typed query parts (`params`, `limits`, `keys`, `filter`, `column`, `model`, `record`,
-// `split`, `select`, `query`), the client (`client`, whose `Error` the lower errors convert
+// `split`, `select`, `query`, `plan`), the client (`client`, whose `Error` the lower errors convert
 // into), and the storage patterns (`patterns`). `auth` and `sas` are shared by the client and
 // the emulator; `wire` and `__private` serve the emulator and the derive macros.
 pub mod auth;
@@ -27,6 +27,7 @@ pub mod limits;
 mod model;
 mod params;
 pub mod patterns;
+pub mod plan;
 mod query;
 pub mod record;
 pub mod sas;

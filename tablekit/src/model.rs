@@ -10,6 +10,7 @@ use std::fmt;
 use crate::entity::DynamicEntity;
 use crate::filter::{CompareOp, Filter};
 use crate::index::Index;
+use crate::plan::StoragePlan;
 use crate::spread::SpreadField;
 use crate::value::Value;
 
@@ -188,6 +189,17 @@ pub trait TableModel: Send + Sync + 'static {
     /// assert!(<DynamicEntity as TableModel>::SPREAD_FIELDS.is_empty());
     /// ```
     const SPREAD_FIELDS: &'static [SpreadField] = &[];
+
+    /// How an entity of the model is stored: one plan, or for an entity family the plan of
+    /// each variant, which [`plan_of`](crate::plan::plan_of) picks by the entity's kind. Every
+    /// path that reads or writes the model goes through it (see [`plan`](crate::plan)).
+    ///
+    /// ```
+    /// use tablekit::plan::StoragePlan;
+    /// use tablekit::{DynamicEntity, TableModel};
+    /// assert_eq!(<DynamicEntity as TableModel>::PLANS, [StoragePlan::MAIN_ROW_ONLY]);
+    /// ```
+    const PLANS: &'static [StoragePlan] = &[StoragePlan::of::<Self>()];
 }
 
 /// Whether typed reads of `M` leave out the rows models keep beside their entities: every

@@ -27,7 +27,7 @@ use std::marker::PhantomData;
 use crate::convert::IntoValue;
 use crate::filter::{bind_params, Filter, IntoFilter, ParamError};
 use crate::limits::InvalidInput;
-use crate::model::TableModel;
+use crate::model::{hides_auxiliary, TableModel};
 use crate::select::Select;
 
 /// The most entities the service answers in one page: the largest `$top`.
@@ -261,14 +261,22 @@ impl<M: TableModel> Query<M> {
     }
 
     /// The `$select` sent: `None` for every property; otherwise the keys, the Timestamp, the
-    /// model's kind property, then the query's own names, each once.
+    /// model's kind property, the property marking rows kept beside entities (so a typed
+    /// reader still tells them apart, see [`plan`](crate::plan)), then the query's own names,
+    /// each once.
     pub(crate) fn sent_select(&self) -> Option<Vec<String>> {
         let own = self.select.as_deref().filter(|s| !s.is_empty())?;
         let kind = M::FAMILY
             .map(|family| family.property)
             .or(M::DISCRIMINATOR.map(|kind| kind.property));
-        let mut names: Vec<String> = Vec::with_capacity(own.len() + 4);
-        for name in ALWAYS_SELECTED.into_iter().chain(kind).map(str::to_owned) {
+        let marker = hides_auxiliary::<M>().then_some(crate::plan::MARKER);
+        let mut names: Vec<String> = Vec::with_capacity(own.len() + 5);
+        for name in ALWAYS_SELECTED
+            .into_iter()
+            .chain(kind)
+            .chain(marker)
+            .map(str::to_owned)
+        {
             names.push(name);
         }
         for name in own {

@@ -176,13 +176,17 @@ fn traits(g: &Gen<'_, '_>) -> TokenStream {
 }
 
 /// `TableModel::FAMILY`: the kind property (the first model's: the const checks make them
-/// one), the kinds, and whether the family is open.
+/// one), the kinds, and whether the family is open; `TableModel::PLANS`: each variant's.
 fn family_const(g: &Gen<'_, '_>) -> TokenStream {
     let (p, f) = (g.p, g.f);
     let (Mode::Complete, Some(first)) = (g.mode, f.models().next()) else {
         return TokenStream::new();
     };
     let (name, first, open) = (f.ident.to_string(), first.ty, f.other().is_some());
+    let plans = g.distinct_models().into_iter().map(|v| {
+        let ty = v.ty;
+        quote!(#p::StoragePlan::of::<#ty>())
+    });
     quote! {
         const FAMILY: #p::Option<#p::Family> = #p::Some(#p::Family {
             name: #name,
@@ -190,6 +194,8 @@ fn family_const(g: &Gen<'_, '_>) -> TokenStream {
             kinds: __KINDS,
             open: #open,
         });
+        // Each variant is stored by its own model's plan, picked by the row's kind.
+        const PLANS: &'static [#p::StoragePlan] = &[#(#plans),*];
     }
 }
 

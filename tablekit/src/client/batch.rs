@@ -28,6 +28,7 @@ use crate::etag::ETag;
 use crate::index::{self, Index, UniqueViolation};
 use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
+use crate::plan::{any_indexes, any_spread, plan_of};
 
 /// What one operation of a transaction does.
 ///
@@ -258,7 +259,7 @@ impl<M: TableModel> Batch<M> {
     /// Adds a delete conditional on the entity's ETag ([`ETag::any`] for unconditional).
     pub fn delete(&mut self, entity: &M::Entity) -> Result<()> {
         let dynamic = entity.as_dynamic();
-        if !M::INDEXES.is_empty() {
+        if plan_of::<M>(dynamic).keeps_rows() {
             return self.add_indexed(OperationKind::Delete, entity);
         }
         let etag = required_etag(dynamic)?;
@@ -267,7 +268,12 @@ impl<M: TableModel> Batch<M> {
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
-        index_rows::<M>(OperationKind::Delete, None)?;
+        if any_spread::<M>() {
+            return Err(spread_refused::<M>());
+        }
+        if any_indexes::<M>() {
+            index_rows(&[], OperationKind::Delete, None)?;
+        }
         let limits = self.table.client().limits();
         limits.validate_key(KeyKind::PartitionKey, partition_key)?;
         limits.validate_key(KeyKind::RowKey, row_key)?;
@@ -548,7 +554,11 @@ impl<M: TableModel> Batch<M> {
     /// (on error) none.
     fn add_indexed(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
         let entity = typed.as_dynamic();
-        let rows = index_rows::<M>(kind, Some(entity))?;
+        let plan = plan_of::<M>(entity);
+        if !plan.spread.is_empty() {
+            return Err(spread_refused::<M>());
+        }
+        let rows = index_rows(plan.indexes, kind, Some(entity))?;
         let mark = self.operations.len();
         let parts_len = self.parts_len;
         let added = match kind {
@@ -622,7 +632,6 @@ impl<M: TableModel> Batch<M> {
         if_match: Option<&str>,
         body: Option<&[u8]>,
     ) -> Result<()> {
-        refuse_spread::<M>()?;
         let index = self.operations.len();
         if index >= MAX_BATCH_OPERATIONS {
             return Err(InvalidInput::TooManyOperations { count: index + 1 }.into());
@@ -724,20 +733,17 @@ impl<M: TableModel> Batch<M> {
     }
 }
 
-/// The service's error for the first operation that failed, if any did.
 /// A model whose values spread over continuation rows is written by [`Table`]'s own
 /// operations, which keep its rows in step: a transaction of its entities would not.
-fn refuse_spread<M: TableModel>() -> Result<()> {
-    if M::SPREAD_FIELDS.is_empty() {
-        return Ok(());
-    }
-    Err(InvalidInput::Other(format!(
+fn spread_refused<M: TableModel>() -> Error {
+    InvalidInput::Other(format!(
         "`{}` spreads values over continuation rows: write it with `Table`'s insert, replace, merge, upserts and delete, which write its rows in the same transaction",
         std::any::type_name::<M>()
     ))
-    .into())
+    .into()
 }
 
+/// The service's error for the first operation that failed, if any did.
 fn failed_part(parts: &[PartResponse], request_id: Option<String>) -> Option<ServiceError> {
     let failed = parts.iter().find(|p| !(200..300).contains(&p.status))?;
     Some(ServiceError::from_response(
@@ -933,11 +939,12 @@ impl BatchOutcome {
 /// its ETag (so it is the stored state) deletes them. The other writes of an indexed model
 /// need the stored state first, which a transaction being built cannot read: they are
 /// refused, pointing at the table's own write, which reads it.
-fn index_rows<M: TableModel>(
+fn index_rows(
+    indexes: &'static [Index],
     kind: OperationKind,
     entity: Option<&DynamicEntity>,
 ) -> Result<Vec<(OperationKind, DynamicEntity, &'static Index)>> {
-    if M::INDEXES.is_empty() {
+    if indexes.is_empty() && entity.is_some() {
         return Ok(Vec::new());
     }
     let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity, &'static Index)>> {
@@ -946,13 +953,13 @@ fn index_rows<M: TableModel>(
         ))
         .into())
     };
-    if M::INDEXES.iter().any(Index::is_inter_partition) {
+    if indexes.iter().any(Index::is_inter_partition) {
         return refuse("hold the write of an entity whose index lives in another partition");
     }
     let Some(entity) = entity else {
         return refuse("delete by keys alone");
     };
-    index::check_entity_row_key(M::INDEXES, entity.row_key())?;
+    index::check_entity_row_key(indexes, entity.row_key())?;
     let (row_kind, delete) = match kind {
         OperationKind::Insert => (OperationKind::Insert, false),
         OperationKind::Delete => (OperationKind::Delete, true),
@@ -962,7 +969,7 @@ fn index_rows<M: TableModel>(
         return refuse("delete an entity not read whole, on its ETag");
     }
     let mut rows = Vec::new();
-    for index in M::INDEXES {
+    for index in indexes {
         if let Some(row) = index.row_of(entity)? {
             let kind = match (delete, index.is_unique()) {
                 (true, _) => OperationKind::Delete,

@@ -30,7 +30,7 @@ const ATTEMPTS: usize = 8;
 const LOOKUP_READS: usize = 8;
 
 /// Reads a stored row as it is; an index row where an entity was expected is an error.
-async fn read_entity<M: TableModel>(
+pub(crate) async fn read_entity<M: TableModel>(
     table: &Table<M>,
     partition_key: &str,
     row_key: &str,
@@ -42,10 +42,12 @@ async fn read_entity<M: TableModel>(
     Ok(stored)
 }
 
-/// Writes `entity` and its index rows in one transaction; records the new ETag on it.
+/// Writes `entity` and the rows of `indexes` (its plan's) in one transaction; records the new
+/// ETag on it.
 pub(crate) async fn write<M: TableModel>(
     table: &Table<M>,
     entity: &mut M::Entity,
+    indexes: &'static [Index],
     write: Write,
 ) -> Result<()> {
     let dynamic = entity.as_dynamic();
@@ -54,7 +56,7 @@ pub(crate) async fn write<M: TableModel>(
         _ => Unsent::Kept,
     };
     writable::check::<M>(entity, unsent, table.client().limits())?;
-    index::check_entity_row_key(M::INDEXES, dynamic.row_key())?;
+    index::check_entity_row_key(indexes, dynamic.row_key())?;
     // The caller's own condition, if any: its failure is the caller's answer, not a race.
     let caller_etag = match write {
         Write::Merge | Write::Replace => Some(required_etag(dynamic)?),
@@ -74,48 +76,12 @@ pub(crate) async fn write<M: TableModel>(
         };
         let mut batch = table.untyped().batch();
         add_main(&mut batch, kind, dynamic, if_match.as_ref())?;
-        index_changes::<M>(&mut batch, stored.as_ref(), Some(&after))?;
+        index_changes(&mut batch, indexes, stored.as_ref(), Some(&after))?;
         match batch.submit().await {
             Ok(outcome) => {
-                follow::<M>(table, stored.as_ref(), Some(&after)).await;
+                follow(table, indexes, stored.as_ref(), Some(&after)).await;
                 let etag = outcome.results().first().and_then(|r| r.etag()).cloned();
                 record_written(entity, etag);
-                return Ok(());
-            }
-            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// Deletes the entity at these keys and its index rows in one transaction, if `etag` matches
-/// ([`ETag::any`] for whatever is stored).
-pub(crate) async fn delete<M: TableModel>(
-    table: &Table<M>,
-    partition_key: &str,
-    row_key: &str,
-    etag: &ETag,
-) -> Result<()> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let Some(stored) = read_entity(table, partition_key, row_key).await? else {
-            // Nothing to unindex: the service gives its own answer (404, or success for a
-            // retried delete whose first attempt was applied).
-            return table.delete_row(partition_key, row_key, etag).await;
-        };
-        crate::model::check_kind::<M>(&stored)?;
-        let ours = *etag == ETag::any();
-        let condition = match (ours, stored.etag()) {
-            (true, Some(read)) => read.clone(),
-            _ => etag.clone(),
-        };
-        let mut batch = table.untyped().batch();
-        batch.delete_by_key(partition_key, row_key, &condition)?;
-        index_changes::<M>(&mut batch, Some(&stored), None)?;
-        match batch.submit().await {
-            Ok(_) => {
-                follow::<M>(table, Some(&stored), None).await;
                 return Ok(());
             }
             Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
@@ -190,12 +156,13 @@ fn merged(stored: &DynamicEntity, change: &DynamicEntity) -> DynamicEntity {
 /// a row whose key is unchanged is left alone, an old one deleted, a new one inserted (a
 /// unique one claimed, so a conflict on it is [`Error::UniqueViolation`]). Inter-partition
 /// indexes follow the transaction (see [`follow`]).
-fn index_changes<M: TableModel>(
+pub(crate) fn index_changes(
     batch: &mut Batch<DynamicEntity>,
+    indexes: &[Index],
     before: Option<&DynamicEntity>,
     after: Option<&DynamicEntity>,
 ) -> Result<()> {
-    for index in M::INDEXES.iter().filter(|i| !i.is_inter_partition()) {
+    for index in indexes.iter().filter(|i| !i.is_inter_partition()) {
         let old = before.map(|e| index.row_of(e)).transpose()?.flatten();
         let new = after.map(|e| index.row_of(e)).transpose()?.flatten();
         if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key) {
@@ -224,12 +191,13 @@ const FOLLOW_ATTEMPTS: usize = 3;
 /// times. A row that still fails is left to [`repair`](crate::patterns::index::repair): the
 /// entity's write stands, and lookups check what they find, so a late or stale row never
 /// returns a wrong entity.
-async fn follow<M: TableModel>(
+pub(crate) async fn follow<M: TableModel>(
     table: &Table<M>,
+    indexes: &[Index],
     before: Option<&DynamicEntity>,
     after: Option<&DynamicEntity>,
 ) {
-    for index in M::INDEXES.iter().filter(|i| i.is_inter_partition()) {
+    for index in indexes.iter().filter(|i| i.is_inter_partition()) {
         let rows = |e: Option<&DynamicEntity>| e.and_then(|e| index.row_of(e).ok().flatten());
         let (old, new) = (rows(before), rows(after));
         if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key)
@@ -286,17 +254,18 @@ pub(crate) fn index_table<M: TableModel>(table: &Table<M>, index: &Index) -> Tab
 }
 
 /// Whether a failed transaction lost on the condition of its first operation (the entity's).
-fn lost_race(error: &Error) -> bool {
+pub(crate) fn lost_race(error: &Error) -> bool {
     matches!(
         error,
         Error::Batch { index: Some(0), .. } | Error::Batch { index: None, .. }
     ) && matches!(error.status(), Some(404 | 409 | 412))
 }
 
-/// The index of `M` named `name`.
+/// The index of `M` named `name` (for a family, of any of its variants).
 fn named<M: TableModel>(name: &str) -> Result<&'static Index> {
-    M::INDEXES
+    M::PLANS
         .iter()
+        .flat_map(|plan| plan.indexes)
         .find(|i| i.name() == name)
         .ok_or_else(|| InvalidInput::Other(format!("the model has no index `{name}`")).into())
 }

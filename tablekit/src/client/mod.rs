@@ -64,6 +64,7 @@ mod endpoint;
 pub(crate) mod error;
 mod http_client;
 mod indexed;
+mod kept_rows;
 mod location;
 pub(crate) mod multipart;
 mod pages;

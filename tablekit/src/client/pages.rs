@@ -24,6 +24,7 @@ use crate::auxiliary::is_auxiliary;
 use crate::codec;
 use crate::entity::Selection;
 use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
+use crate::plan::MARKER;
 use crate::query::Query;
 
 /// The most entities the service answers in one page.
@@ -617,7 +618,9 @@ impl<M: TableModel> Sent<M> {
         }
         let selection = select.map(|names| {
             parameters.push(("$select", names.join(",")));
-            Arc::new(Selection::new(&names))
+            // The marker of rows kept beside entities is fetched to tell them apart, not
+            // as a property the entity was read with.
+            Arc::new(Selection::new(names.iter().filter(|n| *n != MARKER)))
         });
         Ok(Sent {
             table,

@@ -15,6 +15,7 @@ use crate::codec;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
+use crate::plan::any_spread;
 
 impl<M: TableModel> Table<M> {
     /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing
@@ -42,7 +43,7 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
-        if !M::SPREAD_FIELDS.is_empty() {
+        if any_spread::<M>() {
             return spread::get(self, partition_key, row_key).await;
         }
         let path = self.entity_path(partition_key, row_key)?;

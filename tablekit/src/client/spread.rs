@@ -2,8 +2,8 @@
 //! [`spread`](crate::spread)): each write is one entity group transaction over the main entity
 //! and its rows, conditional on the main entity's ETag; each read joins the rows back.
 //!
-//! Reached through [`Table`]'s own operations when the model declares
-//! [`SPREAD_FIELDS`](crate::TableModel::SPREAD_FIELDS); models without them never come here.
+//! Reached through [`Table`]'s own operations when the entity's storage plan (see
+//! [`plan`](crate::plan)) spreads values; entities without such values never come here.
 
 use super::batch::Batch;
 use super::error::{Error, Result};
@@ -13,6 +13,7 @@ use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::model::{check_kind, TableEntity, TableModel};
+use crate::plan::{any_spread, plan_of};
 use crate::query::Query;
 use crate::spread::{self, Spread, SpreadField};
 
@@ -65,9 +66,9 @@ pub(crate) async fn get<M: TableModel>(
     table.entity_path(partition_key, row_key)?;
     let mut read = None;
     for _ in 0..READS {
-        read = read_whole(table, partition_key, row_key, M::SPREAD_FIELDS).await?;
+        read = read_whole::<M>(table, partition_key, row_key).await?;
         match &read {
-            Some(main) if !spread::reads_back(main, M::SPREAD_FIELDS) => continue,
+            Some(main) if !spread::reads_back(main, plan_of::<M>(main).spread) => continue,
             _ => break,
         }
     }
@@ -76,12 +77,12 @@ pub(crate) async fn get<M: TableModel>(
     Ok(Some(M::Entity::wrap(main)))
 }
 
-/// The main row of `row_key` joined with its continuation rows; `None` when it is absent.
+/// The main row of `row_key` joined with its continuation rows by the plan its kind names;
+/// `None` when it is absent.
 async fn read_whole<M: TableModel>(
     table: &Table<M>,
     partition_key: &str,
     row_key: &str,
-    fields: &[SpreadField],
 ) -> Result<Option<DynamicEntity>> {
     let filter = rows_filter(partition_key, row_key, true);
     let rows = table
@@ -93,6 +94,10 @@ async fn read_whole<M: TableModel>(
     let Some(mut main) = mains.into_iter().next() else {
         return Ok(None);
     };
+    if let Some(row) = AuxiliaryRow::of(&main) {
+        return Err(row.into());
+    }
+    let fields = plan_of::<M>(&main).spread;
     spread::join(&mut main, rows, fields);
     Ok(Some(main))
 }
@@ -103,12 +108,12 @@ pub(crate) async fn load_rows<M: TableModel>(
     table: &Table<M>,
     entities: &mut [M::Entity],
 ) -> Result<()> {
-    let fields = M::SPREAD_FIELDS;
-    if fields.is_empty() {
+    if !any_spread::<M>() {
         return Ok(());
     }
     for entity in entities {
         let dynamic = entity.as_dynamic_mut();
+        let fields = plan_of::<M>(dynamic).spread;
         if !spread::has_rows(dynamic, fields) {
             continue;
         }
@@ -133,11 +138,12 @@ pub(crate) async fn load_rows<M: TableModel>(
     Ok(())
 }
 
-/// Writes the main entity and its continuation rows in one transaction, deleting the rows a
-/// smaller value no longer uses.
+/// Writes the main entity and the continuation rows of `fields` (its plan's) in one
+/// transaction, deleting the rows a smaller value no longer uses.
 pub(crate) async fn write<M: TableModel>(
     table: &Table<M>,
     entity: &mut M::Entity,
+    fields: &'static [SpreadField],
     write: Write,
 ) -> Result<()> {
     let dynamic = entity.as_dynamic();
@@ -150,7 +156,7 @@ pub(crate) async fn write<M: TableModel>(
         Write::Merge | Write::Replace => Some(required_etag(dynamic)?),
         _ => None,
     };
-    let mut parts = spread::spread(dynamic, M::SPREAD_FIELDS)?;
+    let mut parts = spread::spread(dynamic, fields)?;
     let unsent = match write {
         Write::Replace | Write::UpsertReplace => Unsent::Deleted,
         _ => Unsent::Kept,
@@ -178,7 +184,7 @@ pub(crate) async fn write<M: TableModel>(
             stored.as_ref(),
             write,
             given.as_ref(),
-            M::SPREAD_FIELDS,
+            fields,
         )?;
         match batch.submit().await {
             Ok(outcome) => {
@@ -257,40 +263,4 @@ fn plan(
         }
     }
     Ok(batch)
-}
-
-/// Deletes the main entity if `etag` matches, and its continuation rows, in one transaction.
-pub(crate) async fn delete<M: TableModel>(
-    table: &Table<M>,
-    partition_key: &str,
-    row_key: &str,
-    etag: &ETag,
-) -> Result<()> {
-    spread::check_main_key(row_key)?;
-    let raw = table.untyped();
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let Some(stored) = raw.get(partition_key, row_key).await? else {
-            // Nothing stored: the plain delete answers as it always does.
-            return raw.delete_row(partition_key, row_key, etag).await;
-        };
-        let condition = match (etag.is_any(), stored.etag()) {
-            (true, Some(read)) => read.clone(),
-            _ => etag.clone(),
-        };
-        let mut batch = raw.batch();
-        batch.delete_by_key(partition_key, row_key, &condition)?;
-        for field in M::SPREAD_FIELDS {
-            for index in 1..=spread::rows_used(&stored, field.property) {
-                let key = spread::continuation_key(row_key, field.property, index);
-                batch.delete_by_key(partition_key, &key, &ETag::any())?;
-            }
-        }
-        match batch.submit().await {
-            Ok(_) => return Ok(()),
-            Err(e) if etag.is_any() && attempt < ATTEMPTS && e.is_precondition_failed() => continue,
-            Err(e) => return Err(e),
-        }
-    }
 }

@@ -10,14 +10,15 @@ use http::Method;
 use super::applied::earlier_insert;
 use super::error::Result;
 use super::indexed;
+use super::kept_rows;
 use super::spread;
 use super::table::{required_etag, Table};
 use super::transport::{Call, Gone};
 use super::writable::{self, record_written, Unsent, Write};
 use crate::codec;
 use crate::etag::ETag;
-use crate::limits::InvalidInput;
 use crate::model::{TableEntity, TableModel};
+use crate::plan::{any_keeps_rows, plan_of, StoragePlan};
 
 /// How a write treats the entity's ETag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,8 +53,9 @@ impl<M: TableModel> Table<M> {
     /// # Ok(()) }
     /// ```
     pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
-        if keeps_rows::<M>() {
-            return self.write_with_rows(entity, Write::Insert).await;
+        let plan = plan_of::<M>(entity.as_dynamic());
+        if plan.keeps_rows() {
+            return self.write_with_rows(entity, plan, Write::Insert).await;
         }
         let name = self.checked_name()?;
         let dynamic = entity.as_dynamic();
@@ -238,12 +240,8 @@ impl<M: TableModel> Table<M> {
         row_key: &str,
         etag: &ETag,
     ) -> Result<()> {
-        if !M::INDEXES.is_empty() {
-            both_kinds_of_rows::<M>()?;
-            return indexed::delete(self, partition_key, row_key, etag).await;
-        }
-        if !M::SPREAD_FIELDS.is_empty() {
-            return spread::delete(self, partition_key, row_key, etag).await;
+        if any_keeps_rows::<M>() {
+            return kept_rows::delete(self, partition_key, row_key, etag).await;
         }
         self.delete_row(partition_key, row_key, etag).await
     }
@@ -269,9 +267,10 @@ impl<M: TableModel> Table<M> {
         entity: &mut M::Entity,
         condition: Condition,
     ) -> Result<()> {
-        if keeps_rows::<M>() {
+        let plan = plan_of::<M>(entity.as_dynamic());
+        if plan.keeps_rows() {
             let write = row_write(&method, condition);
-            return self.write_with_rows(entity, write).await;
+            return self.write_with_rows(entity, plan, write).await;
         }
         let dynamic = entity.as_dynamic();
         let if_match = match condition {
@@ -292,32 +291,19 @@ impl<M: TableModel> Table<M> {
     }
 }
 
-/// Whether `M` keeps rows beside its entities, which its writes change with them.
-fn keeps_rows<M: TableModel>() -> bool {
-    !M::INDEXES.is_empty() || !M::SPREAD_FIELDS.is_empty()
-}
-
-/// Refuses a model with both indexes and values spread over rows: neither write path keeps
-/// the other's rows in step, so such a write could leave them wrong (the derive refuses
-/// the combination too; this holds for hand-written models).
-fn both_kinds_of_rows<M: TableModel>() -> Result<()> {
-    if M::INDEXES.is_empty() || M::SPREAD_FIELDS.is_empty() {
-        return Ok(());
-    }
-    Err(InvalidInput::Other(
-        "a model cannot have both indexes and values spread over rows: write it untyped".into(),
-    )
-    .into())
-}
-
 impl<M: TableModel> Table<M> {
-    /// Writes `entity` with the rows it keeps beside it, in one transaction.
-    async fn write_with_rows(&self, entity: &mut M::Entity, write: Write) -> Result<()> {
-        both_kinds_of_rows::<M>()?;
-        if M::INDEXES.is_empty() {
-            spread::write(self, entity, write).await
+    /// Writes `entity` with the rows its plan keeps beside it, in one transaction.
+    async fn write_with_rows(
+        &self,
+        entity: &mut M::Entity,
+        plan: StoragePlan,
+        write: Write,
+    ) -> Result<()> {
+        plan.check()?;
+        if plan.indexes.is_empty() {
+            spread::write(self, entity, plan.spread, write).await
         } else {
-            indexed::write(self, entity, write).await
+            indexed::write(self, entity, plan.indexes, write).await
         }
     }
 }

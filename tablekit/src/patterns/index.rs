@@ -47,8 +47,9 @@ use futures::TryStreamExt;
 use crate::client::Table;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
-use crate::index::TARGET_PROPERTY;
+use crate::index::{Index, TARGET_PROPERTY};
 use crate::model::TableModel;
+use crate::plan::plan_of;
 use crate::Error;
 
 /// What [`verify`] found or [`repair`] changed.
@@ -108,7 +109,7 @@ async fn scan<M: TableModel>(table: &Table<M>, fix: bool) -> crate::Result<Repai
     let mut rows = raw.query_all().entities();
     let mut partition: Vec<DynamicEntity> = Vec::new();
     // The rows inter-partition indexes need, gathered over the whole scan.
-    let mut needed: Vec<Vec<DynamicEntity>> = vec![Vec::new(); M::INDEXES.len()];
+    let mut needed: Vec<Vec<DynamicEntity>> = vec![Vec::new(); indexes_of::<M>().len()];
     loop {
         let next = rows.try_next().await?;
         let ends = match (&next, partition.first()) {
@@ -127,7 +128,7 @@ async fn scan<M: TableModel>(table: &Table<M>, fix: bool) -> crate::Result<Repai
             None => break,
         }
     }
-    for (index, needed) in M::INDEXES.iter().zip(needed) {
+    for (index, needed) in indexes_of::<M>().into_iter().zip(needed) {
         if !index.is_inter_partition() {
             continue;
         }
@@ -155,7 +156,8 @@ fn fixes_of<M: TableModel>(
     report: &mut RepairReport,
     inter: &mut [Vec<DynamicEntity>],
 ) -> crate::Result<Vec<Fix>> {
-    let intra = || M::INDEXES.iter().filter(|i| !i.is_inter_partition());
+    let indexes = indexes_of::<M>();
+    let intra = || indexes.iter().filter(|i| !i.is_inter_partition());
     let (indexed, entities): (Vec<_>, Vec<_>) = rows
         .into_iter()
         .partition(|row| intra().any(|i| i.is_row(row)));
@@ -166,7 +168,11 @@ fn fixes_of<M: TableModel>(
     report.entities += entities.len();
     let mut needed = Vec::new();
     for entity in &entities {
-        for (index, inter) in M::INDEXES.iter().zip(inter.iter_mut()) {
+        let own = plan_of::<M>(entity).indexes;
+        for (index, inter) in indexes.iter().zip(inter.iter_mut()) {
+            if !own.contains(index) {
+                continue;
+            }
             if let Some(row) = index.row_of(entity)? {
                 match index.is_inter_partition() {
                     true => inter.push(row),
@@ -176,6 +182,17 @@ fn fixes_of<M: TableModel>(
         }
     }
     Ok(diff(indexed, needed, report))
+}
+
+/// Every index of `M`, each once: a family's are its variants'.
+fn indexes_of<M: TableModel>() -> Vec<&'static Index> {
+    let mut all: Vec<&'static Index> = Vec::new();
+    for index in M::PLANS.iter().flat_map(|plan| plan.indexes) {
+        if !all.contains(&index) {
+            all.push(index);
+        }
+    }
+    all
 }
 
 /// The fixes that make the index rows `present` exactly the rows `needed`, counted in

@@ -1,0 +1,77 @@
+//! The delete of an entity whose storage plan keeps rows beside it (index rows, continuation
+//! rows): the stored entity is read to learn its plan and its rows, then it and its rows are
+//! deleted in one transaction conditional on the ETag read (see [`plan`](crate::plan)).
+
+use super::batch::Batch;
+use super::error::Result;
+use super::indexed::{follow, index_changes, lost_race, read_entity};
+use super::table::Table;
+use crate::entity::DynamicEntity;
+use crate::etag::ETag;
+use crate::model::{check_kind, TableModel};
+use crate::plan::{any_spread, plan_of};
+use crate::spread;
+
+/// How many times a delete whose condition came from its own read is tried, when another
+/// writer changed the entity between that read and the transaction.
+const ATTEMPTS: usize = 8;
+
+/// Deletes the entity at these keys and the rows its plan keeps, if `etag` matches
+/// ([`ETag::any`] for whatever is stored).
+pub(crate) async fn delete<M: TableModel>(
+    table: &Table<M>,
+    partition_key: &str,
+    row_key: &str,
+    etag: &ETag,
+) -> Result<()> {
+    if any_spread::<M>() {
+        spread::check_main_key(row_key)?;
+    }
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let Some(stored) = read_entity(table, partition_key, row_key).await? else {
+            // Nothing to delete beside it: the service gives its own answer (404, or success
+            // for a retried delete whose first attempt was applied).
+            return table.delete_row(partition_key, row_key, etag).await;
+        };
+        check_kind::<M>(&stored)?;
+        let plan = plan_of::<M>(&stored);
+        plan.check()?;
+        // `*` is the caller's "whatever is stored": the state read is what is deleted, so a
+        // failure of that condition is a lost race, tried again from a new read.
+        let ours = etag.is_any();
+        let condition = match (ours, stored.etag()) {
+            (true, Some(read)) => read.clone(),
+            _ => etag.clone(),
+        };
+        let mut batch = table.untyped().batch();
+        batch.delete_by_key(partition_key, row_key, &condition)?;
+        index_changes(&mut batch, plan.indexes, Some(&stored), None)?;
+        delete_continuations(&mut batch, &stored, plan.spread)?;
+        match batch.submit().await {
+            Ok(_) => {
+                follow(table, plan.indexes, Some(&stored), None).await;
+                return Ok(());
+            }
+            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Adds the deletes of every continuation row `stored` uses.
+fn delete_continuations(
+    batch: &mut Batch<DynamicEntity>,
+    stored: &DynamicEntity,
+    fields: &[spread::SpreadField],
+) -> Result<()> {
+    let (partition_key, row_key) = (stored.partition_key(), stored.row_key());
+    for field in fields {
+        for index in 1..=spread::rows_used(stored, field.property) {
+            let key = spread::continuation_key(row_key, field.property, index);
+            batch.delete_by_key(partition_key, &key, &ETag::any())?;
+        }
+    }
+    Ok(())
+}

@@ -45,7 +45,7 @@
 //! assert_eq!(Customer::PLANS, [plan]);
 //! ```
 
-use crate::auxiliary::AUXILIARY_PROPERTY;
+pub use crate::auxiliary::AUXILIARY_PROPERTY;
 use crate::entity::DynamicEntity;
 use crate::index::Index;
 use crate::limits::InvalidInput;
@@ -144,6 +144,30 @@ pub fn plan_of<M: TableModel + ?Sized>(entity: &DynamicEntity) -> StoragePlan {
         .find(|plan| plan.kind.is_some_and(|kind| kind.matches(entity)))
         .copied()
         .unwrap_or(StoragePlan::MAIN_ROW_ONLY)
+}
+
+/// Refuses a write through a family that would change a row's kind where either kind keeps
+/// rows beside its entities: the rows of the stored kind would be left behind, or the new
+/// kind's computed from properties of another model. Deleting the row first says what is meant.
+pub(crate) fn check_kind_change<M: TableModel + ?Sized>(
+    stored: &DynamicEntity,
+    written: &DynamicEntity,
+) -> Result<(), InvalidInput> {
+    let Some(family) = M::FAMILY else {
+        return Ok(());
+    };
+    let (before, after) = (plan_of::<M>(stored), plan_of::<M>(written));
+    if before == after || !(before.keeps_rows() || after.keeps_rows()) {
+        return Ok(());
+    }
+    let kind = |e: &DynamicEntity| family.kind_of(e).unwrap_or("no kind").to_owned();
+    Err(InvalidInput::Other(format!(
+        "entity ({}, {}) is stored as `{}`, and writing it as `{}` would leave rows kept beside one of them wrong: delete it first",
+        stored.partition_key(),
+        stored.row_key(),
+        kind(stored),
+        kind(written),
+    )))
 }
 
 /// Whether some entity of `M` keeps rows beside its main row (a family: some variant).

@@ -10,12 +10,14 @@ mod support;
 
 mod access_policies;
 mod body_keys;
+mod composition;
 mod concurrency;
 mod conformance;
 mod cosmos;
 mod data_safety;
 mod filter_cases;
 mod index;
+mod model_based;
 mod patterns;
 mod records_gamer;
 mod serde_bridge;

@@ -19,6 +19,7 @@ use crate::etag::ETag;
 use crate::index::{self, Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
 use crate::limits::InvalidInput;
 use crate::model::{TableEntity, TableModel};
+use crate::plan::check_kind_change;
 use crate::query::Query;
 use crate::value::Value;
 
@@ -69,6 +70,9 @@ pub(crate) async fn write<M: TableModel>(
             Write::Insert => None,
             _ => read_entity(table, dynamic.partition_key(), dynamic.row_key()).await?,
         };
+        if let Some(stored) = &stored {
+            check_kind_change::<M>(stored, dynamic)?;
+        }
         let (kind, if_match, ours) = main_operation(write, caller_etag.as_ref(), stored.as_ref());
         let after = match (write.merges(), &stored) {
             (true, Some(stored)) => merged(stored, dynamic),

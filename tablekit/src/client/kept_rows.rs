@@ -4,8 +4,9 @@
 
 use super::batch::Batch;
 use super::error::Result;
-use super::indexed::{follow, index_changes, lost_race, read_entity};
+use super::indexed::{follow, index_changes, lost_race};
 use super::table::Table;
+use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::model::{check_kind, TableModel};
@@ -30,11 +31,12 @@ pub(crate) async fn delete<M: TableModel>(
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let Some(stored) = read_entity(table, partition_key, row_key).await? else {
-            // Nothing to delete beside it: the service gives its own answer (404, or success
-            // for a retried delete whose first attempt was applied).
-            return table.delete_row(partition_key, row_key, etag).await;
-        };
+        // Nothing stored is the service's 404, answered without a delete: a plain delete
+        // sent now could remove an entity inserted since the read, leaving its rows behind.
+        let stored = table.untyped().fetch_row(partition_key, row_key).await?;
+        if let Some(row) = AuxiliaryRow::of(&stored) {
+            return Err(row.into());
+        }
         check_kind::<M>(&stored)?;
         let plan = plan_of::<M>(&stored);
         plan.check()?;

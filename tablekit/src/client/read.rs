@@ -46,14 +46,8 @@ impl<M: TableModel> Table<M> {
         if any_spread::<M>() {
             return spread::get(self, partition_key, row_key).await;
         }
-        let path = self.entity_path(partition_key, row_key)?;
-        let call = Call::new(Method::GET, path);
-        match self.client().transport().send(&call).await {
-            Ok(reply) => {
-                let mut entity = codec::decode_entity(&reply.body)?;
-                if entity.etag().is_none() {
-                    entity.set_etag(reply.header("etag").map(ETag::new));
-                }
+        match self.fetch_row(partition_key, row_key).await {
+            Ok(entity) => {
                 // An index or continuation row is no entity, of whatever kind.
                 check_entity::<M>(&entity)?;
                 check_kind::<M>(&entity)?;
@@ -62,6 +56,22 @@ impl<M: TableModel> Table<M> {
             Err(e) if e.is_not_found() && e.code() != Some("TableNotFound") => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// The row at these keys as it is stored; a missing one is the service's 404.
+    pub(crate) async fn fetch_row(
+        &self,
+        partition_key: &str,
+        row_key: &str,
+    ) -> Result<DynamicEntity> {
+        let path = self.entity_path(partition_key, row_key)?;
+        let call = Call::new(Method::GET, path);
+        let reply = self.client().transport().send(&call).await?;
+        let mut entity = codec::decode_entity(&reply.body)?;
+        if entity.etag().is_none() {
+            entity.set_etag(reply.header("etag").map(ETag::new));
+        }
+        Ok(entity)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::model::{check_kind, TableEntity, TableModel};
-use crate::plan::{any_spread, plan_of};
+use crate::plan::{any_spread, check_kind_change, plan_of};
 use crate::query::Query;
 use crate::spread::{self, Spread, SpreadField};
 
@@ -178,6 +178,9 @@ pub(crate) async fn write<M: TableModel>(
             Write::Insert => None,
             _ => raw.get(&partition_key, &row_key).await?,
         };
+        if let Some(stored) = &stored {
+            check_kind_change::<M>(stored, entity.as_dynamic())?;
+        }
         let batch = plan(
             &raw,
             &mut parts,

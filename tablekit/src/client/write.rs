@@ -268,7 +268,8 @@ impl<M: TableModel> Table<M> {
         condition: Condition,
     ) -> Result<()> {
         let plan = plan_of::<M>(entity.as_dynamic());
-        if plan.keeps_rows() {
+        // Through a family, the stored row may be of a kind that keeps rows: it is read first.
+        if plan.keeps_rows() || (M::FAMILY.is_some() && any_keeps_rows::<M>()) {
             let write = row_write(&method, condition);
             return self.write_with_rows(entity, plan, write).await;
         }

@@ -52,6 +52,10 @@ mod table_value;
 ///   `kind_property = "Type"` names) by `new` and `from_model`. Models sharing a table (even a
 ///   partition) then stay apart: every query filters on the kind, every read checks it
 ///   (`Error::WrongKind`), every write requires it (`TableModel::DISCRIMINATOR`).
+/// - `kind_prefix = "R_"`: instead of `kind`, the model's rows are those whose RowKey starts
+///   with `R_`, so rows written without a kind property (a legacy table's replies and
+///   questions, say) can be told apart and read as an entity family. Queries filter on the
+///   RowKey range, reads and writes check the RowKey.
 /// - `rename_all = "PascalCase"`: how field names become stored names; one of `PascalCase`
 ///   (the default, as Azure users expect), `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`,
 ///   `verbatim`.

@@ -17,3 +17,20 @@ pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     }
     true
 }
+
+/// Whether `text` starts with `prefix`, in a const context: the compile-time checks of families
+/// whose kinds are RowKey prefixes refuse a prefix of another with it.
+pub(crate) const fn str_starts_with(text: &str, prefix: &str) -> bool {
+    let (text, prefix) = (text.as_bytes(), prefix.as_bytes());
+    if prefix.len() > text.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        if text[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -48,7 +48,7 @@
 
 use std::marker::PhantomData;
 
-use crate::const_text::str_eq;
+use crate::const_text::{str_eq, str_starts_with};
 use crate::filter::Filter;
 pub use crate::model::Family;
 use crate::model::{Discriminator, NamedTable, TableModel};
@@ -149,6 +149,11 @@ pub const fn check_variant_pair<A: TableModel, B: TableModel>() {
     }
     if str_eq(a.value, b.value) {
         panic!("two variants of a family have the same kind: each variant's model needs its own `kind`");
+    }
+    if str_eq(a.property, Discriminator::ROW_KEY_PREFIX)
+        && (str_starts_with(a.value, b.value) || str_starts_with(b.value, a.value))
+    {
+        panic!("one variant's `kind_prefix` starts another's: a RowKey would be of both kinds");
     }
 }
 

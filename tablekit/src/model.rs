@@ -247,6 +247,12 @@ impl Family {
     /// assert_eq!(post.kind_of(&DynamicEntity::new("p", "r")), None);
     /// ```
     pub fn kind_of<'e>(&self, entity: &'e DynamicEntity) -> Option<&'e str> {
+        if self.property == Discriminator::ROW_KEY_PREFIX {
+            // The longest listed prefix the RowKey starts with.
+            let row_key = entity.row_key();
+            let kinds = self.kinds.iter().filter(|k| row_key.starts_with(**k));
+            return kinds.max_by_key(|k| k.len()).copied();
+        }
         match entity.value(self.property) {
             Some(Value::String(s)) => Some(s.as_str()),
             _ => None,
@@ -351,8 +357,32 @@ pub struct Discriminator {
 }
 
 impl Discriminator {
+    /// The `property` of a kind told by a RowKey prefix (`#[tablekit(kind_prefix = "R_")]`):
+    /// rows of such a kind are those whose RowKey starts with `value`, so rows written
+    /// before any kind property existed can still be told apart.
+    ///
+    /// ```
+    /// use tablekit::{Discriminator, DynamicEntity};
+    /// let reply = Discriminator { property: Discriminator::ROW_KEY_PREFIX, value: "R_" };
+    /// assert!(reply.matches(&DynamicEntity::new("thread-1", "R_0042")));
+    /// assert!(!reply.matches(&DynamicEntity::new("thread-1", "Q_0001")));
+    /// assert_eq!(
+    ///     reply.filter::<DynamicEntity>().to_string(),
+    ///     "RowKey ge 'R_' and RowKey lt 'R`'"
+    /// );
+    /// ```
+    pub const ROW_KEY_PREFIX: &'static str = "RowKey";
+
+    /// Whether the kind is told by a RowKey prefix rather than a stored property.
+    pub fn is_row_key_prefix(&self) -> bool {
+        self.property == Self::ROW_KEY_PREFIX
+    }
+
     /// Whether `entity` holds this kind.
     pub fn matches(&self, entity: &DynamicEntity) -> bool {
+        if self.is_row_key_prefix() {
+            return entity.row_key().starts_with(self.value);
+        }
         matches!(entity.value(self.property), Some(Value::String(s)) if s == self.value)
     }
 
@@ -364,8 +394,15 @@ impl Discriminator {
     /// assert_eq!(note.filter::<DynamicEntity>().to_string(), "Type eq 'Bob''s note'");
     /// ```
     pub fn filter<M>(&self) -> Filter<M> {
-        let value = Value::String(self.value.into());
-        Filter::compare(self.property, CompareOp::Eq, Some(value))
+        let value = |text: String| Some(Value::String(text.into()));
+        if self.is_row_key_prefix() {
+            let from = Filter::compare(self.property, CompareOp::Ge, value(self.value.into()));
+            return match prefix_end(self.value) {
+                Some(end) => from.and(Filter::compare(self.property, CompareOp::Lt, value(end))),
+                None => from,
+            };
+        }
+        Filter::compare(self.property, CompareOp::Eq, value(self.value.into()))
     }
 
     /// `Ok` when `entity` is of this kind, else a [`WrongKind`] naming what it holds.
@@ -375,6 +412,20 @@ impl Discriminator {
         }
         Err(WrongKind::new(entity, self.property, self.value, &[]))
     }
+}
+
+/// The first string after every string starting with `prefix`: its last character moved
+/// to the next one (`None` when none is after it, and the range is open).
+fn prefix_end(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32);
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 /// Checks that `entity` is of `M`'s kind, when `M` declares one, or of one its family reads.
@@ -450,10 +501,13 @@ impl WrongKind {
             row_key: entity.row_key().to_owned(),
             property,
             expected,
-            found: entity.value(property).map(|v| match v {
-                Value::String(s) => s.to_string(),
-                other => format!("a {} value", other.edm_type()),
-            }),
+            found: match property {
+                Discriminator::ROW_KEY_PREFIX => Some(entity.row_key().to_owned()),
+                _ => entity.value(property).map(|v| match v {
+                    Value::String(s) => s.to_string(),
+                    other => format!("a {} value", other.edm_type()),
+                }),
+            },
             kinds,
         }
     }

@@ -50,7 +50,7 @@ use crate::entity::DynamicEntity;
 use crate::index::Index;
 use crate::limits::InvalidInput;
 use crate::model::{Discriminator, TableModel};
-use crate::spread::SpreadField;
+use crate::spread::{self, SpreadField};
 
 /// The rows one entity of a model is stored as: see the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +85,47 @@ impl StoragePlan {
     /// deletes change with it in one transaction.
     pub const fn keeps_rows(&self) -> bool {
         !self.indexes.is_empty() || !self.spread.is_empty()
+    }
+
+    /// Every row `entity` is stored as in its own table, as this plan's writes store it: the
+    /// main row (without the chunks that moved), its continuation rows and the index rows the
+    /// table holds (an index kept in another table is that table's). Backups and copies of
+    /// typed tables write these, so what they restore reads back and is found as it was.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::plan::StoragePlan;
+    /// #[derive(TableEntity)]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index(unique))]
+    ///     pub email: String,
+    /// }
+    /// let mut kim = EmployeeEntity::new("Sales", "e-1");
+    /// kim.set_email("kim@example.com");
+    /// let rows = StoragePlan::of::<Employee>().stored_rows(kim.into_dynamic())?;
+    /// let keys: Vec<&str> = rows.iter().map(|r| r.row_key()).collect();
+    /// assert_eq!(keys, ["e-1", "email_kim@example.com"]);
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn stored_rows(&self, entity: DynamicEntity) -> crate::Result<Vec<DynamicEntity>> {
+        if !self.keeps_rows() {
+            return Ok(vec![entity]);
+        }
+        self.check()?;
+        let mut index_rows = Vec::with_capacity(self.indexes.len());
+        for index in self.indexes.iter().filter(|i| i.table().is_none()) {
+            index_rows.extend(index.row_of(&entity)?);
+        }
+        let parts = spread::spread(&entity, self.spread)?;
+        let mut rows = Vec::with_capacity(1 + parts.rows.len() + index_rows.len());
+        rows.push(parts.main);
+        rows.extend(parts.rows);
+        rows.extend(index_rows);
+        Ok(rows)
     }
 
     /// Refuses a plan with both indexes and spread values: the write paths keep one or the

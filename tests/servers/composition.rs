@@ -8,6 +8,8 @@
 
 use futures::TryStreamExt;
 use tablekit::client::{Table, TableServiceClient};
+use tablekit::patterns::backup::{backup_table, copy_table, restore, RestoreOptions};
+use tablekit::patterns::progress::NoProgress;
 use tablekit::prelude::*;
 use tablekit::Query;
 
@@ -259,7 +261,143 @@ async fn rows_kept_beside_entities_are_never_entities_whatever_the_select(
     }
 }
 
+/// Every entity of `table` as the family reads it, in key order, with its row keys.
+async fn read_back(table: &Table<Club>) -> Vec<(String, DynamicEntity)> {
+    let all: Vec<ClubEntity> = table.query_all().collect_all().await.unwrap();
+    all.into_iter()
+        .map(|e| {
+            let mut dynamic = e.into_dynamic();
+            dynamic.set_etag(None);
+            dynamic.set_timestamp(None);
+            (dynamic.row_key().to_owned(), dynamic)
+        })
+        .collect()
+}
+
+async fn a_typed_backup_and_copy_keep_every_row_of_the_plan(client: &TableServiceClient) {
+    let club = club_table(client).await;
+    club.insert(&mut member("m-1", "kim@example.com", "Oslo"))
+        .await
+        .unwrap();
+    club.insert(&mut scan("s-1", 1_500_000, 4)).await.unwrap();
+    club.insert(&mut note("n-1")).await.unwrap();
+
+    let copy = client.table_named::<DynamicEntity>(&unique_name("ClubCopy"));
+    copy.create().await.unwrap();
+    let report = copy_table(&club, Query::new(), &copy, RestoreOptions::new())
+        .await
+        .unwrap();
+    assert!(report.is_complete(), "{report:?}");
+
+    let mut file = Vec::new();
+    backup_table(&club, Query::new(), &mut file, NoProgress)
+        .await
+        .unwrap();
+    let restored = client.table_named::<DynamicEntity>(&unique_name("ClubBack"));
+    restored.create().await.unwrap();
+    let report = restore(&file[..], &restored, RestoreOptions::new())
+        .await
+        .unwrap();
+    assert!(report.writes.is_complete(), "{report:?}");
+
+    let original = stored_keys(&club, "chess").await;
+    for target in [copy.name(), restored.name()] {
+        let typed = client.table_named::<Club>(target);
+        assert_eq!(stored_keys(&typed, "chess").await, original, "{target}");
+        assert_eq!(read_back(&typed).await, read_back(&club).await, "{target}");
+        let members = client.table_named::<Member>(target);
+        let found = Member::by_email(&members, "chess", "kim@example.com").await;
+        assert_eq!(emails(found.unwrap()).as_deref(), Some("m-1"), "{target}");
+    }
+}
+
+/// A question of a legacy forum table: its rows carry no kind property, its RowKeys `Q_`.
+#[derive(TableEntity)]
+#[tablekit(kind_prefix = "Q_")]
+pub struct Question {
+    #[tablekit(partition_key)]
+    pub thread: String,
+    #[tablekit(row_key)]
+    pub id: String,
+    pub text: String,
+}
+
+/// A reply of the same table, its RowKeys `R_`.
+#[derive(TableEntity)]
+#[tablekit(kind_prefix = "R_")]
+pub struct Reply {
+    #[tablekit(partition_key)]
+    pub thread: String,
+    #[tablekit(row_key)]
+    pub id: String,
+    pub text: String,
+    #[tablekit(index)]
+    pub author: String,
+}
+
+#[derive(TableEntity)]
+pub enum Post {
+    Question(Question),
+    Reply(Reply),
+}
+
+async fn rows_without_a_kind_property_are_a_family_by_row_key_prefix(client: &TableServiceClient) {
+    let raw = client.table_named::<DynamicEntity>(&unique_name("Forum"));
+    raw.create().await.unwrap();
+    for (row_key, text) in [
+        ("Q_1", "why?"),
+        ("R_1", "because"),
+        ("R_2", "indeed"),
+        ("S_1", "x"),
+    ] {
+        let mut row = DynamicEntity::new("t-1", row_key);
+        row.set("Text", text);
+        raw.insert(&mut row).await.unwrap();
+    }
+    let posts = client.table_named::<Post>(raw.name());
+    let read: Vec<PostEntity> = posts.query_all().collect_all().await.unwrap();
+    let kinds: Vec<(Option<&str>, String)> = read
+        .iter()
+        .map(|p| (p.kind(), p.as_dynamic().row_key().to_owned()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (Some("Q_"), "Q_1".into()),
+            (Some("R_"), "R_1".into()),
+            (Some("R_"), "R_2".into())
+        ]
+    );
+    assert_eq!(read[1].as_reply().unwrap().text(), "because");
+
+    let replies = client.table_named::<Reply>(raw.name());
+    assert_eq!(replies.query_all().count().await.unwrap(), 2);
+    let err = replies.get("t-1", "Q_1").await.unwrap_err();
+    assert!(matches!(err, Error::WrongKind(_)), "{err}");
+    assert!(posts.get("t-1", "S_1").await.is_err(), "no listed prefix");
+
+    // Writes: a RowKey outside the prefix is refused before sending; a reply written through
+    // the family keeps its index rows, which no typed read returns.
+    let mut stray: PostEntity = ReplyEntity::new("t-1", "X_3").into();
+    let err = posts.insert(&mut stray).await.unwrap_err();
+    assert!(matches!(err, Error::WrongKind(_)), "{err}");
+    let mut reply = ReplyEntity::new("t-1", "R_3");
+    reply.set_author("kim");
+    let mut reply: PostEntity = reply.into();
+    posts.insert(&mut reply).await.unwrap();
+    assert_eq!(
+        Reply::by_author(&replies, "t-1", "kim")
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(posts.query_all().count().await.unwrap(), 4);
+}
+
 on_servers!(
+    rows_without_a_kind_property_are_a_family_by_row_key_prefix,
+    a_typed_backup_and_copy_keep_every_row_of_the_plan,
     a_family_keeps_each_indexed_variants_index_rows,
     a_family_spreads_each_spread_variants_values,
     a_family_batch_writes_index_rows_and_refuses_spread_values,

@@ -142,6 +142,8 @@ pub(crate) struct Container<'a> {
     pub(crate) table: Option<String>,
     /// The discriminating property and this model's value of it, when `kind` is declared.
     pub(crate) kind: Option<(String, String)>,
+    /// The RowKey prefix that tells this model's rows, when `kind_prefix` is declared.
+    pub(crate) kind_prefix: Option<String>,
     pub(crate) separator: String,
     pub(crate) fields: Vec<Field<'a>>,
     pub(crate) keys: [Key; 2],
@@ -204,6 +206,7 @@ impl<'a> Container<'a> {
             supported,
             table: attrs.table.as_ref().map(syn::LitStr::value),
             kind,
+            kind_prefix: attrs.kind_prefix.as_ref().map(syn::LitStr::value),
             separator: attrs
                 .key_separator
                 .as_ref()

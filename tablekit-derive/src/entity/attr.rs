@@ -17,6 +17,7 @@ const CONTAINER_KEYS: &[Symbol] = &[
     TABLE,
     KIND,
     KIND_PROPERTY,
+    KIND_PREFIX,
     RENAME_ALL,
     KEY_SEPARATOR,
     PARTITION_KEY,
@@ -115,6 +116,8 @@ pub(crate) struct ContainerAttrs {
     pub(crate) kind: Option<LitStr>,
     /// `kind_property = "Type"`: the discriminating property (`Kind` without it).
     pub(crate) kind_property: Option<LitStr>,
+    /// `kind_prefix = "R_"`: the kind is told by this RowKey prefix, not a property.
+    pub(crate) kind_prefix: Option<LitStr>,
     pub(crate) rename_all: Option<RenameAll>,
     pub(crate) key_separator: Option<LitStr>,
     pub(crate) constants: Vec<ConstantAttr>,
@@ -468,6 +471,7 @@ pub(crate) fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
     let mut table = Attr::none(cx, TABLEKIT, TABLE.as_str());
     let mut kind = Attr::none(cx, TABLEKIT, KIND.as_str());
     let mut kind_property = Attr::none(cx, TABLEKIT, KIND_PROPERTY.as_str());
+    let mut kind_prefix = Attr::none(cx, TABLEKIT, KIND_PREFIX.as_str());
     let mut rename_all = Attr::none(cx, TABLEKIT, RENAME_ALL.as_str());
     let mut key_separator = Attr::none(cx, TABLEKIT, KEY_SEPARATOR.as_str());
     let mut krate = Attr::none(cx, TABLEKIT, CRATE.as_str());
@@ -484,6 +488,11 @@ pub(crate) fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
             // #[tablekit(kind = "Order")]
             if let Some(s) = attr::lit_str(cx, meta, KIND, "Order") {
                 kind.set(span, s);
+            }
+        } else if path == KIND_PREFIX {
+            // #[tablekit(kind_prefix = "R_")]
+            if let Some(s) = attr::lit_str(cx, meta, KIND_PREFIX, "R_") {
+                kind_prefix.set(span, s);
             }
         } else if path == KIND_PROPERTY {
             // #[tablekit(kind_property = "Kind")]
@@ -520,6 +529,7 @@ pub(crate) fn container(cx: &Ctxt, input: &syn::DeriveInput) -> ContainerAttrs {
         table: table.get().map(|s| s.value),
         kind: kind.get().map(|s| s.value),
         kind_property: kind_property.get().map(|s| s.value),
+        kind_prefix: kind_prefix.get().map(|s| s.value),
         rename_all: rename_all.get().map(|s| s.value),
         key_separator: key_separator.get().map(|s| s.value),
         constants,

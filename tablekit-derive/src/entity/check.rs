@@ -86,8 +86,28 @@ fn table_name(cx: &Ctxt, c: &Container<'_>) {
 }
 
 /// `kind` holds a value; `kind_property` goes with a `kind` (its name is checked with the
-/// stored names).
+/// stored names); `kind_prefix` is a non-empty key text, instead of a `kind`.
 fn kind(cx: &Ctxt, c: &Container<'_>) {
+    if let Some(prefix) = &c.attrs.kind_prefix {
+        let text = prefix.value();
+        if c.attrs.kind.is_some() || c.attrs.kind_property.is_some() {
+            cx.error_spanned_by(
+                prefix,
+                "`kind_prefix` tells the kind by the RowKey: it goes without `kind` and `kind_property`",
+            );
+        } else if text.is_empty() {
+            cx.error_spanned_by(
+                prefix,
+                "`kind_prefix` needs a value, e.g. `kind_prefix = \"R_\"`",
+            );
+        } else if let Some((_, ch)) = find_forbidden_key_char(&text) {
+            cx.error_spanned_by(
+                prefix,
+                format!("`kind_prefix` contains {ch:?}, which keys cannot hold"),
+            );
+        }
+        return;
+    }
     if let Some(kind) = &c.attrs.kind {
         if kind.value().is_empty() {
             cx.error_spanned_by(kind, "`kind` needs a value, e.g. `kind = \"Order\"`");

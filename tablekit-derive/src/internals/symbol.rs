@@ -22,6 +22,7 @@ pub(crate) const DEFAULT: Symbol = Symbol("default");
 pub(crate) const TABLE: Symbol = Symbol("table");
 pub(crate) const KIND: Symbol = Symbol("kind");
 pub(crate) const KIND_PROPERTY: Symbol = Symbol("kind_property");
+pub(crate) const KIND_PREFIX: Symbol = Symbol("kind_prefix");
 pub(crate) const RENAME_ALL: Symbol = Symbol("rename_all");
 pub(crate) const KEY_SEPARATOR: Symbol = Symbol("key_separator");
 pub(crate) const CONSTANT: Symbol = Symbol("constant");

@@ -16,7 +16,12 @@ use crate::internals::fallback::Mode;
 pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
     let (p, c, wrapper) = (g.p, g.c, &g.wrapper);
     let model = c.ident;
-    let discriminator = c.kind.as_ref().map(|(property, value)| {
+    let kind = match (&c.kind, &c.kind_prefix) {
+        (Some((property, value)), _) => Some((quote!(#property), value)),
+        (None, Some(prefix)) => Some((quote!(#p::Discriminator::ROW_KEY_PREFIX), prefix)),
+        (None, None) => None,
+    };
+    let discriminator = kind.map(|(property, value)| {
         quote! {
             const DISCRIMINATOR: #p::Option<#p::Discriminator> =
                 #p::Some(#p::Discriminator { property: #property, value: #value });

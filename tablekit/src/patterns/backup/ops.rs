@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{stream, StreamExt, TryStreamExt};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 
 use super::format::{BackupHeader, BackupReader, BackupSummary, BackupWriter};
@@ -12,6 +12,7 @@ use crate::entity::DynamicEntity;
 use crate::model::{TableEntity, TableModel};
 use crate::patterns::bulk::{BulkReport, BulkWriter, WriteOp};
 use crate::patterns::progress::{ProgressCounter, ProgressSink};
+use crate::plan::plan_of;
 use crate::query::Query;
 
 /// Streams every entity of `table` matching `query` into a backup written to `out`, page by
@@ -61,7 +62,16 @@ pub async fn backup_table<M: TableModel, W: AsyncWrite + Unpin>(
     while let Some(page) = pages.try_next().await? {
         let before = writer.bytes();
         for entity in page.entities() {
-            writer.write_entity(entity.as_dynamic()).await?;
+            // Each entity as it is stored: with the rows its model keeps beside it.
+            let dynamic = entity.as_dynamic();
+            let plan = plan_of::<M>(dynamic);
+            if !plan.keeps_rows() {
+                writer.write_entity(dynamic).await?;
+                continue;
+            }
+            for row in plan.stored_rows(dynamic.clone())? {
+                writer.write_entity(&row).await?;
+            }
         }
         counter.add(page.len() as u64, writer.bytes() - before);
     }
@@ -508,14 +518,23 @@ pub async fn copy_table<M: TableModel>(
 ) -> Result<BulkReport> {
     let name = target.name().to_owned();
     let kind = options.mode.kind();
-    let ops = source.query(query).entities().map(move |e| {
-        e.map(|e| {
-            let mut dynamic = e.into_dynamic();
-            // The source's version means nothing to the target.
-            dynamic.set_etag(None);
-            dynamic.set_timestamp(None);
-            WriteOp::new(name.clone(), kind, dynamic)
+    // Each entity as it is stored: with the rows its model keeps beside it.
+    let ops = source
+        .query(query)
+        .entities()
+        .map(|e| {
+            let dynamic = e?.into_dynamic();
+            let rows = plan_of::<M>(&dynamic).stored_rows(dynamic)?;
+            Ok::<_, crate::Error>(stream::iter(rows.into_iter().map(Ok)))
         })
-    });
+        .try_flatten()
+        .map(move |row| {
+            row.map(|mut row| {
+                // The source's version means nothing to the target.
+                row.set_etag(None);
+                row.set_timestamp(None);
+                WriteOp::new(name.clone(), kind, row)
+            })
+        });
     Ok(options.writer(target.client())?.write(ops).await)
 }

@@ -81,7 +81,16 @@ pub struct Scan {
     pub image: Vec<u8>,
 }
 
-/// A plain note.
+/// A move of a game, a versioned binary record.
+#[derive(Clone, Debug, PartialEq, Record)]
+#[record(version = 1)]
+pub struct Move {
+    pub from: u8,
+    #[record(since = 1)]
+    pub to: u8,
+}
+
+/// A note with the moves of a game, stored as records over up to 2 properties.
 #[derive(TableEntity)]
 #[tablekit(kind = "Note")]
 pub struct Note {
@@ -90,6 +99,8 @@ pub struct Note {
     #[tablekit(row_key)]
     pub id: String,
     pub title: String,
+    #[tablekit(records(max_properties = 2))]
+    pub moves: Vec<Move>,
 }
 
 #[derive(TableEntity)]
@@ -183,6 +194,7 @@ impl Held {
             Held::Note { title } => {
                 let mut n = NoteEntity::new(PARTITION, &id);
                 n.set_title(format!("note {title}"));
+                n.set_moves(&moves(title)).unwrap();
                 n.into()
             }
         }
@@ -222,11 +234,25 @@ impl Held {
                     salt,
                 })
             }
-            ClubEntity::Note(n) => Ok(Held::Note {
-                title: number(n.title(), "note ", "")?,
-            }),
+            ClubEntity::Note(n) => {
+                let title = number(n.title(), "note ", "")?;
+                if n.try_moves().map_err(|e| e.to_string())? != moves(title) {
+                    return Err(format!("note {} reads other moves", n.id()));
+                }
+                Ok(Held::Note { title })
+            }
         }
     }
+}
+
+/// The moves a note titled `title` holds.
+fn moves(title: u8) -> Vec<Move> {
+    (0..title)
+        .map(|i| Move {
+            from: i,
+            to: i + title,
+        })
+        .collect()
 }
 
 fn key_name(key: u8) -> String {

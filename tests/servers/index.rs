@@ -339,6 +339,30 @@ async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
             ("last_name_Smith_e-2", "e-2"),
         ])
     );
+
+    // two entities of one transaction claiming one unique value: refused by name when the
+    // second is added, which leaves the batch as it was
+    let mut batch = table.batch();
+    batch
+        .insert(&employee("e-4", "ann@example.com", "Jones"))
+        .unwrap();
+    let err = batch
+        .insert(&employee("e-5", "ann@example.com", "Brown"))
+        .unwrap_err();
+    let Error::UniqueViolation(violation) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (violation.index, violation.value.as_str()),
+        ("email", "ann@example.com")
+    );
+    assert_eq!(violation.partition_key, "Sales");
+    assert_eq!(batch.len(), 3);
+    batch.submit().await.unwrap();
+    let found = Employee::by_email(&table, "Sales", "ann@example.com")
+        .await
+        .unwrap();
+    assert_eq!(found.map(|e| e.id()).as_deref(), Some("e-4"));
 }
 
 on_servers!(

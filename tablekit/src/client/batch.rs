@@ -544,6 +544,23 @@ impl<M: TableModel> Batch<M> {
         });
     }
 
+    /// Refuses a unique index row that an earlier entity of the transaction claims: two
+    /// entities would hold one unique value, whatever is stored.
+    fn check_unclaimed(&self, row: &DynamicEntity) -> Result<()> {
+        let Some(&operation) = self.rows.get(row.row_key()) else {
+            return Ok(());
+        };
+        match self.claims.iter().find(|c| c.operation == operation) {
+            Some(claim) => Err(UniqueViolation {
+                index: claim.index,
+                partition_key: row.partition_key().to_owned(),
+                value: claim.value.clone(),
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// Adds a write and, for an indexed model, its index rows' operations: all of them, or
     /// (on error) none.
     fn add_indexed(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
@@ -565,6 +582,10 @@ impl<M: TableModel> Batch<M> {
         let added = added.and_then(|()| {
             rows.iter().try_for_each(|(kind, row, index)| {
                 self.table.client().limits().validate_entity(row)?;
+                let claims = *kind == OperationKind::Insert && index.is_unique();
+                if claims {
+                    self.check_unclaimed(row)?;
+                }
                 let body = (*kind != OperationKind::Delete).then(|| codec::encode_entity(row));
                 let if_match = (*kind == OperationKind::Delete).then_some("*");
                 self.add(
@@ -574,7 +595,7 @@ impl<M: TableModel> Batch<M> {
                     if_match,
                     body.as_deref(),
                 )?;
-                if *kind == OperationKind::Insert && index.is_unique() {
+                if claims {
                     self.claim_last(index, row.row_key());
                 }
                 Ok(())

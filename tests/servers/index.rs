@@ -13,7 +13,7 @@ use futures::future::join_all;
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::index::TARGET_PROPERTY;
 use tablekit::prelude::*;
-use tablekit::{ETag, Query};
+use tablekit::{ETag, InvalidInput, Query};
 
 use crate::support::models::{Employee, EmployeeEntity};
 use crate::support::servers::unique_name;
@@ -323,11 +323,23 @@ async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
     // a change needs the stored values, which a transaction being built cannot read
     let mut batch = table.batch();
     let kim = table.get("Sales", "e-1").await.unwrap().unwrap();
-    assert!(batch.replace(&kim).unwrap_err().is_invalid_input());
-    assert!(batch
-        .delete_by_key("Sales", "e-1", &ETag::any())
-        .unwrap_err()
-        .is_invalid_input());
+    for (err, table_write) in [
+        (batch.replace(&kim).unwrap_err(), "Table::replace"),
+        (batch.merge(&kim).unwrap_err(), "Table::merge"),
+        (batch.upsert_merge(&kim).unwrap_err(), "Table::upsert_merge"),
+        (batch.upsert_replace(&kim).unwrap_err(), "Table::upsert_replace"),
+        (
+            batch
+                .delete_by_key("Sales", "e-1", &ETag::any())
+                .unwrap_err(),
+            "Table::delete_by_key",
+        ),
+    ] {
+        let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(*instead, table_write);
+    }
     assert!(batch.is_empty());
     // a delete of an entity read whole, on its ETag, removes its index rows too
     batch.delete(&kim).unwrap();

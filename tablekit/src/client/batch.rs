@@ -64,6 +64,23 @@ pub enum OperationKind {
     Delete,
 }
 
+impl OperationKind {
+    /// The operation as an error names it, and the table's single-entity write doing it.
+    fn described(self) -> (&'static str, &'static str) {
+        match self {
+            OperationKind::Insert => ("an insert", "Table::insert"),
+            OperationKind::UpsertMerge => ("an upsert_merge", "Table::upsert_merge"),
+            OperationKind::UpsertReplace => ("an upsert_replace", "Table::upsert_replace"),
+            OperationKind::Merge => ("a merge", "Table::merge"),
+            OperationKind::Replace => ("a replace", "Table::replace"),
+            OperationKind::Delete => ("a delete", "Table::delete"),
+        }
+    }
+}
+
+/// A delete by keys, as an error names it, and the table's write doing it.
+const DELETE_BY_KEY: (&str, &str) = ("a delete by keys", "Table::delete_by_key");
+
 struct Operation {
     kind: OperationKind,
     part: Vec<u8>,
@@ -97,6 +114,25 @@ impl Operation {
 }
 
 /// An entity group transaction on one table, built operation by operation.
+///
+/// # What a transaction cannot hold
+///
+/// Some models store rows beside each entity, and a transaction being built cannot compute
+/// them: it cannot read the stored entity, and it sends only what it was given. Such writes
+/// are refused when added, with [`InvalidInput::NotInTransaction`] naming the table's own
+/// write to use instead, which writes the entity and its rows in one transaction of its own:
+/// - a model with a spread field (`#[tablekit(split(rows = n))]`, `records(rows = n)`):
+///   every operation; use [`Table::insert`], [`Table::merge`], [`Table::replace`], the
+///   upserts, [`Table::delete`] or [`Table::delete_by_key`], which write its continuation
+///   rows with it;
+/// - a model with a secondary index: `merge`, `replace`, `upsert_merge`, `upsert_replace` and
+///   `delete_by_key` (the index rows to change are the stored entity's), and a delete of an
+///   entity not read whole; use the table's write of the same name, which reads the stored
+///   entity and changes the index rows on its ETag. Inserts and deletes of entities read
+///   whole join a transaction with their index rows (counted against the 100 operations),
+///   and two inserts claiming one unique value are refused with
+///   [`Error::UniqueViolation`] when the second is added;
+/// - a model with an index kept in a partition of its own: every operation.
 ///
 /// ```
 /// use tablekit::DynamicEntity;
@@ -213,16 +249,25 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds an insert-or-merge.
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     pub fn upsert_merge(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_indexed(OperationKind::UpsertMerge, entity)
     }
 
     /// Adds an insert-or-replace.
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     pub fn upsert_replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_indexed(OperationKind::UpsertReplace, entity)
     }
 
     /// Adds a merge conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     ///
     /// ```
     /// # use tablekit::client::Table;
@@ -251,6 +296,9 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds a replace conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     pub fn replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_indexed(OperationKind::Replace, entity)
     }
@@ -267,6 +315,7 @@ impl<M: TableModel> Batch<M> {
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
+        refuse_spread::<M>(DELETE_BY_KEY)?;
         index_rows::<M>(OperationKind::Delete, None)?;
         let limits = self.table.client().limits();
         limits.validate_key(KeyKind::PartitionKey, partition_key)?;
@@ -643,7 +692,7 @@ impl<M: TableModel> Batch<M> {
         if_match: Option<&str>,
         body: Option<&[u8]>,
     ) -> Result<()> {
-        refuse_spread::<M>()?;
+        refuse_spread::<M>(kind.described())?;
         let index = self.operations.len();
         if index >= MAX_BATCH_OPERATIONS {
             return Err(InvalidInput::TooManyOperations { count: index + 1 }.into());
@@ -745,20 +794,34 @@ impl<M: TableModel> Batch<M> {
     }
 }
 
-/// The service's error for the first operation that failed, if any did.
 /// A model whose values spread over continuation rows is written by [`Table`]'s own
 /// operations, which keep its rows in step: a transaction of its entities would not.
-fn refuse_spread<M: TableModel>() -> Result<()> {
-    if M::SPREAD_FIELDS.is_empty() {
-        return Ok(());
+/// (`operation` and `instead` name the write refused and the table's write to use.)
+fn refuse_spread<M: TableModel>((operation, instead): (&'static str, &'static str)) -> Result<()> {
+    match M::SPREAD_FIELDS.is_empty() {
+        true => Ok(()),
+        false => Err(not_in_transaction::<M>(
+            (operation, instead),
+            "its spread values need continuation rows written, changed and removed with the entity, which only the table's own write keeps in step",
+        )),
     }
-    Err(InvalidInput::Other(format!(
-        "`{}` spreads values over continuation rows: write it with `Table`'s insert, replace, merge, upserts and delete, which write its rows in the same transaction",
-        std::any::type_name::<M>()
-    ))
-    .into())
 }
 
+/// [`InvalidInput::NotInTransaction`] for `operation` of model `M`.
+fn not_in_transaction<M: TableModel>(
+    (operation, instead): (&'static str, &'static str),
+    reason: &'static str,
+) -> Error {
+    InvalidInput::NotInTransaction {
+        model: std::any::type_name::<M>(),
+        operation,
+        reason,
+        instead,
+    }
+    .into()
+}
+
+/// The service's error for the first operation that failed, if any did.
 fn failed_part(parts: &[PartResponse], request_id: Option<String>) -> Option<ServiceError> {
     let failed = parts.iter().find(|p| !(200..300).contains(&p.status))?;
     Some(ServiceError::from_response(
@@ -961,26 +1024,25 @@ fn index_rows<M: TableModel>(
     if M::INDEXES.is_empty() {
         return Ok(Vec::new());
     }
-    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity, &'static Index)>> {
-        Err(InvalidInput::Other(format!(
-            "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
-        ))
-        .into())
+    let operation = match entity {
+        Some(_) => kind.described(),
+        None => DELETE_BY_KEY,
     };
+    let refuse = |reason| Err(not_in_transaction::<M>(operation, reason));
     if M::INDEXES.iter().any(Index::is_inter_partition) {
-        return refuse("hold the write of an entity whose index lives in another partition");
+        return refuse("its index rows live in another partition, which a transaction cannot reach");
     }
     let Some(entity) = entity else {
-        return refuse("delete by keys alone");
+        return refuse("the index rows to delete are the stored entity's, which a transaction being built cannot read");
     };
     index::check_entity_row_key(M::INDEXES, entity.row_key())?;
     let (row_kind, delete) = match kind {
         OperationKind::Insert => (OperationKind::Insert, false),
         OperationKind::Delete => (OperationKind::Delete, true),
-        _ => return refuse("merge, replace or upsert"),
+        _ => return refuse("the index rows to change depend on the stored entity, which a transaction being built cannot read"),
     };
     if delete && (entity.is_partial() || entity.etag() == Some(&ETag::any())) {
-        return refuse("delete an entity not read whole, on its ETag");
+        return refuse("the index rows to delete are the stored entity's: only an entity read whole, deleted on its ETag, says which they are");
     }
     let mut rows = Vec::new();
     for index in M::INDEXES {

@@ -383,6 +383,11 @@ mod tests {
         assert_eq!(q.filter_string(), Some("Score gt 5"));
         let q = q.filter_raw("  ");
         assert_eq!(q.filter_string(), Some("Score gt 5"));
-        assert_eq!(Query::<DynamicEntity>::new().filter(Filter::all()).filter_string(), None);
+        assert_eq!(
+            Query::<DynamicEntity>::new()
+                .filter(Filter::all())
+                .filter_string(),
+            None
+        );
     }
 }

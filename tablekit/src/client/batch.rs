@@ -1030,7 +1030,9 @@ fn index_rows<M: TableModel>(
     };
     let refuse = |reason| Err(not_in_transaction::<M>(operation, reason));
     if M::INDEXES.iter().any(Index::is_inter_partition) {
-        return refuse("its index rows live in another partition, which a transaction cannot reach");
+        return refuse(
+            "its index rows live in another partition, which a transaction cannot reach",
+        );
     }
     let Some(entity) = entity else {
         return refuse("the index rows to delete are the stored entity's, which a transaction being built cannot read");

@@ -148,6 +148,13 @@ pub fn derive_table_entity(input: TokenStream) -> TokenStream {
 /// `None` exactly when none of its properties is present: its setter's `None` removes them.
 /// A flattened name another stored property has, or over 255 characters, is a compile error.
 ///
+/// On an entity read through a select, the getter reads each nested field the select did not
+/// fetch as its default, and the setter writes such a field only when its value is no longer
+/// that default: reading one nested field, changing it and setting the struct back merges
+/// that field alone, never defaults over what was not read. (To store a default in a field the
+/// select did not fetch, select it.) A replace of such an entity is refused, as for any
+/// partial entity.
+///
 /// ```
 /// use tablekit::prelude::*;
 ///

@@ -51,7 +51,8 @@ pub use core::marker::{Copy, PhantomData};
 pub use flatten::{
     check_flattened, get_flatten, get_flatten_option, init_flatten, init_flatten_default,
     init_flatten_option, present_flatten, present_property, present_split, remove_flatten,
-    remove_property, remove_split, set_flatten, set_flatten_option, try_get_flatten,
+    remove_property, remove_split, set_flatten, set_flatten_option, set_nested_json,
+    set_nested_property, set_nested_records, set_nested_split, try_get_flatten,
     try_get_flatten_option, Flatten, FlattenColumns, FlattenField, Join, Names, Node, Prefix,
     Segment,
 };
@@ -157,6 +158,11 @@ pub fn property_str<F: PropertyField>(entity: &DynamicEntity) -> Option<&str> {
 /// A setter: a stored value this code cannot read is noted (writes then refuse to destroy it
 /// unless allowed), the old names go, the new value is set.
 pub fn set_property<F: PropertyField>(entity: &mut DynamicEntity, value: F::Value) {
+    set_property_value::<F>(entity, value.into_value());
+}
+
+/// [`set_property`] of a value already converted (`None` removes the property).
+fn set_property_value<F: PropertyField>(entity: &mut DynamicEntity, value: Option<Value>) {
     let read = get_renamed::<F::Value>(entity, F::NAME, F::OLD_NAMES).map(drop);
     note_unreadable(entity, F::NAME, read);
     for old in F::OLD_NAMES {

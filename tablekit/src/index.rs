@@ -32,7 +32,7 @@ use uuid::Uuid;
 pub use crate::auxiliary::AUXILIARY_PROPERTY;
 use crate::entity::DynamicEntity;
 use crate::limits::{self, InvalidInput, KeyKind};
-use crate::value::Value;
+use crate::value::{truncate_to_tick, Value};
 
 /// The property of an index row that holds the RowKey of the entity it points at.
 ///
@@ -205,7 +205,9 @@ impl Index {
     }
 
     /// The text the value gives in index keys: `None` when the property is absent or null
-    /// (no index row), an error for a type no index takes.
+    /// (no index row), an error for a type no index takes. A `DateTime` is keyed at the
+    /// precision it is stored with, 100 ns ([`truncate_to_tick`]), so a lookup by a finer
+    /// time finds the entity stored with it.
     ///
     /// ```
     /// use tablekit::index::Index;
@@ -227,7 +229,8 @@ impl Index {
             Value::Int64(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
             Value::Guid(g) => g.hyphenated().to_string(),
-            Value::DateTime(t) => t.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+            // The stored value's precision: a lookup by a finer time finds what it stored.
+            Value::DateTime(t) => truncate_to_tick(*t).to_rfc3339_opts(SecondsFormat::AutoSi, true),
             other => {
                 return Err(InvalidInput::Other(format!(
                     "index `{}` cannot index `{}`: it holds an {} value",
@@ -479,6 +482,19 @@ mod tests {
         }
         assert_eq!(escape("\u{85}"), "%C2%85");
         assert_ne!(escape("a_b"), escape("a%5Fb"));
+    }
+
+    #[test]
+    fn a_time_keys_at_the_stored_precision() {
+        let index = Index::new("starts", "Starts");
+        let key = |nanos| {
+            // 2023-11-14T22:13:59: a second a leap second may follow
+            let time = DateTime::from_timestamp(1_700_000_039, nanos).unwrap_or_default();
+            index.value_key(Some(&Value::DateTime(time))).ok().flatten()
+        };
+        assert_eq!(key(123_456_789), key(123_456_700));
+        assert_ne!(key(123_456_789), key(123_456_800));
+        assert_eq!(key(1_999_999_999), key(999_999_999)); // a leap second
     }
 
     #[test]

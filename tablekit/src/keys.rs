@@ -20,7 +20,7 @@ use chrono::{DateTime, Datelike, Utc};
 use tablekit_rules::{DateField, DatePattern, DatePiece};
 use uuid::Uuid;
 
-use crate::value::{from_ticks, to_ticks, MAX_TICKS};
+use crate::value::{from_ticks, to_ticks, truncate_to_tick, MAX_TICKS};
 
 /// A value that is a key part without a format: its text, and back (for `key_only` fields).
 ///
@@ -188,7 +188,10 @@ pub fn is_valid_date_format(pattern: &str) -> bool {
 /// ```
 pub fn date_format(time: &DateTime<Utc>, pattern: &str) -> String {
     match DatePattern::parse(pattern) {
-        Ok(pattern) => time.format(&chrono_format(pattern)).to_string(),
+        // The stored value's precision: a leap second is in its minute's second 59.
+        Ok(pattern) => truncate_to_tick(*time)
+            .format(&chrono_format(pattern))
+            .to_string(),
         Err(_) => String::new(),
     }
 }

@@ -572,6 +572,24 @@ pub enum InvalidInput {
         /// The limit.
         limit: usize,
     },
+    /// A write an entity group transaction cannot hold for this model: its storage needs rows
+    /// beside the entity that a transaction being built cannot compute (a spread value's
+    /// continuation rows; index rows that depend on the stored entity). The table's own
+    /// single-entity write (`instead`) writes them in one transaction of its own.
+    #[error(
+        "a transaction cannot hold {operation} of `{model}`: {reason}; use `{instead}`, which \
+         writes them in one transaction of its own"
+    )]
+    NotInTransaction {
+        /// The model's type name.
+        model: &'static str,
+        /// The operation refused (`a merge`, `a delete by keys`).
+        operation: &'static str,
+        /// Which rows the write needs, and why the transaction cannot make them.
+        reason: &'static str,
+        /// The single-entity method to use instead (`Table::merge`).
+        instead: &'static str,
+    },
     /// Any other rule, described.
     #[error("{0}")]
     Other(String),

@@ -68,12 +68,22 @@ impl<M: TableModel> Query<M> {
 }
 
 impl<M> Query<M> {
-    /// Sets the `$filter` from a typed filter over `M` (a filter over another entity does not
-    /// compile). A filter that matches everything sets none.
-    pub fn filter(mut self, filter: impl IntoFilter<M>) -> Self {
+    /// Adds a typed filter over `M` to the `$filter` (a filter over another entity does not
+    /// compile): called again, or after [`filter_raw`](Self::filter_raw), both must hold, so
+    /// no condition is ever dropped. A filter that matches everything adds nothing.
+    ///
+    /// ```
+    /// use tablekit::{Column, DynamicEntity, Query};
+    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// let q = Query::new().filter(score.gt(5)).filter(score.lt(9).or(score.eq(20)));
+    /// assert_eq!(q.filter_string(), Some("(Score gt 5) and (Score lt 9 or Score eq 20)"));
+    /// ```
+    pub fn filter(self, filter: impl IntoFilter<M>) -> Self {
         let filter = filter.into_filter();
-        self.filter = (!filter.is_all()).then(|| filter.to_string());
-        self
+        match filter.is_all() {
+            true => self,
+            false => self.and_filter(filter.to_string()),
+        }
     }
 
     /// Sets the `$select` list from columns of `M` (one column, or a tuple of them); a field
@@ -88,13 +98,37 @@ impl<M> Query<M> {
         self
     }
 
-    /// Sets the `$filter` from text (the escape hatch; typed filters are safer).
-    pub fn filter_raw(mut self, filter: impl Into<String>) -> Self {
-        self.filter = Some(filter.into());
+    /// Adds hand-written text to the `$filter` (the escape hatch; typed filters are safer):
+    /// like [`filter`](Self::filter), with any filter set before both must hold. Blank text
+    /// adds nothing.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// let q = Query::<DynamicEntity>::new().filter_raw("PartitionKey eq 'p'");
+    /// assert_eq!(q.filter_string(), Some("PartitionKey eq 'p'"));
+    /// let q = q.filter_raw("Score gt 3 or Score lt 0");
+    /// assert_eq!(q.filter_string(), Some("(PartitionKey eq 'p') and (Score gt 3 or Score lt 0)"));
+    /// ```
+    pub fn filter_raw(self, filter: impl Into<String>) -> Self {
+        let filter = filter.into();
+        match filter.trim().is_empty() {
+            true => self,
+            false => self.and_filter(filter),
+        }
+    }
+
+    /// Adds filter text to the query's own: alone it is sent as written; after another, each
+    /// is grouped and both must hold, so neither one's `or` reaches into the other.
+    fn and_filter(mut self, text: String) -> Self {
+        self.filter = Some(match self.filter.take() {
+            None => text,
+            Some(own) => Filter::<M>::raw(own).and(Filter::raw(text)).to_string(),
+        });
         self
     }
 
-    /// Sets the `$filter` from hand-written text with `@name` placeholders, each replaced by
+    /// Adds hand-written text with `@name` placeholders to the `$filter` (as
+    /// [`filter_raw`](Self::filter_raw) does), each replaced by
     /// its value written as a literal of the value's type: the safe way to put user values
     /// into hand-written text, where [`filter_raw`](Self::filter_raw) stays the escape hatch
     /// that sends text as written. The rules are [`bind_params`]'s: a placeholder without a
@@ -314,5 +348,54 @@ impl<M> fmt::Debug for Query<M> {
             .field("top", &self.top)
             .field("take", &self.take)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Column, DynamicEntity};
+
+    fn score() -> Column<DynamicEntity, i32> {
+        Column::dynamic("Score")
+    }
+
+    #[test]
+    fn a_second_filter_is_added_not_swapped_in() {
+        let q = Query::new().filter(score().gt(5)).filter(score().lt(9));
+        assert_eq!(q.filter_string(), Some("(Score gt 5) and (Score lt 9)"));
+        let q = Query::new()
+            .filter(score().eq(1).or(score().eq(2)))
+            .filter(score().ne(3).or(score().ne(4)));
+        assert_eq!(
+            q.filter_string(),
+            Some("(Score eq 1 or Score eq 2) and (Score ne 3 or Score ne 4)")
+        );
+    }
+
+    #[test]
+    fn raw_filters_are_added_and_grouped() {
+        let q = Query::<DynamicEntity>::new()
+            .filter_raw("A eq 1 or A eq 2")
+            .filter_raw("B eq 3");
+        assert_eq!(q.filter_string(), Some("(A eq 1 or A eq 2) and (B eq 3)"));
+        let q = Query::new().filter_raw("A eq 1").filter(score().gt(5));
+        assert_eq!(q.filter_string(), Some("(A eq 1) and (Score gt 5)"));
+        let q = Query::new().filter(score().gt(5)).filter_raw("A eq 1");
+        assert_eq!(q.filter_string(), Some("(Score gt 5) and (A eq 1)"));
+    }
+
+    #[test]
+    fn a_filter_that_holds_always_adds_nothing() {
+        let q = Query::new().filter(score().gt(5)).filter(Filter::all());
+        assert_eq!(q.filter_string(), Some("Score gt 5"));
+        let q = q.filter_raw("  ");
+        assert_eq!(q.filter_string(), Some("Score gt 5"));
+        assert_eq!(
+            Query::<DynamicEntity>::new()
+                .filter(Filter::all())
+                .filter_string(),
+            None
+        );
     }
 }

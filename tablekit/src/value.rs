@@ -243,7 +243,8 @@ pub const MAX_TICKS: i64 = 3_155_378_975_999_999_999;
 #[inline]
 pub fn to_ticks(time: &DateTime<Utc>) -> i64 {
     let secs = time.timestamp();
-    let sub = i64::from(time.timestamp_subsec_nanos() / 100);
+    // A leap second stays in its second, as `truncate_to_tick` keeps it.
+    let sub = i64::from((time.timestamp_subsec_nanos() / 100).min(9_999_999));
     secs.saturating_mul(10_000_000)
         .saturating_add(sub)
         .saturating_add(UNIX_EPOCH_TICKS)
@@ -310,15 +311,20 @@ impl TicksDecoder {
     }
 }
 
-/// Drops precision below the service's 100 ns tick, so a value reads back exactly as written.
+/// Drops precision below the service's 100 ns tick, so a value reads back exactly as written:
+/// the one precision rule of stored values, filter literals, key parts and index keys. A
+/// leap second stays in its second as `.9999999`, the last tick .NET can hold (as the wire
+/// text writes it).
 ///
 /// ```
 /// use chrono::DateTime;
 /// let t = DateTime::from_timestamp(0, 123_456_789).unwrap();
 /// assert_eq!(tablekit::value::truncate_to_tick(t).timestamp_subsec_nanos(), 123_456_700);
+/// let leap = DateTime::from_timestamp(59, 1_500_000_000).unwrap();
+/// assert_eq!(tablekit::value::truncate_to_tick(leap).timestamp_subsec_nanos(), 999_999_900);
 /// ```
 pub fn truncate_to_tick(time: DateTime<Utc>) -> DateTime<Utc> {
-    let nanos = time.timestamp_subsec_nanos();
+    let nanos = time.timestamp_subsec_nanos().min(999_999_999);
     DateTime::from_timestamp(time.timestamp(), nanos - nanos % 100).unwrap_or(time)
 }
 

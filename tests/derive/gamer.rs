@@ -22,7 +22,7 @@ fn new_computes_keys_and_stores_key_fields_and_defaults() {
         Some("Dragon")
     );
     assert_eq!(g.as_dynamic().value("Score"), Some(&Value::Int32(0)));
-    assert_eq!(g.as_dynamic().value("Lives"), Some(&Value::Int32(3)));
+    assert_eq!(g.as_dynamic().value("Lives"), Some(&Value::Int64(3)));
     assert!(!g.as_dynamic().contains("Nickname"), "None stores nothing");
     assert!(
         !g.as_dynamic().contains("Cache"),

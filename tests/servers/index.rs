@@ -8,11 +8,12 @@
 
 use std::collections::BTreeSet;
 
+use chrono::{DateTime, Duration, TimeZone, Utc};
 use futures::future::join_all;
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::index::TARGET_PROPERTY;
 use tablekit::prelude::*;
-use tablekit::{ETag, Query};
+use tablekit::{ETag, InvalidInput, Query};
 
 use crate::support::models::{Employee, EmployeeEntity};
 use crate::support::servers::unique_name;
@@ -322,11 +323,23 @@ async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
     // a change needs the stored values, which a transaction being built cannot read
     let mut batch = table.batch();
     let kim = table.get("Sales", "e-1").await.unwrap().unwrap();
-    assert!(batch.replace(&kim).unwrap_err().is_invalid_input());
-    assert!(batch
-        .delete_by_key("Sales", "e-1", &ETag::any())
-        .unwrap_err()
-        .is_invalid_input());
+    for (err, table_write) in [
+        (batch.replace(&kim).unwrap_err(), "Table::replace"),
+        (batch.merge(&kim).unwrap_err(), "Table::merge"),
+        (batch.upsert_merge(&kim).unwrap_err(), "Table::upsert_merge"),
+        (batch.upsert_replace(&kim).unwrap_err(), "Table::upsert_replace"),
+        (
+            batch
+                .delete_by_key("Sales", "e-1", &ETag::any())
+                .unwrap_err(),
+            "Table::delete_by_key",
+        ),
+    ] {
+        let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(*instead, table_write);
+    }
     assert!(batch.is_empty());
     // a delete of an entity read whole, on its ETag, removes its index rows too
     batch.delete(&kim).unwrap();
@@ -339,9 +352,75 @@ async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
             ("last_name_Smith_e-2", "e-2"),
         ])
     );
+
+    // two entities of one transaction claiming one unique value: refused by name when the
+    // second is added, which leaves the batch as it was
+    let mut batch = table.batch();
+    batch
+        .insert(&employee("e-4", "ann@example.com", "Jones"))
+        .unwrap();
+    let err = batch
+        .insert(&employee("e-5", "ann@example.com", "Brown"))
+        .unwrap_err();
+    let Error::UniqueViolation(violation) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (violation.index, violation.value.as_str()),
+        ("email", "ann@example.com")
+    );
+    assert_eq!(violation.partition_key, "Sales");
+    assert_eq!(batch.len(), 3);
+    batch.submit().await.unwrap();
+    let found = Employee::by_email(&table, "Sales", "ann@example.com")
+        .await
+        .unwrap();
+    assert_eq!(found.map(|e| e.id()).as_deref(), Some("e-4"));
+}
+
+/// A shift, indexed by when it starts (unique) and by its day's start (not unique).
+#[derive(TableEntity)]
+#[tablekit(table = "Shifts")]
+pub struct Shift {
+    #[tablekit(partition_key)]
+    pub site: String,
+    #[tablekit(row_key)]
+    pub id: String,
+    #[tablekit(index(unique))]
+    pub starts: DateTime<Utc>,
+    #[tablekit(index)]
+    pub day: DateTime<Utc>,
+}
+
+/// A time finer than the service's 100 ns is stored to its tick; its index rows and lookups
+/// use the same tick, so a lookup by the time the code holds finds the entity.
+async fn a_lookup_by_a_finer_time_than_stored_finds_the_entity(client: &TableServiceClient) {
+    let table = client.table_named::<Shift>(&unique_name("Shifts"));
+    table.create().await.unwrap();
+    let starts = Utc.with_ymd_and_hms(2026, 3, 1, 8, 0, 0).unwrap() + Duration::nanoseconds(123_456_789);
+    let day = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap() + Duration::nanoseconds(7);
+    let mut shift = ShiftEntity::new("oslo", "s-1");
+    shift.set_starts(starts);
+    shift.set_day(day);
+    table.insert(&mut shift).await.unwrap();
+
+    let found = Shift::by_starts(&table, "oslo", &starts).await.unwrap();
+    assert_eq!(found.map(|s| s.id()).as_deref(), Some("s-1"));
+    let tick = starts - Duration::nanoseconds(89);
+    let found = Shift::by_starts(&table, "oslo", &tick).await.unwrap();
+    assert_eq!(found.map(|s| s.starts()), Some(tick));
+    let found = Shift::by_day(&table, "oslo", &day).await.unwrap();
+    assert_eq!(found.iter().map(ShiftEntity::id).collect::<Vec<_>>(), ["s-1"]);
+    let next_tick = starts + Duration::nanoseconds(11);
+    assert!(Shift::by_starts(&table, "oslo", &next_tick)
+        .await
+        .unwrap()
+        .is_none());
+    table.delete_table().await.unwrap();
 }
 
 on_servers!(
+    a_lookup_by_a_finer_time_than_stored_finds_the_entity,
     a_transaction_carries_the_index_rows,
     inserted_entities_are_found_by_their_indexed_values,
     a_changed_value_moves_its_index_row_in_the_same_transaction,

@@ -125,7 +125,7 @@ pub async fn serde_model_round_trips_with_edm_types(client: &TableServiceClient)
             ("Quota", EdmType::Int64),
             ("Ratio", EdmType::Double),
             ("Tier", EdmType::String),
-            ("Visits", EdmType::Int64), // above i32::MAX
+            ("Visits", EdmType::Int64),
         ]
     );
 

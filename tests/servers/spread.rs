@@ -257,8 +257,23 @@ async fn what_cannot_be_written_is_refused_before_sending(client: &TableServiceC
         matches!(err, Error::Split(SplitError::TooLarge { .. })),
         "{err}"
     );
-    let err = table.batch().insert(&report("r2", 10, 0)).unwrap_err();
-    assert!(err.is_invalid_input(), "{err}");
+    // a transaction cannot write continuation rows: refused by a typed error naming the
+    // table's own write, for every operation
+    let mut batch = table.batch();
+    let err = batch.insert(&report("r2", 10, 0)).unwrap_err();
+    let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(*instead, "Table::insert");
+    assert!(err.to_string().contains("spread values"), "{err}");
+    let err = batch
+        .delete_by_key("alice", "r2", &tablekit::ETag::any())
+        .unwrap_err();
+    let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(*instead, "Table::delete_by_key");
+    assert!(batch.is_empty());
     assert!(stored_keys(&table, "alice").await.is_empty());
 }
 

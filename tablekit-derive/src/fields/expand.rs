@@ -199,11 +199,13 @@ fn calls(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> Calls {
     let (p, ident) = (g.p, f.ident);
     let m = marker(i);
     let m = quote!(#m<P>);
+    // A nested setter leaves a property a select did not fetch alone unless the code changed
+    // it: setting back a struct read through a select writes only what was read or changed.
     let split = |t: TokenStream, get: &str| {
         let (try_get, get_fn, set, init) = (
             format_ident!("try_get_{}", get),
             format_ident!("get_{}", get),
-            format_ident!("set_{}", get),
+            format_ident!("set_nested_{}", get),
             format_ident!("init_{}", get),
         );
         Calls {
@@ -221,7 +223,7 @@ fn calls(g: &Gen<'_, '_>, i: usize, f: &Field<'_>) -> Calls {
             try_get: quote!(#p::try_get_property::<#m>(entity)?),
             get: quote!(#p::get_property::<#m>(entity)),
             present: quote!(#p::present_property::<#m>(entity)),
-            set: quote!(#p::set_property::<#m>(entity, self.#ident);),
+            set: quote!(#p::set_nested_property::<#m>(entity, self.#ident);),
             init: quote!(#p::init_property::<#m>(entity, self.#ident);),
             init_default: match f.optional {
                 false => quote!(#p::init_property_default::<#m>(entity);),

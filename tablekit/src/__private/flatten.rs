@@ -10,7 +10,10 @@ use core::marker::PhantomData;
 
 use tablekit_rules::MAX_PROPERTY_NAME_CHARS;
 
-use super::{DynamicEntity, Error, PropertyField};
+use super::{
+    set_json, set_property_value, set_records, set_split, DynamicEntity, Error, IntoValue,
+    JsonField, PropertyField, RecordsField, SplitField,
+};
 use crate::const_text::str_eq;
 use crate::split;
 
@@ -264,6 +267,64 @@ pub fn present_flatten<F: FlattenField>(entity: &DynamicEntity) -> bool {
 /// Removes a flattened field's properties.
 pub fn remove_flatten<F: FlattenField>(entity: &mut DynamicEntity) {
     F::Value::remove::<F::Prefix>(entity);
+}
+
+/// Whether a nested setter leaves a field alone: the entity was read by a select that fetched
+/// neither `name` nor an `old` one, so its getter read the default, and the value being set
+/// is that default (`unchanged`). Writing it would replace, in a merge, a stored value the
+/// code never read; a changed value is what the code means to store.
+fn keep_unread(
+    entity: &DynamicEntity,
+    name: &str,
+    old: &[&str],
+    unchanged: impl FnOnce() -> bool,
+) -> bool {
+    let fetched = entity.is_selected(name) || old.iter().any(|o| entity.is_selected(o));
+    !fetched && unchanged()
+}
+
+/// A nested property field's setter: [`set_property`], except that a property the select did
+/// not fetch is left alone while its value is the default its getter read.
+pub fn set_nested_property<F: PropertyField>(entity: &mut DynamicEntity, value: F::Value) {
+    let value = value.into_value();
+    let unchanged = || value == F::default().into_value();
+    if !keep_unread(entity, F::NAME, F::OLD_NAMES, unchanged) {
+        set_property_value::<F>(entity, value);
+    }
+}
+
+/// A nested JSON field's setter: [`set_json`], except as [`set_nested_property`].
+pub fn set_nested_json<F: JsonField>(
+    entity: &mut DynamicEntity,
+    value: &F::Value,
+) -> Result<(), Error> {
+    let unchanged = || serde_json::to_value(value).ok() == serde_json::to_value(F::default()).ok();
+    match keep_unread(entity, F::NAME, &[], unchanged) {
+        true => Ok(()),
+        false => set_json::<F>(entity, value),
+    }
+}
+
+/// A nested records field's setter: [`set_records`], except as [`set_nested_property`].
+pub fn set_nested_records<F: RecordsField>(
+    entity: &mut DynamicEntity,
+    records: &[F::Record],
+) -> Result<(), Error> {
+    match keep_unread(entity, F::NAME, &[], || records.is_empty()) {
+        true => Ok(()),
+        false => set_records::<F>(entity, records),
+    }
+}
+
+/// A nested split field's setter: [`set_split`], except as [`set_nested_property`].
+pub fn set_nested_split<F: SplitField>(
+    entity: &mut DynamicEntity,
+    bytes: &[u8],
+) -> Result<(), Error> {
+    match keep_unread(entity, F::NAME, &[], || bytes.is_empty()) {
+        true => Ok(()),
+        false => set_split::<F>(entity, bytes),
+    }
 }
 
 /// Whether a property field (under its stored or an old name) is present.

@@ -65,6 +65,23 @@ pub enum OperationKind {
     Delete,
 }
 
+impl OperationKind {
+    /// The operation as an error names it, and the table's single-entity write doing it.
+    fn described(self) -> (&'static str, &'static str) {
+        match self {
+            OperationKind::Insert => ("an insert", "Table::insert"),
+            OperationKind::UpsertMerge => ("an upsert_merge", "Table::upsert_merge"),
+            OperationKind::UpsertReplace => ("an upsert_replace", "Table::upsert_replace"),
+            OperationKind::Merge => ("a merge", "Table::merge"),
+            OperationKind::Replace => ("a replace", "Table::replace"),
+            OperationKind::Delete => ("a delete", "Table::delete"),
+        }
+    }
+}
+
+/// A delete by keys, as an error names it, and the table's write doing it.
+const DELETE_BY_KEY: (&str, &str) = ("a delete by keys", "Table::delete_by_key");
+
 struct Operation {
     kind: OperationKind,
     part: Vec<u8>,
@@ -98,6 +115,25 @@ impl Operation {
 }
 
 /// An entity group transaction on one table, built operation by operation.
+///
+/// # What a transaction cannot hold
+///
+/// Some models store rows beside each entity, and a transaction being built cannot compute
+/// them: it cannot read the stored entity, and it sends only what it was given. Such writes
+/// are refused when added, with [`InvalidInput::NotInTransaction`] naming the table's own
+/// write to use instead, which writes the entity and its rows in one transaction of its own:
+/// - a model with a spread field (`#[tablekit(split(rows = n))]`, `records(rows = n)`):
+///   every operation; use [`Table::insert`], [`Table::merge`], [`Table::replace`], the
+///   upserts, [`Table::delete`] or [`Table::delete_by_key`], which write its continuation
+///   rows with it;
+/// - a model with a secondary index: `merge`, `replace`, `upsert_merge`, `upsert_replace` and
+///   `delete_by_key` (the index rows to change are the stored entity's), and a delete of an
+///   entity not read whole; use the table's write of the same name, which reads the stored
+///   entity and changes the index rows on its ETag. Inserts and deletes of entities read
+///   whole join a transaction with their index rows (counted against the 100 operations),
+///   and two inserts claiming one unique value are refused with
+///   [`Error::UniqueViolation`] when the second is added;
+/// - a model with an index kept in a partition of its own: every operation.
 ///
 /// ```
 /// use tablekit::DynamicEntity;
@@ -214,16 +250,25 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds an insert-or-merge.
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     pub fn upsert_merge(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_indexed(OperationKind::UpsertMerge, entity)
     }
 
     /// Adds an insert-or-replace.
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     pub fn upsert_replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_indexed(OperationKind::UpsertReplace, entity)
     }
 
     /// Adds a merge conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     ///
     /// ```
     /// # use tablekit::client::Table;
@@ -252,6 +297,9 @@ impl<M: TableModel> Batch<M> {
     }
 
     /// Adds a replace conditional on the entity's ETag ([`ETag::any`] for unconditional).
+    ///
+    /// Refused for a model with a secondary index or a spread field (see
+    /// [what a transaction cannot hold](Batch#what-a-transaction-cannot-hold)).
     pub fn replace(&mut self, entity: &M::Entity) -> Result<()> {
         self.add_indexed(OperationKind::Replace, entity)
     }
@@ -268,11 +316,12 @@ impl<M: TableModel> Batch<M> {
 
     /// Adds a delete by keys, conditional on `etag` ([`ETag::any`] for unconditional).
     pub fn delete_by_key(&mut self, partition_key: &str, row_key: &str, etag: &ETag) -> Result<()> {
+        // The plan of what is stored is unknown here: any variant's rows refuse it.
         if any_spread::<M>() {
-            return Err(spread_refused::<M>());
+            return Err(spread_refused::<M>(DELETE_BY_KEY));
         }
         if any_indexes::<M>() {
-            index_rows(&[], OperationKind::Delete, None)?;
+            index_rows::<M>(&[], OperationKind::Delete, None)?;
         }
         let limits = self.table.client().limits();
         limits.validate_key(KeyKind::PartitionKey, partition_key)?;
@@ -550,15 +599,32 @@ impl<M: TableModel> Batch<M> {
         });
     }
 
+    /// Refuses a unique index row that an earlier entity of the transaction claims: two
+    /// entities would hold one unique value, whatever is stored.
+    fn check_unclaimed(&self, row: &DynamicEntity) -> Result<()> {
+        let Some(&operation) = self.rows.get(row.row_key()) else {
+            return Ok(());
+        };
+        match self.claims.iter().find(|c| c.operation == operation) {
+            Some(claim) => Err(UniqueViolation {
+                index: claim.index,
+                partition_key: row.partition_key().to_owned(),
+                value: claim.value.clone(),
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// Adds a write and, for an indexed model, its index rows' operations: all of them, or
     /// (on error) none.
     fn add_indexed(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
         let entity = typed.as_dynamic();
         let plan = plan_of::<M>(entity);
         if !plan.spread.is_empty() {
-            return Err(spread_refused::<M>());
+            return Err(spread_refused::<M>(kind.described()));
         }
-        let rows = index_rows(plan.indexes, kind, Some(entity))?;
+        let rows = index_rows::<M>(plan.indexes, kind, Some(entity))?;
         let mark = self.operations.len();
         let parts_len = self.parts_len;
         let added = match kind {
@@ -575,6 +641,10 @@ impl<M: TableModel> Batch<M> {
         let added = added.and_then(|()| {
             rows.iter().try_for_each(|(kind, row, index)| {
                 self.table.client().limits().validate_entity(row)?;
+                let claims = *kind == OperationKind::Insert && index.is_unique();
+                if claims {
+                    self.check_unclaimed(row)?;
+                }
                 let body = (*kind != OperationKind::Delete).then(|| codec::encode_entity(row));
                 let if_match = (*kind == OperationKind::Delete).then_some("*");
                 self.add(
@@ -584,7 +654,7 @@ impl<M: TableModel> Batch<M> {
                     if_match,
                     body.as_deref(),
                 )?;
-                if *kind == OperationKind::Insert && index.is_unique() {
+                if claims {
                     self.claim_last(index, row.row_key());
                 }
                 Ok(())
@@ -735,11 +805,25 @@ impl<M: TableModel> Batch<M> {
 
 /// A model whose values spread over continuation rows is written by [`Table`]'s own
 /// operations, which keep its rows in step: a transaction of its entities would not.
-fn spread_refused<M: TableModel>() -> Error {
-    InvalidInput::Other(format!(
-        "`{}` spreads values over continuation rows: write it with `Table`'s insert, replace, merge, upserts and delete, which write its rows in the same transaction",
-        std::any::type_name::<M>()
-    ))
+/// (`operation` and `instead` name the write refused and the table's write to use.)
+fn spread_refused<M: TableModel>((operation, instead): (&'static str, &'static str)) -> Error {
+    not_in_transaction::<M>(
+        (operation, instead),
+        "its spread values need continuation rows written, changed and removed with the entity, which only the table's own write keeps in step",
+    )
+}
+
+/// [`InvalidInput::NotInTransaction`] for `operation` of model `M`.
+fn not_in_transaction<M: TableModel>(
+    (operation, instead): (&'static str, &'static str),
+    reason: &'static str,
+) -> Error {
+    InvalidInput::NotInTransaction {
+        model: std::any::type_name::<M>(),
+        operation,
+        reason,
+        instead,
+    }
     .into()
 }
 
@@ -939,7 +1023,7 @@ impl BatchOutcome {
 /// its ETag (so it is the stored state) deletes them. The other writes of an indexed model
 /// need the stored state first, which a transaction being built cannot read: they are
 /// refused, pointing at the table's own write, which reads it.
-fn index_rows(
+fn index_rows<M: TableModel>(
     indexes: &'static [Index],
     kind: OperationKind,
     entity: Option<&DynamicEntity>,
@@ -947,26 +1031,27 @@ fn index_rows(
     if indexes.is_empty() && entity.is_some() {
         return Ok(Vec::new());
     }
-    let refuse = |why: &str| -> Result<Vec<(OperationKind, DynamicEntity, &'static Index)>> {
-        Err(InvalidInput::Other(format!(
-            "a transaction of an indexed model cannot {why}: the index rows to change depend on the stored entity; use the table's own write, which reads it"
-        ))
-        .into())
+    let operation = match entity {
+        Some(_) => kind.described(),
+        None => DELETE_BY_KEY,
     };
+    let refuse = |reason| Err(not_in_transaction::<M>(operation, reason));
     if indexes.iter().any(Index::is_inter_partition) {
-        return refuse("hold the write of an entity whose index lives in another partition");
+        return refuse(
+            "its index rows live in another partition, which a transaction cannot reach",
+        );
     }
     let Some(entity) = entity else {
-        return refuse("delete by keys alone");
+        return refuse("the index rows to delete are the stored entity's, which a transaction being built cannot read");
     };
     index::check_entity_row_key(indexes, entity.row_key())?;
     let (row_kind, delete) = match kind {
         OperationKind::Insert => (OperationKind::Insert, false),
         OperationKind::Delete => (OperationKind::Delete, true),
-        _ => return refuse("merge, replace or upsert"),
+        _ => return refuse("the index rows to change depend on the stored entity, which a transaction being built cannot read"),
     };
     if delete && (entity.is_partial() || entity.etag() == Some(&ETag::any())) {
-        return refuse("delete an entity not read whole, on its ETag");
+        return refuse("the index rows to delete are the stored entity's: only an entity read whole, deleted on its ETag, says which they are");
     }
     let mut rows = Vec::new();
     for index in indexes {

@@ -90,7 +90,7 @@ impl ValueError {
 /// |---|---|---|
 /// | `bool`, `String`/`&str`, `Vec<u8>`/`&[u8]`, `Uuid` | `Boolean`, `String`, `Binary`, `Guid` | |
 /// | `i8`, `i16`, `i32`, `u8`, `u16` | `Int32` | reads accept `Int64` in range; out of range is an error |
-/// | `u32` | `Int32`, or `Int64` above `i32::MAX` | |
+/// | `u32` | `Int64` | reads `Int32` too; a value written as `Int32` before is not found by filters until rewritten |
 /// | `i64`, `isize` | `Int64` | |
 /// | `u64`, `usize` | `Int64`, the bit pattern above `i64::MAX` | reads back exactly; no ordering in filters |
 /// | `f64`, `f32` | `Double` | an `f32` reads the nearest value; beyond its range is an error |
@@ -106,7 +106,7 @@ impl ValueError {
 ///
 /// ```
 /// use tablekit::{IntoValue, Value};
-/// assert_eq!(5u32.into_value(), Some(Value::Int32(5)));
+/// assert_eq!(5u32.into_value(), Some(Value::Int64(5))); // one EDM type per Rust type
 /// assert_eq!(None::<i32>.into_value(), None);
 /// assert_eq!(7u8.into_value(), Some(Value::Int32(7)));
 /// assert_eq!(std::time::Duration::from_millis(2).into_value(), Some(Value::Int64(2_000_000)));
@@ -121,7 +121,7 @@ pub trait IntoValue {
     /// ```
     /// use tablekit::{IntoValue, Value};
     /// assert_eq!(7i64.into_value(), Some(Value::Int64(7)));
-    /// assert_eq!(u32::MAX.into_value(), Some(Value::Int64(4_294_967_295))); // too big for Int32
+    /// assert_eq!(u32::MAX.into_value(), Some(Value::Int64(4_294_967_295))); // every u32 is Int64
     /// assert_eq!("Ann".into_value(), Some(Value::String("Ann".into())));
     /// assert_eq!(None::<String>.into_value(), None);
     /// ```

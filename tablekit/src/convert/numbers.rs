@@ -1,9 +1,10 @@
 //! Integers and floating-point numbers.
 //!
-//! The service has two integer types: every integer up to 32 bits is stored as `Int32` (`u32`
-//! only when it fits, else `Int64`), every 64-bit one as `Int64`. Reads accept either width and
-//! check the range, so a value that does not fit is an [`OutOfRange`](ValueError::OutOfRange)
-//! error, never a wrapped number.
+//! The service has two integer types: every integer that always fits `Int32` is stored as
+//! `Int32`, `u32` and every 64-bit one as `Int64`, so each Rust type is stored as one EDM type
+//! and a filter's literal has the stored type. Reads accept either width and check the range,
+//! so a value that does not fit is an [`OutOfRange`](ValueError::OutOfRange) error, never a
+//! wrapped number.
 //!
 //! ```
 //! use tablekit::{FromValue, IntoValue, Value, ValueError};
@@ -64,19 +65,18 @@ impl FromValue for i64 {
     }
 }
 
-/// `u32` is stored as `Int32` when it fits and as `Int64` otherwise, so no value is lost.
+/// `u32` is stored as `Int64`, whatever its value: the service compares only values of one
+/// type, so a column holding `Int32` below `i32::MAX` and `Int64` above could not be filtered
+/// (rows missed, or the query refused). A read accepts `Int32` too, as written before.
 impl IntoValue for u32 {
     fn into_value(self) -> Option<Value> {
-        Some(match i32::try_from(self) {
-            Ok(small) => Value::Int32(small),
-            Err(_) => Value::Int64(i64::from(self)),
-        })
+        Some(Value::Int64(i64::from(self)))
     }
 }
 
 impl FromValue for u32 {
     fn from_value(value: &Value) -> Result<Self, ValueError> {
-        narrow(stored_integer(value, "Edm.Int32")?, "u32")
+        narrow(stored_integer(value, "Edm.Int64")?, "u32")
     }
 }
 
@@ -196,6 +196,9 @@ mod tests {
             );
         }
         assert_eq!(u32::MAX.into_value(), Some(Value::Int64(u32::MAX as i64)));
+        // one EDM type whatever the value; `Int32` as written before still reads
+        assert_eq!(5u32.into_value(), Some(Value::Int64(5)));
+        assert_eq!(u32::from_value(&Value::Int32(5)), Ok(5));
         assert_eq!(
             u32::from_value(&Value::Int64(u32::MAX as i64)),
             Ok(u32::MAX)

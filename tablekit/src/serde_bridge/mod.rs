@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `bool` | `Edm.Boolean` |
 //! | `i8`, `i16`, `i32`, `u8`, `u16` | `Edm.Int32` |
-//! | `u32` | `Edm.Int32`, or `Edm.Int64` above `i32::MAX` |
+//! | `u32` | `Edm.Int64` |
 //! | `i64` | `Edm.Int64` |
 //! | `u64` | `Edm.Int64` (above `i64::MAX`, its bit pattern: it reads back exactly) |
 //! | `f32`, `f64` | `Edm.Double` |

@@ -126,7 +126,7 @@ fn every_mapping_stores_its_edm_type_and_round_trips() {
         ("int", Value::Int32(i32::MAX)),
         ("byte", Value::Int32(200)),
         ("short", Value::Int32(i32::from(u16::MAX))),
-        ("word", Value::Int32(7)),
+        ("word", Value::Int64(7)),
         ("big_word", Value::Int64(i64::from(u32::MAX))),
         ("long", Value::Int64(i64::MIN)),
         ("unsigned", Value::Int64(5)),

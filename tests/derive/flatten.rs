@@ -293,7 +293,11 @@ pub async fn setting_back_a_partly_read_struct_merges_only_what_was_read_or_chan
     address.street = "Storgata 9".into();
     address.geo.lon = 11.0; // not read, but changed: written
     read.set_address(address).unwrap();
-    assert!(typed.replace(&mut read).await.unwrap_err().is_invalid_input());
+    assert!(typed
+        .replace(&mut read)
+        .await
+        .unwrap_err()
+        .is_invalid_input());
     typed.merge(&mut read).await.unwrap();
 
     let stored = typed.get("s", "").await.unwrap().unwrap();

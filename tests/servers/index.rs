@@ -327,7 +327,10 @@ async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
         (batch.replace(&kim).unwrap_err(), "Table::replace"),
         (batch.merge(&kim).unwrap_err(), "Table::merge"),
         (batch.upsert_merge(&kim).unwrap_err(), "Table::upsert_merge"),
-        (batch.upsert_replace(&kim).unwrap_err(), "Table::upsert_replace"),
+        (
+            batch.upsert_replace(&kim).unwrap_err(),
+            "Table::upsert_replace",
+        ),
         (
             batch
                 .delete_by_key("Sales", "e-1", &ETag::any())
@@ -397,7 +400,8 @@ pub struct Shift {
 async fn a_lookup_by_a_finer_time_than_stored_finds_the_entity(client: &TableServiceClient) {
     let table = client.table_named::<Shift>(&unique_name("Shifts"));
     table.create().await.unwrap();
-    let starts = Utc.with_ymd_and_hms(2026, 3, 1, 8, 0, 0).unwrap() + Duration::nanoseconds(123_456_789);
+    let starts =
+        Utc.with_ymd_and_hms(2026, 3, 1, 8, 0, 0).unwrap() + Duration::nanoseconds(123_456_789);
     let day = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap() + Duration::nanoseconds(7);
     let mut shift = ShiftEntity::new("oslo", "s-1");
     shift.set_starts(starts);
@@ -410,7 +414,10 @@ async fn a_lookup_by_a_finer_time_than_stored_finds_the_entity(client: &TableSer
     let found = Shift::by_starts(&table, "oslo", &tick).await.unwrap();
     assert_eq!(found.map(|s| s.starts()), Some(tick));
     let found = Shift::by_day(&table, "oslo", &day).await.unwrap();
-    assert_eq!(found.iter().map(ShiftEntity::id).collect::<Vec<_>>(), ["s-1"]);
+    assert_eq!(
+        found.iter().map(ShiftEntity::id).collect::<Vec<_>>(),
+        ["s-1"]
+    );
     let next_tick = starts + Duration::nanoseconds(11);
     assert!(Shift::by_starts(&table, "oslo", &next_tick)
         .await

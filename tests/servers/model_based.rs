@@ -289,9 +289,10 @@ enum Op {
     Batch {
         inserts: Vec<(u8, Held)>,
     },
-    /// A query selecting the members' zip only, then a merge of a new zip into one.
+    /// A query selecting the members' zip only, then a merge of a new zip into one of them
+    /// (the `pick`th, counting round).
     SelectMerge {
-        key: u8,
+        pick: u8,
         zip: u8,
     },
     /// Index repair over the members: it finds nothing to fix.
@@ -318,13 +319,20 @@ impl Op {
                 let inserts = (0..n)
                     .map(|_| {
                         let key = keys.remove(rng.gen_range(0..keys.len()));
-                        (key, Held::random(rng))
+                        // Mostly what a transaction holds, sometimes what it refuses.
+                        let held = match (rng.gen_bool(0.8), Held::random(rng)) {
+                            (true, Held::Scan { .. } | Held::Contact { .. }) => {
+                                Held::Note { title: 2 }
+                            }
+                            (_, held) => held,
+                        };
+                        (key, held)
                     })
                     .collect();
                 Op::Batch { inserts }
             }
             14 | 15 => Op::SelectMerge {
-                key,
+                pick: key,
                 zip: rng.gen_range(0..3),
             },
             _ => Op::Repair,
@@ -489,7 +497,7 @@ async fn apply(t: &Tables, reference: &mut Reference, op: &Op) -> Result<bool, S
                 (expected, result, Some((key, None)))
             }
             Op::Batch { ref inserts } => return apply_batch(t, reference, inserts).await,
-            Op::SelectMerge { key, zip } => return select_merge(t, reference, key, zip).await,
+            Op::SelectMerge { pick, zip } => return select_merge(t, reference, pick, zip).await,
             Op::Repair => {
                 let report = repair(&t.members).await.map_err(|e| e.to_string())?;
                 if !report.is_clean() {
@@ -570,25 +578,25 @@ async fn apply_batch(
 async fn select_merge(
     t: &Tables,
     reference: &mut Reference,
-    key: u8,
+    pick: u8,
     zip: u8,
 ) -> Result<bool, String> {
-    let filter = format!("RowKey eq '{}'", key_name(key));
-    let query = Query::<Member>::new()
-        .filter_raw(filter)
-        .select(Member::ADDRESS.zip());
+    let query = Query::<Member>::new().select(Member::ADDRESS.zip());
     let mut read = t
         .members
         .query(query)
         .collect_all()
         .await
         .map_err(|e| e.to_string())?;
-    let Some(mut member) = read.pop() else {
-        return match reference.get(&key) {
-            Some(Held::Member { .. }) => Err(format!("the member at {key} was not found")),
-            _ => Ok(false),
-        };
-    };
+    if read.is_empty() {
+        return Ok(false);
+    }
+    let mut member = read.swap_remove(usize::from(pick) % read.len());
+    let row_key = member.as_dynamic().row_key().to_owned();
+    let key: u8 = row_key
+        .get(1..)
+        .and_then(|k| k.parse().ok())
+        .ok_or_else(|| format!("a member read at {row_key:?}: {:?}", member.as_dynamic()))?;
     // The nested struct read with one of its fields (the others at their defaults), changed
     // and set back: the merge writes what was read and changed, never the defaults.
     let mut address = member.address();

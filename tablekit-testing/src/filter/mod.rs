@@ -32,7 +32,7 @@ use std::fmt;
 use tablekit::{DynamicEntity, EdmType};
 
 pub(crate) use eval::{compare_by_field, compare_field, Prefetch};
-pub use eval::{utf16_cmp, Field, Subject};
+pub use eval::{utf16_cmp, Comparison, Field, Subject};
 pub(crate) use range::KeyRange;
 
 /// A parsed `$filter`.

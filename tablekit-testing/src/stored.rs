@@ -13,7 +13,6 @@
 //! three times as much.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -21,7 +20,9 @@ use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
 use tablekit::{codec, value, DynamicEntity, EdmType, Value};
 
-use crate::filter::{compare_by_field, compare_field, utf16_cmp, Field, Prefetch, Subject};
+use crate::filter::{
+    compare_by_field, compare_field, utf16_cmp, Comparison, Field, Prefetch, Subject,
+};
 use crate::minimal_json;
 use crate::prefetch::prefetch_bytes;
 
@@ -256,7 +257,7 @@ impl Subject for Stored {
         name: &str,
         hint: usize,
         literal: &Value,
-    ) -> Option<(Option<Ordering>, usize)> {
+    ) -> Option<(Comparison, usize)> {
         if matches!(name, "PartitionKey" | "RowKey" | "Timestamp") {
             return compare_by_field(self, name, hint, literal);
         }
@@ -266,18 +267,26 @@ impl Subject for Stored {
 }
 
 impl Stored {
-    /// How the value in `slot` orders against `literal`; `None` when their types differ.
-    /// Numbers, Booleans and strings, which most filters compare, are read in place.
-    fn compare_slot(&self, slot: Slot, literal: &Value) -> Option<Ordering> {
+    /// How the value in `slot` compares with `literal`. Int32s, Booleans and strings, which
+    /// most filters compare, are read in place; a value whose text does not read back (never
+    /// what [`from_entity`](Self::from_entity) wrote) matches nothing.
+    fn compare_slot(&self, slot: Slot, literal: &Value) -> Comparison {
         if slot.kind != literal.edm_type() {
-            return None;
+            return Comparison::Mismatched;
         }
-        match literal {
-            Value::Int32(b) => self.json(slot).parse::<i32>().ok().map(|a| a.cmp(b)),
-            Value::Bool(b) => Some((self.json(slot) == "true").cmp(b)),
-            Value::String(b) => Some(utf16_cmp(&self.text_of(slot), b)),
-            _ => compare_field(&self.field_of(slot)?, literal),
-        }
+        let ord = match literal {
+            Value::Int32(b) => match self.json(slot).parse::<i32>() {
+                Ok(a) => a.cmp(b),
+                Err(_) => return Comparison::Mismatched,
+            },
+            Value::Bool(b) => (self.json(slot) == "true").cmp(b),
+            Value::String(b) => utf16_cmp(&self.text_of(slot), b),
+            _ => match self.field_of(slot) {
+                Some(field) => return compare_field(&field, literal),
+                None => return Comparison::Mismatched,
+            },
+        };
+        Comparison::Ordered(ord)
     }
 }
 

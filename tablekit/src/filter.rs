@@ -20,6 +20,7 @@ use std::marker::PhantomData;
 
 use crate::codec::format_datetime;
 use crate::convert::IntoValue;
+use crate::number_literals::check_numbers;
 use crate::params::{is_name_byte, is_param_name, named_values, NamedValue};
 pub use crate::params::{ParamError, Params};
 use crate::value::Value;
@@ -124,9 +125,9 @@ impl<M> Filter<M> {
     ///
     /// Values are anything [`IntoValue`]: pairs of one type directly, mixed types through
     /// [`Params`]. A placeholder without a value, a value never used, a name given twice, an
-    /// invalid name and a `None` value are each a [`ParamError`] (input the service would
-    /// refuse: `?` makes it an [`InvalidInput`](crate::InvalidInput) error), before anything
-    /// is sent.
+    /// invalid name, a `None` value and a number its type cannot hold (an Int32 out of range)
+    /// are each a [`ParamError`] (input the service would refuse: `?` makes it an
+    /// [`InvalidInput`](crate::InvalidInput) error), before anything is sent.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -402,6 +403,8 @@ fn with_point(number: &str) -> String {
 /// placeholder (`''` inside a literal is a quote and does not end it). Every value must be
 /// used, and every placeholder given a value, under a name of ASCII letters, digits and `_`
 /// (given without the `@`, not starting with a digit): anything else is a [`ParamError`].
+/// So is a number written by hand that its type cannot hold, which the service would refuse:
+/// an Int32 (no suffix) out of range, as an Int64 written without its `L` usually is.
 ///
 /// ```
 /// use tablekit::filter::bind_params;
@@ -415,6 +418,7 @@ fn with_point(number: &str) -> String {
 ///      and Mail ne 'x@y' and Note ne 'it''s @who'"
 /// );
 /// assert!(bind_params("A eq @a", [("a", 1), ("b", 2)]).is_err()); // `@b` is never used
+/// assert!(bind_params("Id eq 5454161346626", [("a", 1)]).is_err()); // `5454161346626L`
 /// # Ok::<(), tablekit::Error>(())
 /// ```
 pub fn bind_params<N, V>(
@@ -433,11 +437,13 @@ where
     Ok(bound)
 }
 
-/// Copies `text`, writing each placeholder outside string literals as its value's literal.
+/// Copies `text`, writing each placeholder outside string literals as its value's literal and
+/// checking the numbers written by hand.
 fn substitute(text: &str, values: &mut [NamedValue]) -> Result<String, ParamError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(['\'', '@']) {
+        check_numbers(&rest[..at], text.len() - rest.len())?;
         out.push_str(&rest[..at]);
         let offset = text.len() - rest.len() + at;
         rest = if rest.as_bytes()[at] == b'\'' {
@@ -454,6 +460,7 @@ fn substitute(text: &str, values: &mut [NamedValue]) -> Result<String, ParamErro
             &rest[at + 1 + name_len..]
         };
     }
+    check_numbers(rest, text.len() - rest.len())?;
     out.push_str(rest);
     Ok(out)
 }

@@ -25,6 +25,7 @@ pub mod index;
 pub mod keys;
 pub mod limits;
 mod model;
+mod number_literals;
 mod params;
 pub mod patterns;
 pub mod plan;

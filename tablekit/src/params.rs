@@ -16,7 +16,7 @@
 //! ```
 
 use crate::convert::IntoValue;
-use crate::value::Value;
+use crate::value::{EdmType, Value};
 
 /// Named values of mixed types for [`Filter::raw_with`](crate::Filter::raw_with),
 /// [`bind_params`](crate::filter::bind_params) and `Query::filter_raw_with`.
@@ -123,6 +123,49 @@ pub enum ParamError {
         /// The byte offset of its opening quote.
         position: usize,
     },
+    /// A number of the text that its type cannot hold: a number without a suffix is an Int32
+    /// (`5454161346626` is out of range: an Int64 is written `5454161346626L`), one with `L`
+    /// an Int64, one with a `.` or an exponent a finite Double. The service refuses it with
+    /// 400 InvalidInput "Unrecognized 'Edm.Int32' literal '…'".
+    ///
+    /// ```
+    /// use tablekit::filter::{bind_params, ParamError};
+    /// use tablekit::EdmType;
+    /// let err = bind_params("Id eq 5454161346626 and Tag eq @tag", [("tag", "a")]).unwrap_err();
+    /// assert_eq!(
+    ///     err,
+    ///     ParamError::UnrecognizedLiteral {
+    ///         literal: "5454161346626".into(),
+    ///         edm_type: EdmType::Int32,
+    ///         position: 6,
+    ///     }
+    /// );
+    /// ```
+    #[error(
+        "`{literal}` at byte {position} of the filter is not a valid {edm_type} literal{}",
+        how_to_write(*.edm_type, .literal)
+    )]
+    UnrecognizedLiteral {
+        /// The number as written.
+        literal: String,
+        /// The type its text gives it.
+        edm_type: EdmType,
+        /// The byte offset where it starts.
+        position: usize,
+    },
+}
+
+/// How to write what an unrecognized literal likely meant.
+fn how_to_write(edm_type: EdmType, literal: &str) -> String {
+    match edm_type {
+        EdmType::Int32 => {
+            format!(": a number without `L` is an Int32, so write an Int64 as `{literal}L`")
+        }
+        EdmType::Double => {
+            ": a Double literal is finite (infinities are written `INF` and `-INF`)".to_owned()
+        }
+        _ => String::new(),
+    }
 }
 
 /// One named value and whether the text used it.

@@ -132,8 +132,8 @@ impl<M> Query<M> {
     /// its value written as a literal of the value's type: the safe way to put user values
     /// into hand-written text, where [`filter_raw`](Self::filter_raw) stays the escape hatch
     /// that sends text as written. The rules are [`bind_params`]'s: a placeholder without a
-    /// value, an unused value, a name given twice, an invalid name or a `None` value is a
-    /// [`ParamError`] (`?` makes it an
+    /// value, an unused value, a name given twice, an invalid name, a `None` value or a number
+    /// its type cannot hold (an Int32 out of range) is a [`ParamError`] (`?` makes it an
     /// [`InvalidInput::FilterParameter`](crate::InvalidInput::FilterParameter)), and nothing
     /// is sent.
     ///

@@ -5,7 +5,7 @@
 use chrono::{TimeZone, Utc};
 use tablekit::filter::{bind_params, ParamError, Params};
 use tablekit::prelude::*;
-use tablekit::{Filter, InvalidInput};
+use tablekit::{EdmType, Filter, InvalidInput};
 
 fn problem(result: Result<String, ParamError>) -> ParamError {
     let problem = result.expect_err("expected a parameter error");
@@ -212,6 +212,50 @@ fn an_unclosed_literal_is_refused() {
 }
 
 #[test]
+fn numbers_written_by_hand_must_fit_their_type() {
+    // An Int64 written without its `L` is an Int32 the service refuses: refused here first,
+    // wherever it stands among literals and placeholders.
+    for (text, literal, edm_type, position) in [
+        ("Id eq 5454161346626", "5454161346626", EdmType::Int32, 6),
+        (
+            "Tag eq @tag and Id ge 2147483648",
+            "2147483648",
+            EdmType::Int32,
+            22,
+        ),
+        (
+            "Tag eq '1' and Id lt -2147483649 or Tag eq @tag",
+            "-2147483649",
+            EdmType::Int32,
+            21,
+        ),
+        (
+            "Id eq 9223372036854775808L",
+            "9223372036854775808L",
+            EdmType::Int64,
+            6,
+        ),
+        ("Ratio gt 1e999", "1e999", EdmType::Double, 9),
+    ] {
+        let expected = ParamError::UnrecognizedLiteral {
+            literal: literal.into(),
+            edm_type,
+            position,
+        };
+        assert_eq!(
+            problem(bind_params(text, [("tag", "x")])),
+            expected,
+            "{text}"
+        );
+    }
+    // Within range, in names, in string literals and in values, numbers are left as they are.
+    let text = "Id eq 5454161346626L and N1 eq 2147483647 and Tag eq '5454161346626' and R eq @r";
+    assert!(bind_params(text, [("r", 1e300)]).is_ok());
+    let query = Query::<DynamicEntity>::new().filter_raw_with("Id eq 5454161346626", Params::new());
+    assert!(matches!(query, Err(ParamError::UnrecognizedLiteral { .. })));
+}
+
+#[test]
 fn errors_name_the_problem_in_lowercase_with_code_in_backticks() {
     let messages = [
         (bind_params("A eq @a", [("b", 1)]), "invalid filter parameters: `@a` has no value"),
@@ -230,6 +274,18 @@ fn errors_name_the_problem_in_lowercase_with_code_in_backticks() {
         (
             bind_params("A eq 'x", Params::new()),
             "invalid filter parameters: the string literal at byte 5 of the filter is never closed",
+        ),
+        (
+            bind_params("A eq 5454161346626", Params::new()),
+            "invalid filter parameters: `5454161346626` at byte 5 of the filter is not a valid \
+             Edm.Int32 literal: a number without `L` is an Int32, so write an Int64 as \
+             `5454161346626L`",
+        ),
+        (
+            bind_params("A eq 1e999", Params::new()),
+            "invalid filter parameters: `1e999` at byte 5 of the filter is not a valid \
+             Edm.Double literal: a Double literal is finite (infinities are written `INF` and \
+             `-INF`)",
         ),
     ];
     for (result, message) in messages {

@@ -3,6 +3,12 @@
 //! A comparison holds only when both sides have the same EDM type: `N eq 5L` does not match
 //! an Int32 `N`, `RowKey eq 1` matches nothing, and a missing property makes a comparison
 //! false (so `not (Missing eq 1)` is true). Strings compare by UTF-16 code units, as .NET does.
+//!
+//! Doubles compare as IEEE 754 says. Azure's "Querying tables and entities" says nothing of
+//! NaN, and OData 4.01's URL conventions take IEEE 754's rules: NaN is unordered, so `ne`
+//! holds with NaN on either side (even against NaN) and `eq`, `lt`, `le`, `gt`, `ge` never
+//! do, which keeps `ne` the same as `not (.. eq ..)`. `-0.0` equals `0.0`; the infinities
+//! order below and above every other number.
 
 use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
@@ -44,6 +50,55 @@ impl Field<'_> {
             Field::Owned(value) => Field::Value(value),
             Field::Time(time) => Field::Time(*time),
         }
+    }
+}
+
+/// How a value compares with another: which comparison operators hold.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use tablekit::{DynamicEntity, Value};
+/// use tablekit_testing::filter::{Comparison, Subject};
+/// let mut e = DynamicEntity::new("p", "r");
+/// e.set("D", f64::NAN);
+/// e.set("N", 5);
+/// let nan = e.compare_near("D", 0, &Value::Double(1.5)).map(|(c, _)| c);
+/// assert_eq!(nan, Some(Comparison::Unordered)); // only `ne` holds
+/// let five = e.compare_near("N", 0, &Value::Int32(7)).map(|(c, _)| c);
+/// assert_eq!(five, Some(Comparison::Ordered(Ordering::Less)));
+/// let other_type = e.compare_near("N", 0, &Value::Int64(5)).map(|(c, _)| c);
+/// assert_eq!(other_type, Some(Comparison::Mismatched)); // nothing holds, not even `ne`
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// Values of one EDM type, in this order.
+    Ordered(Ordering),
+    /// Doubles with a NaN on either side: unordered, so only `ne` holds (IEEE 754).
+    Unordered,
+    /// Values of different EDM types: no comparison holds, not even `ne`.
+    Mismatched,
+}
+
+impl Comparison {
+    /// The comparison seen from the other side: `a < b` is `b > a`.
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use tablekit_testing::filter::Comparison;
+    /// let less = Comparison::Ordered(Ordering::Less);
+    /// assert_eq!(less.reverse(), Comparison::Ordered(Ordering::Greater));
+    /// assert_eq!(Comparison::Unordered.reverse(), Comparison::Unordered);
+    /// ```
+    pub fn reverse(self) -> Comparison {
+        match self {
+            Comparison::Ordered(ord) => Comparison::Ordered(ord.reverse()),
+            other => other,
+        }
+    }
+
+    /// Whether the values are of one EDM type and equal.
+    fn is_equal(self) -> bool {
+        self == Comparison::Ordered(Ordering::Equal)
     }
 }
 
@@ -103,19 +158,20 @@ pub trait Subject {
     }
 
     /// How property `name` (looked for first at `hint`, like [`field_near`](Self::field_near))
-    /// orders against `literal`, and where the subject has it: `None` when the subject has no
-    /// such property, `Some((None, at))` when the two differ in type (the comparison is then
-    /// false). The provided method reads the field and compares; a stored form can compare in
-    /// place, without building a [`Value`].
+    /// compares with `literal`, and where the subject has it: `None` when the subject has no
+    /// such property. The provided method reads the field and compares; a stored form can
+    /// compare in place, without building a [`Value`].
     ///
     /// ```
     /// use std::cmp::Ordering;
     /// use tablekit::{DynamicEntity, Value};
-    /// use tablekit_testing::filter::Subject;
+    /// use tablekit_testing::filter::{Comparison, Subject};
     /// let mut e = DynamicEntity::new("p", "r");
     /// e.set("Score", 30);
-    /// assert_eq!(e.compare_near("Score", 0, &Value::Int32(40)), Some((Some(Ordering::Less), 0)));
-    /// assert_eq!(e.compare_near("Score", 0, &Value::Int64(40)), Some((None, 0))); // Int32 is not Int64
+    /// let less = Comparison::Ordered(Ordering::Less);
+    /// assert_eq!(e.compare_near("Score", 0, &Value::Int32(40)), Some((less, 0)));
+    /// let other_type = e.compare_near("Score", 0, &Value::Int64(40)); // Int32 is not Int64
+    /// assert_eq!(other_type, Some((Comparison::Mismatched, 0)));
     /// assert_eq!(e.compare_near("Missing", 0, &Value::Int32(40)), None);
     /// ```
     fn compare_near(
@@ -123,7 +179,7 @@ pub trait Subject {
         name: &str,
         hint: usize,
         literal: &Value,
-    ) -> Option<(Option<Ordering>, usize)> {
+    ) -> Option<(Comparison, usize)> {
         compare_by_field(self, name, hint, literal)
     }
 }
@@ -135,13 +191,13 @@ pub(crate) fn compare_by_field<S: Subject + ?Sized>(
     name: &str,
     hint: usize,
     literal: &Value,
-) -> Option<(Option<Ordering>, usize)> {
+) -> Option<(Comparison, usize)> {
     let (field, at) = subject.field_near(name, hint)?;
     Some((compare_field(&field, literal), at))
 }
 
-/// How `field` orders against `literal`; `None` when their types differ.
-pub(crate) fn compare_field(field: &Field<'_>, literal: &Value) -> Option<Ordering> {
+/// How `field` compares with `literal`.
+pub(crate) fn compare_field(field: &Field<'_>, literal: &Value) -> Comparison {
     compare(field.view(), Field::Value(literal))
 }
 
@@ -152,19 +208,18 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
         Expr::Or(a, b) => eval(a, subject) || eval(b, subject),
         Expr::Not(inner) => !eval(inner, subject),
         Expr::Truthy(Operand::Property(property)) => {
-            compare_property(property, &TRUE, subject) == Some(Ordering::Equal)
+            compare_property(property, &TRUE, subject).is_some_and(Comparison::is_equal)
         }
         Expr::Truthy(Operand::Literal(value)) => *value == TRUE,
         // A property against a literal, the usual comparison, is compared in place.
         Expr::Compare(Operand::Property(property), op, Operand::Literal(literal)) => {
-            compare_property(property, literal, subject).is_some_and(|ord| holds(*op, ord))
+            compare_property(property, literal, subject).is_some_and(|c| holds(*op, c))
         }
         Expr::Compare(Operand::Literal(literal), op, Operand::Property(property)) => {
-            compare_property(property, literal, subject)
-                .is_some_and(|ord| holds(*op, ord.reverse()))
+            compare_property(property, literal, subject).is_some_and(|c| holds(*op, c.reverse()))
         }
         Expr::Compare(left, op, right) => match (resolve(left, subject), resolve(right, subject)) {
-            (Some(l), Some(r)) => compare(l.view(), r.view()).is_some_and(|ord| holds(*op, ord)),
+            (Some(l), Some(r)) => holds(*op, compare(l.view(), r.view())),
             _ => false,
         },
     }
@@ -172,17 +227,16 @@ pub(crate) fn eval(expr: &Expr, subject: &dyn Subject) -> bool {
 
 const TRUE: Value = Value::Bool(true);
 
-/// How `property` of `subject` orders against `literal`; `None` when the subject lacks it or
-/// the types differ. Remembers where the property was found.
+/// How `property` of `subject` compares with `literal`; `None` when the subject lacks it.
+/// Remembers where the property was found.
 fn compare_property(
     property: &Property,
     literal: &Value,
     subject: &dyn Subject,
-) -> Option<Ordering> {
+) -> Option<Comparison> {
     near(property, |name, hint| {
         subject.compare_near(name, hint, literal)
     })
-    .flatten()
 }
 
 /// What `find` reads of `property`, given where the last subject had it; remembers where
@@ -232,7 +286,14 @@ fn resolve<'a>(operand: &'a Operand, subject: &'a dyn Subject) -> Option<Field<'
     }
 }
 
-fn holds(op: Op, ord: Ordering) -> bool {
+/// Whether `op` holds for two values that compare as `comparison`.
+fn holds(op: Op, comparison: Comparison) -> bool {
+    let ord = match comparison {
+        Comparison::Ordered(ord) => ord,
+        // Unordered values (a NaN) differ, and are neither less nor greater.
+        Comparison::Unordered => return op == Op::Ne,
+        Comparison::Mismatched => return false,
+    };
     match op {
         Op::Eq => ord == Ordering::Equal,
         Op::Ne => ord != Ordering::Equal,
@@ -243,32 +304,40 @@ fn holds(op: Op, ord: Ordering) -> bool {
     }
 }
 
-/// Orders two fields of the same EDM type; `None` when the types differ (or for NaN).
-fn compare(left: Field<'_>, right: Field<'_>) -> Option<Ordering> {
-    match (left, right) {
-        (Field::Text(a), Field::Text(b)) => Some(utf16_cmp(a, b)),
-        (Field::Text(a), Field::Value(Value::String(b))) => Some(utf16_cmp(a, b)),
-        (Field::Value(Value::String(a)), Field::Text(b)) => Some(utf16_cmp(a, b)),
-        (Field::Time(a), Field::Time(b)) => Some(a.cmp(&b)),
-        (Field::Time(a), Field::Value(Value::DateTime(b))) => Some(a.cmp(b)),
-        (Field::Value(Value::DateTime(a)), Field::Time(b)) => Some(a.cmp(&b)),
-        (Field::Value(a), Field::Value(b)) => compare_values(a, b),
-        _ => None,
-    }
+/// How two fields compare: ordered when they have one EDM type.
+fn compare(left: Field<'_>, right: Field<'_>) -> Comparison {
+    let ord = match (left, right) {
+        (Field::Text(a), Field::Text(b)) => utf16_cmp(a, b),
+        (Field::Text(a), Field::Value(Value::String(b))) => utf16_cmp(a, b),
+        (Field::Value(Value::String(a)), Field::Text(b)) => utf16_cmp(a, b),
+        (Field::Time(a), Field::Time(b)) => a.cmp(&b),
+        (Field::Time(a), Field::Value(Value::DateTime(b))) => a.cmp(b),
+        (Field::Value(Value::DateTime(a)), Field::Time(b)) => a.cmp(&b),
+        (Field::Value(a), Field::Value(b)) => return compare_values(a, b),
+        _ => return Comparison::Mismatched,
+    };
+    Comparison::Ordered(ord)
 }
 
-fn compare_values(a: &Value, b: &Value) -> Option<Ordering> {
-    match (a, b) {
-        (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
-        (Value::Int32(a), Value::Int32(b)) => Some(a.cmp(b)),
-        (Value::Int64(a), Value::Int64(b)) => Some(a.cmp(b)),
-        (Value::Double(a), Value::Double(b)) => a.partial_cmp(b),
-        (Value::DateTime(a), Value::DateTime(b)) => Some(a.cmp(b)),
-        (Value::Guid(a), Value::Guid(b)) => Some(a.cmp(b)),
-        (Value::String(a), Value::String(b)) => Some(utf16_cmp(a, b)),
-        (Value::Binary(a), Value::Binary(b)) => Some(a.cmp(b)),
-        _ => None,
-    }
+fn compare_values(a: &Value, b: &Value) -> Comparison {
+    let ord = match (a, b) {
+        (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+        (Value::Int32(a), Value::Int32(b)) => a.cmp(b),
+        (Value::Int64(a), Value::Int64(b)) => a.cmp(b),
+        (Value::Double(a), Value::Double(b)) => return compare_doubles(*a, *b),
+        (Value::DateTime(a), Value::DateTime(b)) => a.cmp(b),
+        (Value::Guid(a), Value::Guid(b)) => a.cmp(b),
+        (Value::String(a), Value::String(b)) => utf16_cmp(a, b),
+        (Value::Binary(a), Value::Binary(b)) => a.cmp(b),
+        _ => return Comparison::Mismatched,
+    };
+    Comparison::Ordered(ord)
+}
+
+/// IEEE 754's comparison (see the module docs): NaN is unordered, `-0.0` equals `0.0`.
+fn compare_doubles(a: f64, b: f64) -> Comparison {
+    a.partial_cmp(&b)
+        .map_or(Comparison::Unordered, Comparison::Ordered)
 }
 
 /// Where two byte strings first differ (the shorter one's length when one is a prefix).

@@ -2,7 +2,7 @@
 
 use base64::Engine as _;
 use tablekit::codec::parse_datetime;
-use tablekit::Value;
+use tablekit::{EdmType, Value};
 
 use super::FilterError;
 
@@ -119,11 +119,20 @@ impl Lexer<'_> {
         }
     }
 
-    /// `123` (Int32, or Int64 when it does not fit), `123L` (Int64), `1.5`, `1e3`, `2.0d`.
+    /// `123` (Int32), `123L` (Int64), `1.5`, `1e3`, `2.0d` (Double), `-INF`. As on the
+    /// service, a number must fit the type its text gives it: `5000000000` is refused (an
+    /// Int32; Int64 is written `5000000000L`), and so is `1e999` (infinity is written `INF`).
     fn number(&mut self) -> Result<Value, FilterError> {
         let start = self.pos;
         if self.peek() == Some('-') {
             self.bump();
+            if self.rest().starts_with("INF") {
+                self.pos += "INF".len();
+                return self.number_ends(Value::Double(f64::NEG_INFINITY));
+            }
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.error("expected a digit after `-`"));
+            }
         }
         let mut is_double = false;
         while let Some(c) = self.peek() {
@@ -142,29 +151,26 @@ impl Lexer<'_> {
             self.bump();
         }
         let digits = self.text.get(start..self.pos).unwrap_or_default();
-        let suffix = self.peek();
-        let bad =
-            |what: &str| FilterError::new(start, format!("invalid {what} literal `{digits}`"));
-        // `1e999` parses as infinity: a Double literal must be a finite number.
-        let double = || match digits.parse::<f64>() {
-            Ok(d) if d.is_finite() => Ok(Value::Double(d)),
-            _ => Err(bad("Double")),
-        };
-        let value = match suffix {
+        let (edm_type, value) = match self.peek() {
             Some('L' | 'l') if !is_double => {
                 self.bump();
-                Value::Int64(digits.parse().map_err(|_| bad("Int64"))?)
+                (EdmType::Int64, digits.parse().ok().map(Value::Int64))
             }
             Some('d' | 'D' | 'm' | 'M' | 'f' | 'F') => {
                 self.bump();
-                double()?
+                (EdmType::Double, finite(digits))
             }
-            _ if is_double => double()?,
-            _ => match digits.parse::<i64>() {
-                Ok(n) => i32::try_from(n).map_or(Value::Int64(n), Value::Int32),
-                Err(_) => return Err(bad("integer")),
-            },
+            _ if is_double => (EdmType::Double, finite(digits)),
+            _ => (EdmType::Int32, digits.parse().ok().map(Value::Int32)),
         };
+        let written = self.text.get(start..self.pos).unwrap_or_default();
+        let value =
+            value.ok_or_else(|| FilterError::unrecognized_literal(start, edm_type, written))?;
+        self.number_ends(value)
+    }
+
+    /// `value`, when the number's text ends here.
+    fn number_ends(&self, value: Value) -> Result<Value, FilterError> {
         if self.peek().is_some_and(|c| c.is_alphanumeric() || c == '_') {
             return Err(self.error("a number runs into a name"));
         }
@@ -183,18 +189,45 @@ impl Lexer<'_> {
             .unwrap_or_default()
             .to_owned();
         if self.peek() == Some('\'') {
+            let Some(edm_type) = prefix_type(&word) else {
+                return Err(FilterError::new(
+                    start,
+                    format!("unknown literal prefix `{word}`"),
+                ));
+            };
             let body = self.quoted('\'')?;
+            let written = self.text.get(start..self.pos).unwrap_or_default();
             return typed_literal(&word, &body)
                 .map(Token::Literal)
-                .ok_or_else(|| {
-                    FilterError::new(start, format!("invalid {word} literal `{body}`"))
-                });
+                .ok_or_else(|| FilterError::unrecognized_literal(start, edm_type, written));
         }
         Ok(match word.as_str() {
             "true" => Token::Literal(Value::Bool(true)),
             "false" => Token::Literal(Value::Bool(false)),
+            // The service reads these words as Doubles, not as property names.
+            "NaN" => Token::Literal(Value::Double(f64::NAN)),
+            "INF" => Token::Literal(Value::Double(f64::INFINITY)),
             _ => Token::Name(word),
         })
+    }
+}
+
+/// A finite Double: `1e999` reads as infinity, which a literal writes as `INF`.
+fn finite(digits: &str) -> Option<Value> {
+    digits
+        .parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite())
+        .map(Value::Double)
+}
+
+/// The EDM type of the literals a prefix introduces (`datetime'..'` is a DateTime).
+fn prefix_type(prefix: &str) -> Option<EdmType> {
+    match prefix {
+        "datetime" => Some(EdmType::DateTime),
+        "guid" => Some(EdmType::Guid),
+        "X" | "binary" | "base64" => Some(EdmType::Binary),
+        _ => None,
     }
 }
 
@@ -242,16 +275,77 @@ mod tests {
         assert_eq!(lit("5"), Value::Int32(5));
         assert_eq!(lit("5L"), Value::Int64(5));
         assert_eq!(lit("-5"), Value::Int32(-5));
-        assert_eq!(lit("5000000000"), Value::Int64(5_000_000_000));
+        assert_eq!(lit("2147483647"), Value::Int32(i32::MAX));
+        assert_eq!(lit("-2147483648"), Value::Int32(i32::MIN));
+        assert_eq!(lit("5000000000L"), Value::Int64(5_000_000_000));
+        assert_eq!(lit("-9223372036854775808L"), Value::Int64(i64::MIN));
         assert_eq!(lit("1.5"), Value::Double(1.5));
         assert_eq!(lit("2.0"), Value::Double(2.0));
         assert_eq!(lit("1e3"), Value::Double(1000.0));
         assert_eq!(lit("1e300"), Value::Double(1e300));
-        for infinite in ["1e999", "-1e999", "1e999d", "1E400"] {
-            assert!(tokenize(infinite).is_err(), "{infinite}");
-        }
+        assert!(matches!(lit("-0.0"), Value::Double(d) if d == 0.0 && d.is_sign_negative()));
         assert!(tokenize("5x").is_err());
         assert!(tokenize("1.5L").is_err());
+        assert!(tokenize("- 5").is_err());
+    }
+
+    #[test]
+    fn the_infinities_and_nan_are_double_words() {
+        assert_eq!(lit("INF"), Value::Double(f64::INFINITY));
+        assert_eq!(lit("-INF"), Value::Double(f64::NEG_INFINITY));
+        assert!(matches!(lit("NaN"), Value::Double(d) if d.is_nan()));
+        // Other spellings are names, as on the service.
+        for name in ["nan", "Inf", "INFINITY"] {
+            assert_eq!(tokenize(name).unwrap(), [Token::Name(name.into())]);
+        }
+        assert!(tokenize("-INFINITY").is_err());
+    }
+
+    /// The error, and that it is worded as the service words it.
+    fn unrecognized(text: &str) -> String {
+        let err = tokenize(text).unwrap_err();
+        assert_eq!(err.position(), 0, "{text}");
+        err.to_string()
+    }
+
+    #[test]
+    fn literals_out_of_their_types_range_are_refused_as_on_the_service() {
+        for (text, message) in [
+            (
+                "5454161346626",
+                "Unrecognized 'Edm.Int32' literal '5454161346626'",
+            ),
+            (
+                "2147483648",
+                "Unrecognized 'Edm.Int32' literal '2147483648'",
+            ),
+            (
+                "-2147483649",
+                "Unrecognized 'Edm.Int32' literal '-2147483649'",
+            ),
+            (
+                "99999999999999999999",
+                "Unrecognized 'Edm.Int32' literal '99999999999999999999'",
+            ),
+            (
+                "9223372036854775808L",
+                "Unrecognized 'Edm.Int64' literal '9223372036854775808L'",
+            ),
+            ("1e999", "Unrecognized 'Edm.Double' literal '1e999'"),
+            ("-1e999", "Unrecognized 'Edm.Double' literal '-1e999'"),
+            ("1e999d", "Unrecognized 'Edm.Double' literal '1e999d'"),
+            ("1E400", "Unrecognized 'Edm.Double' literal '1E400'"),
+            ("1.2.3", "Unrecognized 'Edm.Double' literal '1.2.3'"),
+            ("1e", "Unrecognized 'Edm.Double' literal '1e'"),
+            (
+                "datetime'yesterday'",
+                "Unrecognized 'Edm.DateTime' literal 'datetime'yesterday''",
+            ),
+            ("guid'1234'", "Unrecognized 'Edm.Guid' literal 'guid'1234''"),
+            ("X'0'", "Unrecognized 'Edm.Binary' literal 'X'0''"),
+        ] {
+            assert_eq!(unrecognized(text), message);
+        }
     }
 
     #[test]
@@ -273,8 +367,7 @@ mod tests {
             lit("guid'c9da6455-213d-42c9-9a79-3e9149a57833'"),
             Value::Guid(_)
         ));
-        assert!(tokenize("X'0'").is_err());
-        assert!(tokenize("datetime'yesterday'").is_err());
-        assert!(tokenize("nope'x'").is_err());
+        let unknown = tokenize("nope'x'").unwrap_err();
+        assert_eq!(unknown.message(), "unknown literal prefix `nope`");
     }
 }

@@ -2,10 +2,13 @@
 //!
 //! The emulator answers queries with it, so it follows the service rather than OData in
 //! general: the operators `eq ne gt ge lt le and or not`, parentheses, literals `'text'` (with
-//! `''` for a quote), `123` (Int32), `123L` (Int64), `1.5` (Double), `true`/`false`,
-//! `datetime'...'`, `guid'...'`, `X'hex'` / `binary'hex'`. A comparison holds only between
-//! values of the same EDM type, and a missing property never matches; there are no functions
-//! (`startswith` is an error, as on the service), and at most 15 comparisons.
+//! `''` for a quote), `123` (Int32), `123L` (Int64), `1.5`, `NaN`, `INF`, `-INF` (Double),
+//! `true`/`false`, `datetime'...'`, `guid'...'`, `X'hex'` / `binary'hex'`. A literal must be
+//! valid for its type: `5454161346626` is refused (an Int32 out of range; Int64 is written
+//! `5454161346626L`), as are `1e999` and `datetime'yesterday'`. A comparison holds only
+//! between values of the same EDM type, and a missing property never matches; Doubles
+//! compare as IEEE 754 says (NaN is unordered: only `ne` holds with it). There are no
+//! functions (`startswith` is an error, as on the service), and at most 15 comparisons.
 //!
 //! ```
 //! use tablekit::DynamicEntity;
@@ -26,10 +29,10 @@ mod range;
 
 use std::fmt;
 
-use tablekit::DynamicEntity;
+use tablekit::{DynamicEntity, EdmType};
 
 pub(crate) use eval::{compare_by_field, compare_field, Prefetch};
-pub use eval::{utf16_cmp, Field, Subject};
+pub use eval::{utf16_cmp, Comparison, Field, Subject};
 pub(crate) use range::KeyRange;
 
 /// A parsed `$filter`.
@@ -93,15 +96,24 @@ impl Filter {
 
 /// A filter the service would reject with 400 InvalidInput.
 ///
+/// A literal the service cannot read as its type is worded as the service words it (quoted
+/// in public Azure Storage Explorer and azure-storage-node issue threads); other errors say
+/// where the problem is.
+///
 /// ```
 /// use tablekit_testing::filter::Filter;
 /// let err = Filter::parse("A eq 'open").unwrap_err();
-/// assert!(err.to_string().contains("unterminated"));
+/// assert_eq!(err.to_string(), "invalid $filter at 5: unterminated string literal");
+/// let err = Filter::parse("L eq 5454161346626").unwrap_err(); // Int32 without `L`
+/// assert_eq!(err.to_string(), "Unrecognized 'Edm.Int32' literal '5454161346626'");
+/// assert_eq!(err.position(), 5);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilterError {
     position: usize,
     message: String,
+    /// Whether `message` is the service's own wording, which `Display` gives as it is.
+    verbatim: bool,
 }
 
 impl FilterError {
@@ -109,6 +121,20 @@ impl FilterError {
         FilterError {
             position,
             message: message.into(),
+            verbatim: false,
+        }
+    }
+
+    /// The literal `written` at `position`, which does not read as `edm_type` (out of range,
+    /// or not that type's text).
+    pub(crate) fn unrecognized_literal(position: usize, edm_type: EdmType, written: &str) -> Self {
+        FilterError {
+            position,
+            message: format!(
+                "Unrecognized '{}' literal '{written}'",
+                edm_type.odata_name()
+            ),
+            verbatim: true,
         }
     }
 
@@ -139,7 +165,11 @@ impl FilterError {
 
 impl fmt::Display for FilterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid $filter at {}: {}", self.position, self.message)
+        if self.verbatim {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "invalid $filter at {}: {}", self.position, self.message)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 use chrono::{TimeZone, Utc};
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use tablekit::{DynamicEntity, Value};
 
 use super::*;
@@ -242,4 +243,122 @@ fn one_filter_reads_entities_of_different_layouts() {
     ];
     let found: Vec<bool> = entities.iter().map(|e| filter.matches(e)).collect();
     assert_eq!(found, [true, true, false, false, false, true]);
+}
+
+/// The Doubles IEEE 754 singles out, and ordinary ones among them.
+const SPECIAL_DOUBLES: [f64; 8] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    -0.0,
+    0.0,
+    -400.67004,
+    1.5,
+    f64::MAX,
+];
+
+const OPERATORS: [&str; 6] = ["eq", "ne", "lt", "le", "gt", "ge"];
+
+/// A Double as filter text.
+fn double_text(d: f64) -> String {
+    match d {
+        _ if d.is_nan() => "NaN".to_owned(),
+        f64::INFINITY => "INF".to_owned(),
+        f64::NEG_INFINITY => "-INF".to_owned(),
+        _ => format!("{d:?}"),
+    }
+}
+
+/// Whether `a op b` holds under IEEE 754, which Rust's operators follow.
+fn ieee_754(op: &str, a: f64, b: f64) -> bool {
+    match op {
+        "eq" => a == b,
+        "ne" => a != b,
+        "lt" => a < b,
+        "le" => a <= b,
+        "gt" => a > b,
+        _ => a >= b,
+    }
+}
+
+/// The operator that reads the same with its operands swapped: `b gt D` is `D lt b`.
+fn mirrored(op: &str) -> &str {
+    match op {
+        "lt" => "gt",
+        "le" => "ge",
+        "gt" => "lt",
+        "ge" => "le",
+        same => same,
+    }
+}
+
+/// Every comparison of a Double property holding `a` with the literal `b`, with and without
+/// `not` and from either side, on the entity and on its stored form (compared in place).
+fn check_double_comparisons(a: f64, b: f64) -> Result<(), TestCaseError> {
+    let mut entity = DynamicEntity::new("p", "r");
+    entity.set("D", a);
+    let stored = crate::stored::Stored::new(entity.clone());
+    let literal = double_text(b);
+    for (form, subject) in [("entity", &entity as &dyn Subject), ("stored", &stored)] {
+        let holds = |text: &str| Filter::parse(text).unwrap().matches(subject);
+        let mut found = Vec::new();
+        for op in OPERATORS {
+            let text = format!("D {op} {literal}");
+            let plain = holds(&text);
+            prop_assert_eq!(
+                plain,
+                ieee_754(op, a, b),
+                "{} on the {} with D = {:?}",
+                text,
+                form,
+                a
+            );
+            prop_assert_eq!(holds(&format!("not ({text})")), !plain, "not ({})", text);
+            let swapped = format!("{literal} {} D", mirrored(op));
+            prop_assert_eq!(holds(&swapped), plain, "{} against {}", swapped, text);
+            found.push(plain);
+        }
+        let [eq, ne, lt, le, gt, ge] = found[..] else {
+            unreachable!("one answer per operator")
+        };
+        prop_assert_eq!(ne, holds(&format!("not (D eq {literal})")), "ne is not eq");
+        prop_assert_eq!(le, lt || eq, "le is lt or eq");
+        prop_assert_eq!(ge, gt || eq, "ge is gt or eq");
+        // Ordered values are less, equal or greater; unordered ones (a NaN) none of them.
+        let ordered = !a.is_nan() && !b.is_nan();
+        prop_assert_eq!(
+            usize::from(lt) + usize::from(eq) + usize::from(gt),
+            usize::from(ordered)
+        );
+        // A property against itself: NaN is not even equal to itself.
+        prop_assert_eq!(holds("D eq D"), !a.is_nan());
+        prop_assert_eq!(holds("D ne D"), a.is_nan());
+    }
+    Ok(())
+}
+
+#[test]
+fn every_pair_of_special_doubles_compares_as_ieee_754_says() {
+    for a in SPECIAL_DOUBLES {
+        for b in SPECIAL_DOUBLES {
+            check_double_comparisons(a, b).unwrap();
+        }
+    }
+}
+
+fn double() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        proptest::sample::select(SPECIAL_DOUBLES.to_vec()),
+        any::<f64>(),
+        (-3i32..3).prop_map(f64::from),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn double_comparisons_follow_ieee_754(a in double(), b in double()) {
+        check_double_comparisons(a, b)?;
+    }
 }

@@ -77,21 +77,26 @@ mod commands;
 mod common;
 mod connect;
 mod exit;
+mod help;
 mod interrupt;
 mod jsonl;
+mod log;
 mod progress;
 mod typed_csv;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::FromArgMatches;
 
 use crate::cli::{Cli, Command};
 use crate::exit::{Failure, Kind, Outcome};
 use crate::interrupt::Interrupt;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = help::command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // `--help` and `--version` are successes, usage errors exit with 2.
@@ -103,6 +108,8 @@ fn main() -> ExitCode {
             });
         }
     };
+    log::init(cli.global.verbose);
+    connect::configure(cli.global.clone());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -116,7 +123,9 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("tablekit: {failure}");
+            if failure.is_reported() {
+                eprintln!("tablekit: {failure}");
+            }
             failure.exit_code()
         }
     }
@@ -137,11 +146,11 @@ async fn run(command: Command) -> Outcome {
         Command::Backup(args) => backup::backup(args, interrupt()).await,
         Command::Restore(args) => backup::restore(args, interrupt()).await,
         Command::Copy(args) => copy::run(*args, interrupt()).await,
-        Command::Migrate(args) => migrate::run(args).await,
+        Command::Migrate(args) => migrate::run(args, interrupt()).await,
         Command::Stats(args) => stats::run(args).await,
         Command::Emulator(args) => args.serve().await.map_err(Failure::failed),
         Command::Completions(args) => {
-            let mut command = Cli::command();
+            let mut command = help::command();
             clap_complete::generate(args.shell, &mut command, "tablekit", &mut std::io::stdout());
             Ok(())
         }

@@ -50,6 +50,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     let table = client.table_named::<DynamicEntity>(&args.table);
     let out = output(args.output.as_deref())?;
     let progress = bar("entities", None);
+    let mut written = 0u64;
     match format_of(args.format, args.output.as_deref()) {
         FileFormat::Jsonl => {
             let mut writer = JsonlWriter::new(out);
@@ -58,6 +59,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
                 for entity in page.entities() {
                     writer.write(entity)?;
                 }
+                written += page.len() as u64;
                 progress.inc(page.len() as u64);
                 stop_if_interrupted(&interrupt, "export")?;
             }
@@ -82,6 +84,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
                 for entity in page.entities() {
                     writer.write(entity)?;
                 }
+                written += page.len() as u64;
                 progress.inc(page.len() as u64);
                 stop_if_interrupted(&interrupt, "export")?;
             }
@@ -90,6 +93,11 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
         }
     }
     progress.finish_and_clear();
+    let to = match &args.output {
+        Some(path) => format!("`{}`", path.display()),
+        None => "stdout".to_owned(),
+    };
+    eprintln!("exported {written} entities of `{}` to {to}", args.table);
     Ok(())
 }
 

@@ -67,7 +67,15 @@ pub(crate) fn client(connection: &Connection) -> Outcome<TableServiceClient> {
     // A bad connection string is bad input; the client's message never quotes the key.
     with_global(builder)
         .build()
-        .map_err(|e| Failure::bad_input(e.to_string()).context("cannot connect"))
+        .map_err(|e| Failure::bad_input(in_cli_terms(&e.to_string())).context("cannot connect"))
+}
+
+/// The library's advice, as the command line's option.
+fn in_cli_terms(message: &str) -> String {
+    message.replace(
+        "opt in with `allow_insecure_http(true)`",
+        "give `--allow-http` to send it in clear text all the same",
+    )
 }
 
 /// The options of the command line, then the variables: options always win.

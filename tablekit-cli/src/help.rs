@@ -102,10 +102,13 @@ mod tests {
     #[test]
     fn every_command_has_examples() {
         fn check(command: &mut clap::Command, path: &str) {
-            for sub in command.get_subcommands_mut() {
+            for sub in command
+                .get_subcommands_mut()
+                .filter(|sub| sub.get_name() != "help")
+            {
                 let path = format!("{path} {}", sub.get_name());
                 let help = sub.render_long_help().to_string();
-                assert!(help.contains("Examples:\n  tablekit"), "{path}:\n{help}");
+                assert!(help.contains("Examples:\n  "), "{path}:\n{help}");
                 check(sub, &path);
             }
         }

@@ -77,6 +77,7 @@ mod commands;
 mod common;
 mod connect;
 mod exit;
+mod filter_hint;
 mod help;
 mod interrupt;
 mod jsonl;

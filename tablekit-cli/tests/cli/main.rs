@@ -5,7 +5,11 @@ mod support;
 
 mod backup;
 mod bad_input;
+mod conventions;
 mod copy;
+mod edge_values;
 mod entities;
+mod migrate;
+mod output;
 mod round_trip;
 mod secrets;

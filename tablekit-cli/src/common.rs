@@ -77,7 +77,7 @@ pub(crate) async fn require_table(client: &TableServiceClient, table: &str) -> O
 }
 
 /// A buffered writer to `path`, or to stdout without one.
-pub(crate) fn output(path: Option<&Path>) -> Outcome<Box<dyn Write>> {
+pub(crate) fn output(path: Option<&Path>) -> Outcome<Box<dyn Write + Send>> {
     Ok(match path {
         Some(path) => Box::new(BufWriter::with_capacity(
             1 << 16,

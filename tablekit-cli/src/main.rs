@@ -84,6 +84,8 @@ mod jsonl;
 mod log;
 mod progress;
 mod typed_csv;
+#[cfg(feature = "parquet")]
+mod typed_parquet;
 
 use std::process::ExitCode;
 

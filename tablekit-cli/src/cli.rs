@@ -6,7 +6,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 use tablekit_testing::command::EmulatorArgs;
 
-
 /// Lists, queries, exports, imports, backs up, copies and migrates Azure Table Storage tables
 /// (and Azurite's, and the tablekit emulator's).
 #[derive(Debug, Parser)]

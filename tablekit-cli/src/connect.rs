@@ -194,7 +194,9 @@ fn credential(connection: &Connection) -> Outcome<Credential> {
     }
     if let Ok(sas) = from_env(AZURE_SAS_VAR) {
         return Credential::sas(&sas).map_err(|_| {
-            Failure::bad_input(format!("the variable `{AZURE_SAS_VAR}` does not hold a SAS token"))
+            Failure::bad_input(format!(
+                "the variable `{AZURE_SAS_VAR}` does not hold a SAS token"
+            ))
         });
     }
     Err(Failure::bad_input(

@@ -297,7 +297,9 @@ fn write_column<T: parquet::data_type::DataType>(
     optional: bool,
 ) -> Outcome {
     let Some(mut column) = group.next_column().map_err(failed)? else {
-        return Err(Failure::failed("the Parquet schema has fewer columns than written"));
+        return Err(Failure::failed(
+            "the Parquet schema has fewer columns than written",
+        ));
     };
     let levels: Vec<i16> = cells.iter().map(|c| i16::from(c.is_some())).collect();
     let values: Vec<T::T> = cells.into_iter().flatten().collect();
@@ -363,7 +365,9 @@ impl ParquetReader {
                     continue;
                 };
                 if entity.contains(name) {
-                    return Err(at(format!("`{name}` has a value in another column already")));
+                    return Err(at(format!(
+                        "`{name}` has a value in another column already"
+                    )));
                 }
                 entity.set(name.clone(), value);
             }
@@ -417,7 +421,9 @@ fn value(edm: EdmType, field: &Field) -> Result<Option<Value>, String> {
         (EdmType::Int64, Field::Long(n)) => Value::Int64(*n),
         (EdmType::Double, Field::Double(d)) => Value::Double(*d),
         (EdmType::Boolean, Field::Bool(b)) => Value::Bool(*b),
-        (EdmType::DateTime, Field::Long(nanos)) => Value::DateTime(DateTime::<Utc>::from_timestamp_nanos(*nanos)),
+        (EdmType::DateTime, Field::Long(nanos)) => {
+            Value::DateTime(DateTime::<Utc>::from_timestamp_nanos(*nanos))
+        }
         (EdmType::DateTime, Field::TimestampMicros(us)) => Value::DateTime(
             DateTime::<Utc>::from_timestamp_micros(*us).ok_or("a timestamp out of range")?,
         ),

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use tablekit::client::Table;
 use tablekit::patterns::migrate::{MigrateError, MigrateOptions, Migration, MigrationOutcome};
 use tablekit::patterns::progress::Progress;
-use tablekit::client::Table;
 use tablekit::{DynamicEntity, EdmType, Query};
 
 use crate::cells::{convert, parse_type_name};

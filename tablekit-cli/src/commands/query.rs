@@ -7,8 +7,8 @@
 use std::io::{IsTerminal, Write};
 
 use futures::TryStreamExt;
-use tablekit::codec::encode_entity_into;
 use tablekit::client::Table;
+use tablekit::codec::encode_entity_into;
 use tablekit::{DynamicEntity, Query};
 
 use crate::cells::literal;

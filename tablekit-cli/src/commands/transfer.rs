@@ -49,12 +49,12 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     let client = client(&args.connection)?;
     require_table(&client, &args.table).await?;
     let table = client.table_named::<DynamicEntity>(&args.table);
-    let out = output(args.output.as_deref())?;
+    let out = || output(args.output.as_deref());
     let progress = bar("entities", None);
     let mut written = 0u64;
     match format_of(args.format, args.output.as_deref()) {
         FileFormat::Jsonl => {
-            let mut writer = JsonlWriter::new(out);
+            let mut writer = JsonlWriter::new(out()?);
             let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {
@@ -79,7 +79,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
             }
             progress.finish_and_clear();
             let progress = bar("entities", Some(total));
-            let mut writer = CsvWriter::new(out, columns)?;
+            let mut writer = CsvWriter::new(out()?, columns)?;
             let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {
@@ -101,7 +101,9 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
                 page.entities().iter().for_each(|e| columns.learn(e));
                 stop_if_interrupted(&interrupt, "export")?;
             }
-            let mut writer = ParquetWriter::new(out, columns)?;
+            // Checked before the file is made: a refused export leaves no file behind.
+            columns.check()?;
+            let mut writer = ParquetWriter::new(out()?, columns)?;
             let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {

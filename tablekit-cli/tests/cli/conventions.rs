@@ -58,7 +58,10 @@ async fn options_override_the_environment_and_az_variables_are_read() {
     assert!(run.stdout.contains(&table), "{}", run.stderr);
     let run = run_env(
         &["tables", "list", "--endpoint", &endpoint],
-        &[("AZURE_STORAGE_ACCOUNT", account), ("AZURE_STORAGE_KEY", DEV_KEY)],
+        &[
+            ("AZURE_STORAGE_ACCOUNT", account),
+            ("AZURE_STORAGE_KEY", DEV_KEY),
+        ],
     );
     assert!(run.stdout.contains(&table), "{}", run.stderr);
     // ... and tablekit's own variable before them.
@@ -83,14 +86,21 @@ async fn options_override_the_environment_and_az_variables_are_read() {
     );
     assert!(run.stdout.contains(&table), "{}", run.stderr);
     assert!(
-        run.stderr.contains("warning: `--connection-string` puts the key"),
+        run.stderr
+            .contains("warning: `--connection-string` puts the key"),
         "{}",
         run.stderr
     );
     assert!(!run.stderr.contains(DEV_KEY));
 
     // 0.0.0.0 reaches this machine but is not a loopback name: plain http needs the flag.
-    let port = endpoint.rsplit(':').next().unwrap().split('/').next().unwrap();
+    let port = endpoint
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
     let open = format!("http://0.0.0.0:{port}/{account}");
     let args = [
         "tables",
@@ -105,7 +115,10 @@ async fn options_override_the_environment_and_az_variables_are_read() {
     let run = run_env(&args, &[("KEY", DEV_KEY)]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("--allow-http"), "{}", run.stderr);
-    let run = run_env(&[&args[..], &["--allow-http"]].concat(), &[("KEY", DEV_KEY)]);
+    let run = run_env(
+        &[&args[..], &["--allow-http"]].concat(),
+        &[("KEY", DEV_KEY)],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains(&table));
 

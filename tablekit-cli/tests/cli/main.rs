@@ -11,5 +11,6 @@ mod edge_values;
 mod entities;
 mod migrate;
 mod output;
+mod parquet_export;
 mod round_trip;
 mod secrets;

@@ -37,21 +37,31 @@ async fn migrate_refuses_before_any_write(connection_string: &str) {
         assert_eq!(run.code, 2, "{rename}: {}", run.stderr);
         assert!(run.stderr.contains("cannot change"), "{}", run.stderr);
     }
-    let run = tablekit(connection_string, &["migrate", &name, "--retype", "RowKey:Int32"]);
+    let run = tablekit(
+        connection_string,
+        &["migrate", &name, "--retype", "RowKey:Int32"],
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
 
     // One entity has `Alias` already: refused, one line, nothing written.
-    let run = tablekit(connection_string, &["migrate", &name, "--rename", "Nick=Alias"]);
+    let run = tablekit(
+        connection_string,
+        &["migrate", &name, "--rename", "Nick=Alias"],
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("1 of 20 entities"), "{}", run.stderr);
     assert!(run.stderr.contains("nothing written"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
 
     // One value of 20 does not fit an Int32: refused with the counts, nothing written.
-    let run = tablekit(connection_string, &["migrate", &name, "--retype", "Big:Int32"]);
+    let run = tablekit(
+        connection_string,
+        &["migrate", &name, "--retype", "Big:Int32"],
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.contains("1 of 20 `Big` values cannot be retyped"),
+        run.stderr
+            .contains("1 of 20 `Big` values cannot be retyped"),
         "{}",
         run.stderr
     );
@@ -61,10 +71,17 @@ async fn migrate_refuses_before_any_write(connection_string: &str) {
     // Asked for, the 19 that fit are retyped, and the counts come first.
     let run = ok(tablekit(
         connection_string,
-        &["migrate", &name, "--retype", "Big:Int32", "--keep-unconverted"],
+        &[
+            "migrate",
+            &name,
+            "--retype",
+            "Big:Int32",
+            "--keep-unconverted",
+        ],
     ));
     assert!(
-        run.stderr.contains("retyping 19 of 20 `Big` values; 1 stay"),
+        run.stderr
+            .contains("retyping 19 of 20 `Big` values; 1 stay"),
         "{}",
         run.stderr
     );
@@ -88,7 +105,13 @@ async fn an_interrupted_migration_says_how_to_finish() {
     let mut child = command(&connection_string, &args).spawn().unwrap();
     let table = client(&connection_string).table_named::<DynamicEntity>(&name);
     // Wait for the first write, then press Ctrl-C.
-    while !table.get("p", "000").await.unwrap().unwrap().contains("Nickname") {
+    while !table
+        .get("p", "000")
+        .await
+        .unwrap()
+        .unwrap()
+        .contains("Nickname")
+    {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let signal = std::process::Command::new("kill")
@@ -100,7 +123,8 @@ async fn an_interrupted_migration_says_how_to_finish() {
     let run = finish(tokio::task::block_in_place(|| child.wait_with_output()).unwrap());
     assert_eq!(run.code, 130, "{}", run.stderr);
     assert!(
-        run.stderr.contains("partly migrated; run the same command again to finish"),
+        run.stderr
+            .contains("partly migrated; run the same command again to finish"),
         "{}",
         run.stderr
     );

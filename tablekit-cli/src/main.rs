@@ -32,9 +32,17 @@
 //! `--token-env`) or a file (`--key-file`, `--sas-file`, `--token-file`), and `--endpoint URL`
 //! when the service is not `https://NAME.table.core.windows.net`. For Entra ID, get the token
 //! with `az account get-access-token --resource https://storage.azure.com --query accessToken
-//! -o tsv`. Secrets are never taken on the command line (other
-//! users can read it), and never printed: errors name the variable or file, not its content.
-//! `copy` takes the destination with the same options prefixed `--to-`.
+//! -o tsv`. Options override the environment; without them, the connection comes from
+//! `TABLEKIT_CONNECTION_STRING`, then the variables `az storage` reads
+//! (`AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or
+//! `AZURE_STORAGE_SAS_TOKEN`). Secrets are taken on the command line only in a connection
+//! string, with a warning (other users can read it), and never printed: errors name the
+//! variable or file, not its content. `copy` takes the destination with the same options
+//! prefixed `--to-`.
+//!
+//! `--timeout SECONDS` bounds each try of a request and `--retries N` the retries; the log on
+//! stderr says each retry and why, `-v` logs every request (never a secret), `RUST_LOG`
+//! replaces the filter. Plain http to a host other than this machine needs `--allow-http`.
 //!
 //! # Formats
 //!
@@ -43,11 +51,15 @@
 //!   in base64): an export imports back to the same entities, and exports again to the same
 //!   bytes.
 //! - Typed CSV: the header carries the types (`PartitionKey,RowKey,Score:Int32`); an empty
-//!   cell is a missing property, so an empty string is written `\` (and a string starting
-//!   with `\` gets one more). A bad cell is reported with its line and column.
+//!   cell is a missing property, so an empty string or empty Binary is written `\` (and a
+//!   string starting with `\` gets one more). A bad cell is reported with its line and column.
+//! - Parquet (`--format parquet` or `.parquet`), for analytics engines: a typed, nullable
+//!   column per property, row groups of 10,000 rows; DateTime as nanosecond timestamps, so
+//!   one outside 1677 to 2262 is refused before anything is written.
 //! - Backups: the library's checksummed format (every line checked, a trailer with the count
 //!   and a checksum of the whole), so a truncated or damaged file is refused, never restored
-//!   silently short.
+//!   silently short: `restore` checks the whole file before its first write, so a damaged
+//!   backup writes nothing (`--no-verify` writes as it reads).
 //!
 //! # Resuming
 //!

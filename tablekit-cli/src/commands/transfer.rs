@@ -297,7 +297,11 @@ fn show(progress: &ProgressBar, size: Option<u64>, entities: u64, bytes: u64) {
 impl<R: std::io::BufRead> Chunks<R> {
     /// Whether the reader counts the bytes it read (Parquet reads by row group).
     fn reads_bytes(&self) -> bool {
-        !matches!(self, Chunks::Parquet(_))
+        match self {
+            Chunks::Jsonl(_) | Chunks::Csv(_) => true,
+            #[cfg(feature = "parquet")]
+            Chunks::Parquet(_) => false,
+        }
     }
 
     fn bytes(&self) -> u64 {

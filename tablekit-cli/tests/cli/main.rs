@@ -11,6 +11,7 @@ mod edge_values;
 mod entities;
 mod migrate;
 mod output;
+#[cfg(feature = "parquet")]
 mod parquet_export;
 mod round_trip;
 mod secrets;

@@ -137,14 +137,13 @@ fn exact(value: &Value) -> String {
 
 /// The edge values Parquet holds (every one but the DateTimes outside 1677 to 2262), one
 /// property `V` per entity, so `V` gets a column per type.
-async fn parquet_table(connection_string: &str) -> (String, Vec<DynamicEntity>) {
+async fn parquet_table(connection_string: &str) -> String {
     let name = table_name("Parquet");
     let table = client(connection_string).table_named::<DynamicEntity>(&name);
     table.create().await.unwrap();
     let held = edge_values()
         .into_iter()
         .filter(|v| !matches!(v, Value::DateTime(t) if t.timestamp_nanos_opt().is_none()));
-    let mut rows = Vec::new();
     let mut values: Vec<Value> = held.collect();
     values.push(Value::DateTime(
         chrono::DateTime::from_timestamp(1_700_000_000, 123_456_700).unwrap(),
@@ -152,17 +151,17 @@ async fn parquet_table(connection_string: &str) -> (String, Vec<DynamicEntity>) 
     for (i, value) in values.into_iter().enumerate() {
         let mut e = DynamicEntity::new("p", format!("{i:02}"));
         e.set("V", value);
-        table.insert(&mut e.clone()).await.unwrap();
-        rows.push(e);
+        table.insert(&mut e).await.unwrap();
     }
-    let none = DynamicEntity::new("p", "none");
-    table.insert(&mut none.clone()).await.unwrap();
-    rows.push(none);
-    (name, rows)
+    table
+        .insert(&mut DynamicEntity::new("p", "none"))
+        .await
+        .unwrap();
+    name
 }
 
 async fn parquet_exports_every_value_for_pyarrow_and_imports_back(connection_string: &str) {
-    let (source, _) = parquet_table(connection_string).await;
+    let source = parquet_table(connection_string).await;
     // As the service keeps them (Azurite stores -0.0 as 0.0).
     let rows = entities(connection_string, &source).await;
     let dir = tempfile::tempdir().unwrap();

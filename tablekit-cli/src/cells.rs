@@ -61,8 +61,9 @@ fn double_cell(d: f64) -> String {
 
 /// A value as a typed CSV cell: the type is in the header, the cell holds the value only.
 ///
-/// An empty cell means the entity has no such property, so a String value is escaped: the
-/// empty string is written `\` and a string starting with `\` gets one more in front.
+/// An empty cell means the entity has no such property, so no value is written empty: the
+/// empty string and empty Binary are written `\` (base64 never holds one), and a string
+/// starting with `\` gets one more in front.
 pub(crate) fn csv_cell(value: &Value) -> String {
     match value {
         Value::Bool(b) => b.to_string(),
@@ -73,9 +74,13 @@ pub(crate) fn csv_cell(value: &Value) -> String {
         Value::Guid(g) => g.to_string(),
         Value::String(s) if s.is_empty() || s.starts_with('\\') => format!("\\{s}"),
         Value::String(s) => s.to_string(),
+        Value::Binary(bytes) if bytes.is_empty() => EMPTY.to_owned(),
         Value::Binary(bytes) => STANDARD.encode(bytes),
     }
 }
+
+/// The cell of an empty String or Binary value, which an empty cell (no property) is not.
+const EMPTY: &str = "\\";
 
 /// Reads a typed CSV cell written by [`csv_cell`]; the error says what the text is not.
 /// The caller handles the empty cell (no property).
@@ -107,6 +112,7 @@ pub(crate) fn parse_csv_cell(edm: EdmType, text: &str) -> Result<Value, String> 
         EdmType::String => Ok(Value::String(
             text.strip_prefix('\\').unwrap_or(text).into(),
         )),
+        EdmType::Binary if text == EMPTY => Ok(Value::Binary(Vec::new())),
         EdmType::Binary => STANDARD.decode(text).map(Value::Binary).map_err(|_| bad()),
     }
 }
@@ -175,6 +181,7 @@ mod tests {
             Value::Double(1e300),
             Value::Int64(i64::MIN),
             Value::Binary(vec![0, 255]),
+            Value::Binary(Vec::new()),
         ];
         for value in values {
             let cell = csv_cell(&value);

@@ -6,56 +6,46 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 use tablekit_testing::command::EmulatorArgs;
 
-use crate::exit::EXIT_CODES_HELP;
-
 /// Lists, queries, exports, imports, backs up, copies and migrates Azure Table Storage tables
 /// (and Azurite's, and the tablekit emulator's).
 #[derive(Debug, Parser)]
-#[command(name = "tablekit", version, after_long_help = EXIT_CODES_HELP)]
+#[command(name = "tablekit", version)]
 pub(crate) struct Cli {
     /// The command to run
     #[command(subcommand)]
     pub(crate) command: Command,
+    #[command(flatten)]
+    pub(crate) global: Global,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Lists, creates or deletes tables
-    #[command(subcommand, after_long_help = EXIT_CODES_HELP)]
+    #[command(subcommand)]
     Tables(TablesCommand),
     /// Prints one entity, as typed JSON
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Get(GetArgs),
     /// Writes one entity given as typed JSON (from a file or stdin)
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Put(PutArgs),
     /// Deletes one entity, if it still has `--etag` when given
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Delete(DeleteArgs),
-    /// Prints the entities matching a filter, as a table, JSON, JSON lines or CSV
-    #[command(after_long_help = EXIT_CODES_HELP)]
+    /// Prints the entities matching a filter, as a table, JSON, JSON lines or CSV, streaming
     Query(QueryArgs),
-    /// Writes a table's entities as typed JSON lines or typed CSV, streaming
-    #[command(after_long_help = EXIT_CODES_HELP)]
+    /// Writes a table's entities as typed JSON lines, typed CSV or Parquet, streaming
     Export(ExportArgs),
-    /// Writes the entities of typed JSON lines or typed CSV into a table, streaming
-    #[command(after_long_help = EXIT_CODES_HELP)]
+    /// Writes the entities of typed JSON lines, typed CSV or Parquet into a table, streaming;
+    /// resumable
     Import(ImportArgs),
     /// Writes a table to a checksummed backup file
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Backup(BackupArgs),
     /// Writes a backup file's entities into a table; resumable
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Restore(RestoreArgs),
     /// Copies a table to another table, on the same account or another; resumable
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Copy(Box<CopyArgs>),
     /// Renames, removes or retypes a property across a table
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Migrate(MigrateArgs),
     /// Counts a table's entities and partitions, with an approximate size per partition
-    #[command(after_long_help = EXIT_CODES_HELP)]
     Stats(StatsArgs),
     /// Runs the tablekit emulator (the options of `tablekit-emulator`) until Ctrl-C
     Emulator(EmulatorArgs),
@@ -63,21 +53,41 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
 }
 
+/// Options every command takes: how long to wait, how often to retry, what to log, and
+/// whether plain http may leave this machine.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct Global {
+    /// Seconds to wait for each try of a request (default 30); a try that runs out is retried
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub(crate) timeout: Option<u64>,
+    /// Retries of a request that failed for a passing reason: a timeout, a busy service, a
+    /// dropped connection (default 3; 0 for none)
+    #[arg(long, global = true, value_name = "N")]
+    pub(crate) retries: Option<u32>,
+    /// Logs every request on stderr (operation, host, status, time; never a secret); `-vv`
+    /// logs each try too. `RUST_LOG` (such as `RUST_LOG=tablekit=debug`) sets the log instead
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub(crate) verbose: u8,
+    /// Allows plain http to a host other than this machine (an emulator in another
+    /// container): the key or token then crosses the network in clear text
+    #[arg(long, global = true)]
+    pub(crate) allow_http: bool,
+}
+
 /// How to reach the account: a connection string, or an account with a key or SAS read from
-/// a variable or a file (never from the command line, where other users could see it).
+/// a variable or a file. Options given override the environment.
 #[derive(Args, Clone)]
 pub(crate) struct Connection {
-    /// A connection string, such as `UseDevelopmentStorage=true`
-    #[arg(
-        long,
-        env = "TABLEKIT_CONNECTION_STRING",
-        hide_env_values = true,
-        value_name = "STRING"
-    )]
+    /// A connection string, such as `UseDevelopmentStorage=true` (other users can read the
+    /// command line: prefer the variables). Without connection options, read from
+    /// `TABLEKIT_CONNECTION_STRING`, else `AZURE_STORAGE_CONNECTION_STRING`, else
+    /// `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`
+    #[arg(long, value_name = "STRING")]
     pub(crate) connection_string: Option<String>,
 
     /// The storage account's name (with a key, a SAS or an Entra ID token from --key-env,
-    /// --key-file, --sas-env, --sas-file, --token-env or --token-file)
+    /// --key-file, --sas-env, --sas-file, --token-env or --token-file; else from
+    /// `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`)
     #[arg(long, value_name = "NAME")]
     pub(crate) account: Option<String>,
 
@@ -109,6 +119,20 @@ pub(crate) struct Connection {
     /// The file holding a Microsoft Entra ID access token for Azure Storage
     #[arg(long, value_name = "PATH", group = "secret")]
     pub(crate) token_file: Option<PathBuf>,
+
+    /// Which variables hold the connection when no option gives it.
+    #[arg(skip)]
+    pub(crate) environment: Environment,
+}
+
+/// The variables a connection falls back to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Environment {
+    /// `TABLEKIT_CONNECTION_STRING`, then the variables `az storage` reads.
+    #[default]
+    Source,
+    /// `TABLEKIT_TO_CONNECTION_STRING` (the destination of `copy`).
+    Destination,
 }
 
 /// `tables` commands.
@@ -224,7 +248,9 @@ pub(crate) struct QueryArgs {
     #[command(flatten)]
     pub(crate) selection: Selection,
     /// The output: an aligned `table` (the default on a terminal), `json`, `jsonl` (the default
-    /// otherwise) or `csv`
+    /// otherwise) or `csv`. Every one streams: the table sizes its columns from the first 1000
+    /// rows (a row with a property not seen yet starts a new block under its own header), and
+    /// CSV reads the result twice, once for the header's columns
     #[arg(long, value_enum)]
     pub(crate) format: Option<QueryFormat>,
     #[command(flatten)]
@@ -251,6 +277,11 @@ pub(crate) enum FileFormat {
     Jsonl,
     /// A header row of `Name:Type` columns, then one entity a row
     Csv,
+    /// Parquet, for analytics engines: a typed, nullable column per property (DateTime as
+    /// nanosecond timestamps, 1677 to 2262; Guid as UUID), row groups of 10,000 rows; read
+    /// from a file, not stdin
+    #[cfg(feature = "parquet")]
+    Parquet,
 }
 
 /// `export`.
@@ -261,7 +292,7 @@ pub(crate) struct ExportArgs {
     /// The file to write; stdout without it
     #[arg(long, short = 'o', value_name = "PATH")]
     pub(crate) output: Option<PathBuf>,
-    /// The file format (default: from the file's extension, else jsonl)
+    /// The file format (default: from the file's extension, `.csv` or `.parquet`, else jsonl)
     #[arg(long, value_enum)]
     pub(crate) format: Option<FileFormat>,
     /// An OData filter
@@ -279,7 +310,7 @@ pub(crate) struct ImportArgs {
     /// The file to read; stdin without it
     #[arg(long, short = 'i', value_name = "PATH")]
     pub(crate) input: Option<PathBuf>,
-    /// The file format (default: from the file's extension, else jsonl)
+    /// The file format (default: from the file's extension, `.csv` or `.parquet`, else jsonl)
     #[arg(long, value_enum)]
     pub(crate) format: Option<FileFormat>,
     /// How entities are written
@@ -333,20 +364,23 @@ pub(crate) struct RestoreArgs {
     /// file's name with `.checkpoint`)
     #[arg(long, value_name = "PATH")]
     pub(crate) checkpoint: Option<PathBuf>,
+    /// Writes while reading, without checking the whole file first: a damaged backup then
+    /// writes the entities before the damage (and the restore stops there, exit code 2)
+    #[arg(long)]
+    pub(crate) no_verify: bool,
     #[command(flatten)]
     pub(crate) connection: Connection,
 }
 
+/// The variable naming the destination of `copy`.
+pub(crate) const TO_CONNECTION_STRING_VAR: &str = "TABLEKIT_TO_CONNECTION_STRING";
+
 /// The destination of `copy`: the source's account unless told otherwise.
 #[derive(Args, Clone)]
 pub(crate) struct Destination {
-    /// The destination's connection string
-    #[arg(
-        long,
-        env = "TABLEKIT_TO_CONNECTION_STRING",
-        hide_env_values = true,
-        value_name = "STRING"
-    )]
+    /// The destination's connection string (without destination options, read from
+    /// `TABLEKIT_TO_CONNECTION_STRING`; without that either, the source's account)
+    #[arg(long, value_name = "STRING")]
     pub(crate) to_connection_string: Option<String>,
     /// The destination's account name
     #[arg(long, value_name = "NAME")]
@@ -395,11 +429,15 @@ impl std::fmt::Debug for Destination {
 }
 
 impl Destination {
-    /// The destination as a [`Connection`]; `None` when no destination option is given.
+    /// The destination as a [`Connection`]: the options given, else
+    /// `TABLEKIT_TO_CONNECTION_STRING`; `None` without either (the source's account then).
     pub(crate) fn connection(&self) -> Option<Connection> {
-        let given = self.to_connection_string.is_some() || self.to_account.is_some();
+        let given = self.to_connection_string.is_some()
+            || self.to_account.is_some()
+            || std::env::var_os(TO_CONNECTION_STRING_VAR).is_some();
         given.then(|| Connection {
             connection_string: self.to_connection_string.clone(),
+            environment: Environment::Destination,
             account: self.to_account.clone(),
             endpoint: self.to_endpoint.clone(),
             key_env: self.to_key_env.clone(),
@@ -458,6 +496,10 @@ pub(crate) struct MigrateArgs {
     /// Reports what would change and writes nothing
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// Retypes the values that convert and leaves the others as they are (the property then
+    /// holds two types); without it, a retype some value cannot take is refused
+    #[arg(long)]
+    pub(crate) keep_unconverted: bool,
     #[command(flatten)]
     pub(crate) connection: Connection,
 }

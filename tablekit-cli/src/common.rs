@@ -10,10 +10,21 @@ use tablekit::{DynamicEntity, Query};
 
 use crate::cli::Selection;
 use crate::exit::{Failure, Kind, Outcome};
+use crate::filter_hint;
 
 /// Checks an OData filter with the emulator's parser before any request is sent; the error
 /// shows where it goes wrong, under the filter.
+///
+/// A filter calling an OData function is refused with a message saying the service has none;
+/// a bare word compared with a property (`PartitionKey eq p001`) gets a note on stderr, as
+/// it is read as a property name and so matches nothing.
 pub(crate) fn check_filter(filter: &str) -> Outcome {
+    if let Some(function) = filter_hint::function_call(filter) {
+        return Err(Failure::bad_input(filter_hint::function_message(function)));
+    }
+    for note in filter_hint::unquoted_notes(filter) {
+        eprintln!("tablekit: note: {note}");
+    }
     tablekit_testing::filter::Filter::parse(filter)
         .map(drop)
         .map_err(|e| {
@@ -66,7 +77,7 @@ pub(crate) async fn require_table(client: &TableServiceClient, table: &str) -> O
 }
 
 /// A buffered writer to `path`, or to stdout without one.
-pub(crate) fn output(path: Option<&Path>) -> Outcome<Box<dyn Write>> {
+pub(crate) fn output(path: Option<&Path>) -> Outcome<Box<dyn Write + Send>> {
     Ok(match path {
         Some(path) => Box::new(BufWriter::with_capacity(
             1 << 16,

@@ -27,6 +27,8 @@ pub(crate) enum Kind {
     Conflict,
     /// 130: interrupted.
     Interrupted,
+    /// 0, silently: the reader of the output went away (`| head -1`), as Unix tools take it.
+    OutputClosed,
 }
 
 impl Kind {
@@ -38,6 +40,7 @@ impl Kind {
             Kind::NotFound => 3,
             Kind::Conflict => 4,
             Kind::Interrupted => 130,
+            Kind::OutputClosed => 0,
         }
     }
 }
@@ -72,6 +75,20 @@ impl Failure {
     pub(crate) fn context(mut self, what: impl fmt::Display) -> Self {
         self.message = format!("{what}: {}", self.message);
         self
+    }
+
+    /// A failed write to the output: quiet when the reader closed it (a broken pipe).
+    pub(crate) fn write_failed(error: &std::io::Error) -> Self {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::new(Kind::OutputClosed, "the output was closed")
+        } else {
+            Failure::failed(format!("cannot write the output: {error}"))
+        }
+    }
+
+    /// Whether the failure is said on stderr (a closed output is not).
+    pub(crate) fn is_reported(&self) -> bool {
+        self.kind != Kind::OutputClosed
     }
 
     /// The exit code.

@@ -39,8 +39,9 @@ impl<W: Write> JsonlWriter<W> {
     }
 }
 
+/// A failed write to the output; a closed pipe ends the command quietly.
 pub(crate) fn write_failed(e: std::io::Error) -> Failure {
-    Failure::failed(format!("cannot write the output: {e}"))
+    Failure::write_failed(&e)
 }
 
 /// Reads entities one a line; blank lines are skipped.

@@ -32,9 +32,17 @@
 //! `--token-env`) or a file (`--key-file`, `--sas-file`, `--token-file`), and `--endpoint URL`
 //! when the service is not `https://NAME.table.core.windows.net`. For Entra ID, get the token
 //! with `az account get-access-token --resource https://storage.azure.com --query accessToken
-//! -o tsv`. Secrets are never taken on the command line (other
-//! users can read it), and never printed: errors name the variable or file, not its content.
-//! `copy` takes the destination with the same options prefixed `--to-`.
+//! -o tsv`. Options override the environment; without them, the connection comes from
+//! `TABLEKIT_CONNECTION_STRING`, then the variables `az storage` reads
+//! (`AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or
+//! `AZURE_STORAGE_SAS_TOKEN`). Secrets are taken on the command line only in a connection
+//! string, with a warning (other users can read it), and never printed: errors name the
+//! variable or file, not its content. `copy` takes the destination with the same options
+//! prefixed `--to-`.
+//!
+//! `--timeout SECONDS` bounds each try of a request and `--retries N` the retries; the log on
+//! stderr says each retry and why, `-v` logs every request (never a secret), `RUST_LOG`
+//! replaces the filter. Plain http to a host other than this machine needs `--allow-http`.
 //!
 //! # Formats
 //!
@@ -43,11 +51,15 @@
 //!   in base64): an export imports back to the same entities, and exports again to the same
 //!   bytes.
 //! - Typed CSV: the header carries the types (`PartitionKey,RowKey,Score:Int32`); an empty
-//!   cell is a missing property, so an empty string is written `\` (and a string starting
-//!   with `\` gets one more). A bad cell is reported with its line and column.
+//!   cell is a missing property, so an empty string or empty Binary is written `\` (and a
+//!   string starting with `\` gets one more). A bad cell is reported with its line and column.
+//! - Parquet (`--format parquet` or `.parquet`), for analytics engines: a typed, nullable
+//!   column per property, row groups of 10,000 rows; DateTime as nanosecond timestamps, so
+//!   one outside 1677 to 2262 is refused before anything is written.
 //! - Backups: the library's checksummed format (every line checked, a trailer with the count
 //!   and a checksum of the whole), so a truncated or damaged file is refused, never restored
-//!   silently short.
+//!   silently short: `restore` checks the whole file before its first write, so a damaged
+//!   backup writes nothing (`--no-verify` writes as it reads).
 //!
 //! # Resuming
 //!
@@ -77,21 +89,29 @@ mod commands;
 mod common;
 mod connect;
 mod exit;
+mod filter_hint;
+mod help;
 mod interrupt;
 mod jsonl;
+mod log;
 mod progress;
 mod typed_csv;
+#[cfg(feature = "parquet")]
+mod typed_parquet;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::FromArgMatches;
 
 use crate::cli::{Cli, Command};
 use crate::exit::{Failure, Kind, Outcome};
 use crate::interrupt::Interrupt;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = help::command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // `--help` and `--version` are successes, usage errors exit with 2.
@@ -103,6 +123,8 @@ fn main() -> ExitCode {
             });
         }
     };
+    log::init(cli.global.verbose);
+    connect::configure(cli.global.clone());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -116,7 +138,9 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("tablekit: {failure}");
+            if failure.is_reported() {
+                eprintln!("tablekit: {failure}");
+            }
             failure.exit_code()
         }
     }
@@ -137,11 +161,11 @@ async fn run(command: Command) -> Outcome {
         Command::Backup(args) => backup::backup(args, interrupt()).await,
         Command::Restore(args) => backup::restore(args, interrupt()).await,
         Command::Copy(args) => copy::run(*args, interrupt()).await,
-        Command::Migrate(args) => migrate::run(args).await,
+        Command::Migrate(args) => migrate::run(args, interrupt()).await,
         Command::Stats(args) => stats::run(args).await,
         Command::Emulator(args) => args.serve().await.map_err(Failure::failed),
         Command::Completions(args) => {
-            let mut command = Cli::command();
+            let mut command = help::command();
             clap_complete::generate(args.shell, &mut command, "tablekit", &mut std::io::stdout());
             Ok(())
         }

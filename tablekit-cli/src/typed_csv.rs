@@ -90,14 +90,15 @@ impl<W: Write> CsvWriter<W> {
 
     /// Flushes the output.
     pub(crate) fn finish(mut self) -> Outcome {
-        self.out
-            .flush()
-            .map_err(|e| Failure::failed(format!("cannot write the output: {e}")))
+        self.out.flush().map_err(|e| Failure::write_failed(&e))
     }
 }
 
 fn csv_write_failed(e: csv::Error) -> Failure {
-    Failure::failed(format!("cannot write the output: {e}"))
+    match e.kind() {
+        csv::ErrorKind::Io(io) => Failure::write_failed(io),
+        _ => Failure::failed(format!("cannot write the output: {e}")),
+    }
 }
 
 /// Reads typed CSV rows as entities.

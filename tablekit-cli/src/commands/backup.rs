@@ -63,18 +63,17 @@ fn restore_checkpoint(args: &RestoreArgs) -> PathBuf {
         .unwrap_or_else(|| checkpoint::beside(&args.input))
 }
 
-/// Runs `restore`: chunk by chunk, the checkpoint saved after each, so a Ctrl-C, a crash or
-/// a damaged file stops it with everything before written and a way to go on.
+/// Runs `restore`. The whole file is checked first (every line and the trailer's count and
+/// checksum), so a damaged backup writes nothing; then it is written chunk by chunk, the
+/// checkpoint saved after each, so a Ctrl-C or a crash stops it with a way to go on.
 pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome {
     let checkpoint_path = restore_checkpoint(&args);
     let job = format!("restore {} -> {}", args.input.display(), args.table);
     let mut checkpoint = Checkpoint::load(&checkpoint_path, &job)?;
-    let file = tokio::fs::File::open(&args.input)
-        .await
-        .map_err(|e| Failure::bad_input(format!("cannot open `{}`: {e}", args.input.display())))?;
-    let mut reader = BackupReader::open(BufReader::with_capacity(1 << 16, file))
-        .await
-        .map_err(|e| damaged(&args.input, &e))?;
+    if !args.no_verify {
+        verify(&args.input, &interrupt).await?;
+    }
+    let mut reader = open_backup(&args.input).await?;
     let client = client(&args.connection)?;
     client.create_table_if_not_exists(&args.table).await?;
     reader
@@ -114,6 +113,52 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
         checkpoint.entities, args.table
     );
     Ok(())
+}
+
+/// The backup at `path`, its header read.
+async fn open_backup(path: &Path) -> Outcome<BackupReader<BufReader<tokio::fs::File>>> {
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| Failure::bad_input(format!("cannot open `{}`: {e}", path.display())))?;
+    BackupReader::open(BufReader::with_capacity(1 << 16, file))
+        .await
+        .map_err(|e| damaged(path, &e))
+}
+
+/// Reads the whole backup, checking every line and the trailer, before anything is written.
+async fn verify(path: &Path, interrupt: &Interrupt) -> Outcome {
+    let mut reader = open_backup(path).await.map_err(nothing_written)?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let progress = file_bar(size);
+    progress.set_message("checking the backup");
+    loop {
+        match reader.next_entity().await {
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(e) => return Err(nothing_written(damaged(path, &e))),
+        }
+        if reader.entities_read() % CHUNK as u64 == 0 {
+            progress.set_position(reader.bytes_read());
+            if interrupt.is_set() {
+                return Err(Failure::new(
+                    Kind::Interrupted,
+                    "interrupted while checking the backup: nothing written",
+                ));
+            }
+        }
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+fn nothing_written(failure: Failure) -> Failure {
+    Failure {
+        message: format!(
+            "{}; nothing written (the whole file is checked before the first write)",
+            failure.message
+        ),
+        ..failure
+    }
 }
 
 /// Up to a chunk of entities, and the error that stopped reading early, if any.

@@ -1,13 +1,15 @@
 //! `query`: the entities matching a filter, as an aligned table, JSON, JSON lines or CSV.
 //!
-//! JSON and JSON lines stream; the table and CSV forms need every row's columns first, so
-//! they hold the result (bound it with `--top`, or use `export` for whole tables).
+//! Every format streams, so memory stays flat whatever the result's size. The table form
+//! sizes its columns from a window of rows (see [`TableWriter`]); the CSV form reads the
+//! result twice, once for the header's columns and once for the rows, as `export` does.
 
 use std::io::{IsTerminal, Write};
 
 use futures::TryStreamExt;
+use tablekit::client::Table;
 use tablekit::codec::encode_entity_into;
-use tablekit::DynamicEntity;
+use tablekit::{DynamicEntity, Query};
 
 use crate::cells::literal;
 use crate::cli::{QueryArgs, QueryFormat};
@@ -28,18 +30,19 @@ pub(crate) async fn run(args: QueryArgs) -> Outcome {
     } else {
         QueryFormat::Jsonl
     });
-    let mut entities = table.query(query).entities();
-    let out = std::io::stdout().lock();
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     match format {
         QueryFormat::Jsonl => {
-            let mut out = JsonlWriter::new(std::io::BufWriter::new(out));
+            let mut entities = table.query(query).entities();
+            let mut out = JsonlWriter::new(out);
             while let Some(entity) = entities.try_next().await? {
                 out.write(&entity)?;
             }
             out.finish()
         }
         QueryFormat::Json => {
-            let mut out = std::io::BufWriter::new(out);
+            let mut entities = table.query(query).entities();
+            let mut out = out;
             let mut line = Vec::new();
             let mut first = true;
             out.write_all(b"[").map_err(write_failed)?;
@@ -53,77 +56,155 @@ pub(crate) async fn run(args: QueryArgs) -> Outcome {
             out.write_all(b"\n]\n").map_err(write_failed)?;
             out.flush().map_err(write_failed)
         }
-        QueryFormat::Csv => {
-            let rows: Vec<DynamicEntity> = entities.try_collect().await?;
-            let mut columns = Columns::default();
-            rows.iter().for_each(|e| columns.learn(e));
-            let mut out = CsvWriter::new(out, columns)?;
-            for row in &rows {
-                out.write(row)?;
+        QueryFormat::Csv => write_csv(&table, query, out).await,
+        QueryFormat::Table => {
+            let mut entities = table.query(query).entities();
+            let mut out = TableWriter::new(out);
+            while let Some(entity) = entities.try_next().await? {
+                out.push(entity)?;
             }
             out.finish()
-        }
-        QueryFormat::Table => {
-            let rows: Vec<DynamicEntity> = entities.try_collect().await?;
-            write_table(out, &rows)
         }
     }
 }
 
+/// Typed CSV in two reads of the result: the first learns the header's columns, the second
+/// writes the rows.
+async fn write_csv(
+    table: &Table<DynamicEntity>,
+    query: Query<DynamicEntity>,
+    out: impl Write,
+) -> Outcome {
+    let mut columns = Columns::default();
+    let mut entities = table.query(query.clone()).entities();
+    while let Some(entity) = entities.try_next().await? {
+        columns.learn(&entity);
+    }
+    let mut out = CsvWriter::new(out, columns)?;
+    let mut entities = table.query(query).entities();
+    while let Some(entity) = entities.try_next().await? {
+        out.write(&entity)?;
+    }
+    out.finish()
+}
+
+/// Rows held to size a block's columns.
+const WINDOW: usize = 1000;
+
 /// Writes rows as aligned columns: the keys, `Timestamp`, then every property by first
 /// appearance, values as OData literals so types read apart (`5`, `5L`, `5.0`).
-fn write_table(mut out: impl Write, rows: &[DynamicEntity]) -> Outcome {
-    let mut names: Vec<String> = vec!["PartitionKey".into(), "RowKey".into(), "Timestamp".into()];
-    for row in rows {
-        for (name, _) in row.properties() {
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_owned());
-            }
+///
+/// The columns are sized from a window of the first [`WINDOW`] rows, which are then printed;
+/// the next rows follow at once in the same columns (a longer value pushes its line out). A
+/// row with a property the header lacks starts a new block: a blank line, then a header
+/// sized from the next window.
+struct TableWriter<W: Write> {
+    out: W,
+    window: Vec<DynamicEntity>,
+    /// The current block's column names and widths; empty while its window fills.
+    names: Vec<String>,
+    widths: Vec<usize>,
+    rows: u64,
+}
+
+impl<W: Write> TableWriter<W> {
+    fn new(out: W) -> Self {
+        TableWriter {
+            out,
+            window: Vec::new(),
+            names: Vec::new(),
+            widths: Vec::new(),
+            rows: 0,
         }
     }
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| {
-            names
-                .iter()
-                .map(|name| match name.as_str() {
-                    "PartitionKey" => printable(row.partition_key()),
-                    "RowKey" => printable(row.row_key()),
-                    "Timestamp" => row
-                        .timestamp()
-                        .map(|t| tablekit::codec::format_datetime(&t))
-                        .unwrap_or_default(),
-                    name => row
-                        .value(name)
-                        .map(|v| printable(&literal(v)))
-                        .unwrap_or_default(),
-                })
-                .collect()
-        })
-        .collect();
-    let widths: Vec<usize> = (0..names.len())
-        .map(|i| {
-            cells
-                .iter()
-                .map(|row| row[i].chars().count())
-                .chain([names[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        padded.join("  ").trim_end().to_owned()
-    };
-    writeln!(out, "{}", line(&names)).map_err(write_failed)?;
-    for row in &cells {
-        writeln!(out, "{}", line(row)).map_err(write_failed)?;
+
+    /// Takes one row: held while the window fills, printed at once after.
+    fn push(&mut self, row: DynamicEntity) -> Outcome {
+        self.rows += 1;
+        if !self.names.is_empty() {
+            if row
+                .properties()
+                .all(|(name, _)| self.names.iter().any(|n| n == name))
+            {
+                let cells = cells(&self.names, &row);
+                return self.line(&cells);
+            }
+            // A new property: the next block gets its own header.
+            self.names.clear();
+            writeln!(self.out).map_err(write_failed)?;
+        }
+        self.window.push(row);
+        if self.window.len() == WINDOW {
+            self.print_window()?;
+        }
+        Ok(())
     }
-    writeln!(out, "({} entities)", rows.len()).map_err(write_failed)
+
+    /// Sizes the columns from the window and prints it.
+    fn print_window(&mut self) -> Outcome {
+        let window = std::mem::take(&mut self.window);
+        let mut names: Vec<String> =
+            vec!["PartitionKey".into(), "RowKey".into(), "Timestamp".into()];
+        for row in &window {
+            for (name, _) in row.properties() {
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_owned());
+                }
+            }
+        }
+        let rows: Vec<Vec<String>> = window.iter().map(|row| cells(&names, row)).collect();
+        self.widths = (0..names.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|row| row[i].chars().count())
+                    .chain([names[i].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        self.line(&names)?;
+        self.names = names;
+        for row in &rows {
+            self.line(row)?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, cells: &[String]) -> Outcome {
+        let mut line = String::new();
+        for (cell, &width) in cells.iter().zip(&self.widths) {
+            line.push_str(&format!("{cell:<width$}  "));
+        }
+        writeln!(self.out, "{}", line.trim_end()).map_err(write_failed)
+    }
+
+    /// Prints the rows still held, and the count.
+    fn finish(mut self) -> Outcome {
+        if !self.window.is_empty() || self.rows == 0 {
+            self.print_window()?;
+        }
+        writeln!(self.out, "({} entities)", self.rows).map_err(write_failed)?;
+        self.out.flush().map_err(write_failed)
+    }
+}
+
+/// A row's cells under `names`.
+fn cells(names: &[String], row: &DynamicEntity) -> Vec<String> {
+    names
+        .iter()
+        .map(|name| match name.as_str() {
+            "PartitionKey" => printable(row.partition_key()),
+            "RowKey" => printable(row.row_key()),
+            "Timestamp" => row
+                .timestamp()
+                .map(|t| tablekit::codec::format_datetime(&t))
+                .unwrap_or_default(),
+            name => row
+                .value(name)
+                .map(|v| printable(&literal(v)))
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Control characters escaped, so a value cannot break the table's lines.

@@ -18,17 +18,18 @@ use crate::interrupt::Interrupt;
 use crate::jsonl::{JsonlReader, JsonlWriter};
 use crate::progress::{bar, file_bar};
 use crate::typed_csv::{Columns, CsvReader, CsvWriter};
+#[cfg(feature = "parquet")]
+use crate::typed_parquet::{ParquetColumns, ParquetReader, ParquetWriter};
 
 /// The format `--format` names, else the one the file's extension says, else JSON lines.
 fn format_of(format: Option<FileFormat>, path: Option<&Path>) -> FileFormat {
     format.unwrap_or_else(|| {
-        let csv = path
-            .and_then(Path::extension)
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-        if csv {
-            FileFormat::Csv
-        } else {
-            FileFormat::Jsonl
+        let extension = path.and_then(Path::extension).unwrap_or_default();
+        match extension.to_ascii_lowercase().to_str() {
+            Some("csv") => FileFormat::Csv,
+            #[cfg(feature = "parquet")]
+            Some("parquet") => FileFormat::Parquet,
+            _ => FileFormat::Jsonl,
         }
     })
 }
@@ -48,16 +49,18 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     let client = client(&args.connection)?;
     require_table(&client, &args.table).await?;
     let table = client.table_named::<DynamicEntity>(&args.table);
-    let out = output(args.output.as_deref())?;
+    let out = || output(args.output.as_deref());
     let progress = bar("entities", None);
+    let mut written = 0u64;
     match format_of(args.format, args.output.as_deref()) {
         FileFormat::Jsonl => {
-            let mut writer = JsonlWriter::new(out);
+            let mut writer = JsonlWriter::new(out()?);
             let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {
                     writer.write(entity)?;
                 }
+                written += page.len() as u64;
                 progress.inc(page.len() as u64);
                 stop_if_interrupted(&interrupt, "export")?;
             }
@@ -76,20 +79,49 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
             }
             progress.finish_and_clear();
             let progress = bar("entities", Some(total));
-            let mut writer = CsvWriter::new(out, columns)?;
+            let mut writer = CsvWriter::new(out()?, columns)?;
             let mut pages = table.query(query).read_ahead(true).pages();
             while let Some(page) = pages.try_next().await? {
                 for entity in page.entities() {
                     writer.write(entity)?;
                 }
+                written += page.len() as u64;
                 progress.inc(page.len() as u64);
                 stop_if_interrupted(&interrupt, "export")?;
             }
             writer.finish()?;
             progress.finish_and_clear();
         }
+        #[cfg(feature = "parquet")]
+        FileFormat::Parquet => {
+            // The schema needs every column first: one pass learns them, a second writes.
+            let mut columns = ParquetColumns::default();
+            let mut pages = table.query(query.clone()).read_ahead(true).pages();
+            while let Some(page) = pages.try_next().await? {
+                page.entities().iter().for_each(|e| columns.learn(e));
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            // Checked before the file is made: a refused export leaves no file behind.
+            columns.check()?;
+            let mut writer = ParquetWriter::new(out()?, columns)?;
+            let mut pages = table.query(query).read_ahead(true).pages();
+            while let Some(page) = pages.try_next().await? {
+                for entity in page.entities() {
+                    writer.write(entity)?;
+                }
+                written += page.len() as u64;
+                progress.inc(page.len() as u64);
+                stop_if_interrupted(&interrupt, "export")?;
+            }
+            writer.finish()?;
+        }
     }
     progress.finish_and_clear();
+    let to = match &args.output {
+        Some(path) => format!("`{}`", path.display()),
+        None => "stdout".to_owned(),
+    };
+    eprintln!("exported {written} entities of `{}` to {to}", args.table);
     Ok(())
 }
 
@@ -117,11 +149,17 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
         Some(path) => Checkpoint::load(path, &import_job(&args, format))?,
         None => Checkpoint::default(),
     };
-    let input = input(args.input.as_deref())?;
-    // From a file, the bytes read give an ETA; from stdin, a count.
+    let mut next = match format {
+        FileFormat::Jsonl => Chunks::Jsonl(JsonlReader::new(input(args.input.as_deref())?)),
+        FileFormat::Csv => Chunks::Csv(CsvReader::new(input(args.input.as_deref())?)?),
+        #[cfg(feature = "parquet")]
+        FileFormat::Parquet => Chunks::Parquet(parquet_input(args.input.as_deref())?),
+    };
+    // From a file, the bytes read give an ETA; from stdin (or Parquet), a count.
     let size = args
         .input
         .as_deref()
+        .filter(|_| next.reads_bytes())
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.len());
     let progress = match size {
@@ -129,10 +167,6 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
         None => bar("entities", None),
     };
     client.create_table_if_not_exists(&args.table).await?;
-    let mut next = match format {
-        FileFormat::Jsonl => Chunks::Jsonl(JsonlReader::new(input)),
-        FileFormat::Csv => Chunks::Csv(CsvReader::new(input)?),
-    };
     let mut first = next.skip(checkpoint.entities)?;
     // The next chunks are read and sent while one is still being written: a few in flight,
     // so memory stays bounded and the service is never idle while the file is read.
@@ -233,6 +267,21 @@ fn written_note(checkpoint: &Checkpoint, path: Option<&Path>) -> String {
 enum Chunks<R: std::io::BufRead> {
     Jsonl(JsonlReader<R>),
     Csv(CsvReader<R>),
+    #[cfg(feature = "parquet")]
+    Parquet(ParquetReader),
+}
+
+/// A Parquet file to import: its footer is at the end, so it is read from a file, not stdin.
+#[cfg(feature = "parquet")]
+fn parquet_input(path: Option<&Path>) -> Outcome<ParquetReader> {
+    let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
+        return Err(Failure::bad_input(
+            "Parquet is read from a file (`-i PATH`), not from stdin",
+        ));
+    };
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::bad_input(format!("cannot open `{}`: {e}", path.display())))?;
+    ParquetReader::open(file)
 }
 
 /// Progress: bytes read of a file (entities in the message), or entities.
@@ -246,10 +295,21 @@ fn show(progress: &ProgressBar, size: Option<u64>, entities: u64, bytes: u64) {
 }
 
 impl<R: std::io::BufRead> Chunks<R> {
+    /// Whether the reader counts the bytes it read (Parquet reads by row group).
+    fn reads_bytes(&self) -> bool {
+        match self {
+            Chunks::Jsonl(_) | Chunks::Csv(_) => true,
+            #[cfg(feature = "parquet")]
+            Chunks::Parquet(_) => false,
+        }
+    }
+
     fn bytes(&self) -> u64 {
         match self {
             Chunks::Jsonl(reader) => reader.bytes(),
             Chunks::Csv(reader) => reader.bytes(),
+            #[cfg(feature = "parquet")]
+            Chunks::Parquet(_) => 0,
         }
     }
 
@@ -257,6 +317,8 @@ impl<R: std::io::BufRead> Chunks<R> {
         match self {
             Chunks::Jsonl(reader) => reader.next_chunk(CHUNK),
             Chunks::Csv(reader) => reader.next_chunk(CHUNK),
+            #[cfg(feature = "parquet")]
+            Chunks::Parquet(reader) => reader.next_chunk(CHUNK),
         }
     }
 

@@ -1,5 +1,5 @@
-//! `backup` and `restore`: a round trip, a truncated file refused with exit code 2 after the
-//! entities before the damage are written, and the restore resumed from its checkpoint.
+//! `backup` and `restore`: a round trip, a truncated or damaged file refused with exit code 2
+//! before anything is written, and a restore written as read resumed from its checkpoint.
 
 use tablekit::DynamicEntity;
 
@@ -42,14 +42,30 @@ async fn backup_restores_and_a_truncated_file_is_refused(connection_string: &str
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("is truncated"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("1500 entities restored"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("nothing written"), "{}", run.stderr);
+    assert!(!client(connection_string)
+        .table_exists(&damaged)
+        .await
+        .unwrap());
 
-    // Cut in the middle: the first chunk is written and the checkpoint says so; with the
-    // sound file, the same command goes on from there.
+    // Damage in the middle: the whole file is checked first, so nothing is written either.
+    let mut flipped = bytes.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x01;
+    std::fs::write(&cut, &flipped).unwrap();
+    let run = tablekit(
+        connection_string,
+        &["restore", &damaged, "-i", cut.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("nothing written"), "{}", run.stderr);
+    assert!(!client(connection_string)
+        .table_exists(&damaged)
+        .await
+        .unwrap());
+
+    // Cut in the middle, written as read (`--no-verify`): the first chunk is written and the
+    // checkpoint says so; with the sound file, the same command goes on from there.
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let resumed = table_name("Resumed");
     let checkpoint = dir.path().join("restore.checkpoint");
@@ -62,6 +78,7 @@ async fn backup_restores_and_a_truncated_file_is_refused(connection_string: &str
         checkpoint.to_str().unwrap(),
         "--mode",
         "insert",
+        "--no-verify",
     ];
     let run = tablekit(connection_string, &args);
     assert_eq!(run.code, 2, "{}", run.stderr);

@@ -5,7 +5,13 @@ mod support;
 
 mod backup;
 mod bad_input;
+mod conventions;
 mod copy;
+mod edge_values;
 mod entities;
+mod migrate;
+mod output;
+#[cfg(feature = "parquet")]
+mod parquet_export;
 mod round_trip;
 mod secrets;

@@ -22,6 +22,11 @@ pub(crate) fn command(connection_string: &str, args: &[&str]) -> Command {
     command
         .args(args)
         .env_remove("TABLEKIT_TO_CONNECTION_STRING")
+        .env_remove("AZURE_STORAGE_CONNECTION_STRING")
+        .env_remove("AZURE_STORAGE_ACCOUNT")
+        .env_remove("AZURE_STORAGE_KEY")
+        .env_remove("AZURE_STORAGE_SAS_TOKEN")
+        .env_remove("RUST_LOG")
         .env("TABLEKIT_CONNECTION_STRING", connection_string)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -427,85 +427,87 @@ impl Tables {
 }
 
 /// Runs `op`, checks its answer against the reference and updates it.
+/// What an applied write leaves at a key: a value, or nothing.
+type Change = Option<(u8, Option<Held>)>;
+
 /// Whether the operation was applied (`false`: skipped, or refused as the reference expects).
 async fn apply(t: &Tables, reference: &mut Reference, op: &Op) -> Result<bool, String> {
-    let (expected, result, change): (Expect, tablekit::Result<()>, Option<(u8, Option<Held>)>) =
-        match *op {
-            Op::Insert { key, held, variant } => {
-                let expected = if reference.contains_key(&key) {
-                    Expect::Conflict
-                } else if email_taken(reference, key, held) {
-                    Expect::Unique
-                } else {
-                    Expect::Ok
-                };
-                let result = match variant {
-                    true => t.insert_variant(held.entity(key)).await,
-                    false => t.club.insert(&mut held.entity(key)).await,
-                };
-                (expected, result, Some((key, Some(held))))
+    let (expected, result, change): (Expect, tablekit::Result<()>, Change) = match *op {
+        Op::Insert { key, held, variant } => {
+            let expected = if reference.contains_key(&key) {
+                Expect::Conflict
+            } else if email_taken(reference, key, held) {
+                Expect::Unique
+            } else {
+                Expect::Ok
+            };
+            let result = match variant {
+                true => t.insert_variant(held.entity(key)).await,
+                false => t.club.insert(&mut held.entity(key)).await,
+            };
+            (expected, result, Some((key, Some(held))))
+        }
+        Op::UpsertReplace { key, held } => {
+            let result = t.club.upsert_replace(&mut held.entity(key)).await;
+            (
+                expect_upsert(reference, key, held),
+                result,
+                Some((key, Some(held))),
+            )
+        }
+        Op::UpsertMerge { key, held } => {
+            // Every property of the kind is sent, so the merge holds exactly `held`
+            // (a scan's smaller image drops the rows it no longer uses).
+            let result = t.club.upsert_merge(&mut held.entity(key)).await;
+            (
+                expect_upsert(reference, key, held),
+                result,
+                Some((key, Some(held))),
+            )
+        }
+        Op::ReadReplace { key, held } => {
+            let read = t.club.get(PARTITION, &key_name(key)).await;
+            let mut read = match read {
+                Ok(Some(read)) => read,
+                Ok(None) if !reference.contains_key(&key) => return Ok(false),
+                other => return Err(format!("read of {key}: {other:?}")),
+            };
+            let mut fresh = held.entity(key);
+            if Held::of(&read)?.kind() != held.kind() {
+                return Ok(false);
             }
-            Op::UpsertReplace { key, held } => {
-                let result = t.club.upsert_replace(&mut held.entity(key)).await;
-                (
-                    expect_upsert(reference, key, held),
-                    result,
-                    Some((key, Some(held))),
-                )
+            fresh
+                .as_dynamic_mut()
+                .set_etag(read.as_dynamic().etag().cloned());
+            std::mem::swap(&mut read, &mut fresh);
+            let result = t.club.replace(&mut read).await;
+            let expected = match email_taken(reference, key, held) {
+                true => Expect::Unique,
+                false => Expect::Ok,
+            };
+            (expected, result, Some((key, Some(held))))
+        }
+        Op::Delete { key } => {
+            let result = t
+                .club
+                .delete_by_key(PARTITION, &key_name(key), &ETag::any())
+                .await;
+            let expected = match reference.contains_key(&key) {
+                true => Expect::Ok,
+                false => Expect::NotFound,
+            };
+            (expected, result, Some((key, None)))
+        }
+        Op::Batch { ref inserts } => return apply_batch(t, reference, inserts).await,
+        Op::SelectMerge { pick, zip } => return select_merge(t, reference, pick, zip).await,
+        Op::Repair => {
+            let report = repair(&t.members).await.map_err(|e| e.to_string())?;
+            if !report.is_clean() {
+                return Err(format!("repair found something to fix: {report:?}"));
             }
-            Op::UpsertMerge { key, held } => {
-                // Every property of the kind is sent, so the merge holds exactly `held`
-                // (a scan's smaller image drops the rows it no longer uses).
-                let result = t.club.upsert_merge(&mut held.entity(key)).await;
-                (
-                    expect_upsert(reference, key, held),
-                    result,
-                    Some((key, Some(held))),
-                )
-            }
-            Op::ReadReplace { key, held } => {
-                let read = t.club.get(PARTITION, &key_name(key)).await;
-                let mut read = match read {
-                    Ok(Some(read)) => read,
-                    Ok(None) if !reference.contains_key(&key) => return Ok(false),
-                    other => return Err(format!("read of {key}: {other:?}")),
-                };
-                let mut fresh = held.entity(key);
-                if Held::of(&read)?.kind() != held.kind() {
-                    return Ok(false);
-                }
-                fresh
-                    .as_dynamic_mut()
-                    .set_etag(read.as_dynamic().etag().cloned());
-                std::mem::swap(&mut read, &mut fresh);
-                let result = t.club.replace(&mut read).await;
-                let expected = match email_taken(reference, key, held) {
-                    true => Expect::Unique,
-                    false => Expect::Ok,
-                };
-                (expected, result, Some((key, Some(held))))
-            }
-            Op::Delete { key } => {
-                let result = t
-                    .club
-                    .delete_by_key(PARTITION, &key_name(key), &ETag::any())
-                    .await;
-                let expected = match reference.contains_key(&key) {
-                    true => Expect::Ok,
-                    false => Expect::NotFound,
-                };
-                (expected, result, Some((key, None)))
-            }
-            Op::Batch { ref inserts } => return apply_batch(t, reference, inserts).await,
-            Op::SelectMerge { pick, zip } => return select_merge(t, reference, pick, zip).await,
-            Op::Repair => {
-                let report = repair(&t.members).await.map_err(|e| e.to_string())?;
-                if !report.is_clean() {
-                    return Err(format!("repair found something to fix: {report:?}"));
-                }
-                return Ok(true);
-            }
-        };
+            return Ok(true);
+        }
+    };
     let answered = classify(&result)?;
     if answered != expected {
         return Err(format!(

@@ -204,19 +204,33 @@ async fn a_family_spreads_each_spread_variants_values(client: &TableServiceClien
     assert!(stored_keys(&club, "chess").await.is_empty());
 }
 
-async fn a_family_batch_writes_index_rows_and_refuses_spread_values(client: &TableServiceClient) {
+async fn a_family_batch_writes_index_rows_and_continuation_rows(client: &TableServiceClient) {
     let club = club_table(client).await;
     let members = client.table_named::<Member>(club.name());
+    let scans = client.table_named::<Scan>(club.name());
     let mut batch = club.batch();
     batch
         .insert(&member("m-1", "kim@example.com", "Oslo"))
         .unwrap();
     batch.insert(&note("n-1")).unwrap();
-    let err = batch.insert(&scan("s-1", 10, 1)).unwrap_err();
-    assert!(err.is_invalid_input(), "{err}");
+    let big = 1_500_000; // more than one row holds
+    batch.insert(&scan("s-1", big, 1)).unwrap();
+    assert!(
+        batch.len() > 5,
+        "the scan's continuation rows join the transaction"
+    );
     batch.submit().await.unwrap();
     let found = Member::by_email(&members, "chess", "kim@example.com").await;
     assert_eq!(emails(found.unwrap()).as_deref(), Some("m-1"));
+    let read = scans.get("chess", "s-1").await.unwrap().expect("stored");
+    assert_eq!(read.try_image().unwrap(), bytes(big, 1));
+
+    // a delete of the scan read whole takes its rows with it; a change is refused
+    let read = club.get("chess", "s-1").await.unwrap().expect("stored");
+    let mut batch = club.batch();
+    assert!(batch.replace(&read).unwrap_err().is_invalid_input());
+    batch.delete(&read).unwrap();
+    batch.submit().await.unwrap();
     assert_eq!(stored_keys(&club, "chess").await.len(), 4);
 }
 
@@ -400,6 +414,6 @@ on_servers!(
     a_typed_backup_and_copy_keep_every_row_of_the_plan,
     a_family_keeps_each_indexed_variants_index_rows,
     a_family_spreads_each_spread_variants_values,
-    a_family_batch_writes_index_rows_and_refuses_spread_values,
+    a_family_batch_writes_index_rows_and_continuation_rows,
     rows_kept_beside_entities_are_never_entities_whatever_the_select,
 );

@@ -273,14 +273,20 @@ async fn concurrent_writers_leave_an_exact_index(client: &TableServiceClient) {
 async fn a_transaction_carries_the_index_rows(client: &TableServiceClient) {
     let table = employees(client).await;
     let mut batch = table.batch();
-    batch
-        .insert(&employee("e-1", "kim@example.com", "Smith"))
-        .unwrap();
-    batch
-        .insert(&employee("e-2", "lee@example.com", "Smith"))
-        .unwrap();
+    let mut staff = [
+        employee("e-1", "kim@example.com", "Smith"),
+        employee("e-2", "lee@example.com", "Smith"),
+    ];
+    for e in &staff {
+        batch.insert(e).unwrap();
+    }
     assert_eq!(batch.len(), 6); // each entity and its two index rows
-    batch.submit().await.unwrap();
+    batch.submit().await.unwrap().record_etags(&mut staff);
+    for e in &staff {
+        // each its own ETag, not an index row's
+        let stored = table.get("Sales", &e.id()).await.unwrap().unwrap();
+        assert_eq!(e.as_dynamic().etag(), stored.as_dynamic().etag());
+    }
     let smiths = Employee::by_last_name(&table, "Sales", "Smith")
         .await
         .unwrap();

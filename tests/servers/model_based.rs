@@ -321,9 +321,7 @@ impl Op {
                         let key = keys.remove(rng.gen_range(0..keys.len()));
                         // Mostly what a transaction holds, sometimes what it refuses.
                         let held = match (rng.gen_bool(0.8), Held::random(rng)) {
-                            (true, Held::Scan { .. } | Held::Contact { .. }) => {
-                                Held::Note { title: 2 }
-                            }
+                            (true, Held::Contact { .. }) => Held::Note { title: 2 },
                             (_, held) => held,
                         };
                         (key, held)
@@ -542,9 +540,9 @@ async fn apply_batch(
                 )),
             };
         }
-        // A transaction cannot keep a spread value's rows or an index in another partition
-        // in step: such a write is refused when added, before anything is sent.
-        let refused = matches!(held, Held::Scan { .. } | Held::Contact { .. });
+        // A transaction cannot reach an index kept in another partition: such a write is
+        // refused when added, before anything is sent. A spread value's rows join it.
+        let refused = matches!(held, Held::Contact { .. });
         match (added, refused) {
             (Ok(()), false) => {}
             (Err(e), true) if e.is_invalid_input() => return Ok(false),

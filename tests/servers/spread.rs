@@ -257,23 +257,80 @@ async fn what_cannot_be_written_is_refused_before_sending(client: &TableServiceC
         matches!(err, Error::Split(SplitError::TooLarge { .. })),
         "{err}"
     );
-    // a transaction cannot write continuation rows: refused by a typed error naming the
-    // table's own write, for every operation
+    // a transaction cannot know the stored continuation rows: a write that changes them is
+    // refused by a typed error naming the table's own write
     let mut batch = table.batch();
-    let err = batch.insert(&report("r2", 10, 0)).unwrap_err();
-    let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(*instead, "Table::insert");
-    assert!(err.to_string().contains("spread values"), "{err}");
-    let err = batch
-        .delete_by_key("alice", "r2", &tablekit::ETag::any())
-        .unwrap_err();
-    let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(*instead, "Table::delete_by_key");
+    let mut stored = report("r2", 10, 0);
+    stored
+        .as_dynamic_mut()
+        .set_etag(Some(tablekit::ETag::any()));
+    for (err, table_write) in [
+        (batch.merge(&stored).unwrap_err(), "Table::merge"),
+        (
+            batch.upsert_replace(&stored).unwrap_err(),
+            "Table::upsert_replace",
+        ),
+        (batch.delete(&stored).unwrap_err(), "Table::delete"),
+        (
+            batch
+                .delete_by_key("alice", "r2", &tablekit::ETag::any())
+                .unwrap_err(),
+            "Table::delete_by_key",
+        ),
+    ] {
+        let Error::InvalidInput(InvalidInput::NotInTransaction { instead, .. }) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(*instead, table_write);
+    }
     assert!(batch.is_empty());
+    assert!(stored_keys(&table, "alice").await.is_empty());
+}
+
+/// Inserts join a transaction with their continuation rows, counted against its 100
+/// operations; each entity gets its own ETag back; a delete of entities read whole takes
+/// their rows with them.
+async fn a_transaction_inserts_and_deletes_spread_values(client: &TableServiceClient) {
+    let table = reports(client).await;
+    let (big, small) = (1_500_000, 10);
+    let mut entities = [report("r1", big, 1), report("r2", small, 2)];
+    let mut batch = table.batch();
+    for entity in &entities {
+        batch.insert(entity).unwrap();
+    }
+    let rows = expected_keys("r1", big).len() + expected_keys("r2", small).len();
+    assert_eq!(batch.len(), rows);
+    batch.submit().await.unwrap().record_etags(&mut entities);
+    let mut keys = expected_keys("r1", big);
+    keys.extend(expected_keys("r2", small));
+    keys.sort();
+    assert_eq!(stored_keys(&table, "alice").await, keys);
+    assert_eq!(pdf_of(&table, "r1").await, bytes(big, 1));
+    assert_eq!(pdf_of(&table, "r2").await, bytes(small, 2));
+    for entity in &mut entities {
+        let stored = table.get("alice", &entity.id()).await.unwrap().unwrap();
+        assert_eq!(entity.as_dynamic().etag(), stored.as_dynamic().etag());
+        entity.set_title("renamed");
+        table.merge(entity).await.unwrap(); // on the ETag the transaction gave it
+    }
+
+    // one row over the limit: refused whole, the transaction as it was
+    let mut batch = table.batch();
+    for i in 0..99 {
+        batch.insert(&report(&format!("n{i}"), 0, 0)).unwrap();
+    }
+    assert!(batch
+        .insert(&report("n99", big, 0))
+        .unwrap_err()
+        .is_invalid_input());
+    assert_eq!(batch.len(), 99);
+
+    let mut batch = table.batch();
+    for id in ["r1", "r2"] {
+        let read = table.get("alice", id).await.unwrap().unwrap();
+        batch.delete(&read).unwrap();
+    }
+    batch.submit().await.unwrap();
     assert!(stored_keys(&table, "alice").await.is_empty());
 }
 
@@ -303,6 +360,7 @@ on_servers!(
     continuation_rows_never_read_as_entities,
     what_cannot_be_written_is_refused_before_sending,
     a_stale_write_changes_nothing,
+    a_transaction_inserts_and_deletes_spread_values,
 );
 
 /// Random sequences of writes and deletes on the emulator: after each, the partition holds

@@ -283,8 +283,9 @@ fn keep_unread(
     !fetched && unchanged()
 }
 
-/// A nested property field's setter: [`set_property`], except that a property the select did
-/// not fetch is left alone while its value is the default its getter read.
+/// A nested property field's setter: [`set_property`](super::set_property), except that a
+/// property the select did not fetch is left alone while its value is the default its getter
+/// read.
 pub fn set_nested_property<F: PropertyField>(entity: &mut DynamicEntity, value: F::Value) {
     let value = value.into_value();
     let unchanged = || value == F::default().into_value();

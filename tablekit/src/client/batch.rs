@@ -29,6 +29,7 @@ use crate::index::{self, Index, UniqueViolation};
 use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
 use crate::model::{TableEntity, TableModel};
 use crate::plan::{any_indexes, any_spread, plan_of};
+use crate::spread::{self, SpreadField};
 
 /// What one operation of a transaction does.
 ///
@@ -84,6 +85,9 @@ const DELETE_BY_KEY: (&str, &str) = ("a delete by keys", "Table::delete_by_key")
 
 struct Operation {
     kind: OperationKind,
+    /// Whether it writes a row beside an entity (an index or continuation row), not one the
+    /// caller added.
+    auxiliary: bool,
     part: Vec<u8>,
     /// Where the entity's JSON lies in `part`: read back only to check a write whose answer
     /// was lost, so no copy of the entity is kept.
@@ -123,9 +127,11 @@ impl Operation {
 /// are refused when added, with [`InvalidInput::NotInTransaction`] naming the table's own
 /// write to use instead, which writes the entity and its rows in one transaction of its own:
 /// - a model with a spread field (`#[tablekit(split(rows = n))]`, `records(rows = n)`):
-///   every operation; use [`Table::insert`], [`Table::merge`], [`Table::replace`], the
-///   upserts, [`Table::delete`] or [`Table::delete_by_key`], which write its continuation
-///   rows with it;
+///   `merge`, `replace`, `upsert_merge`, `upsert_replace` and `delete_by_key` (the
+///   continuation rows to change are the stored entity's), and a delete of an entity not read
+///   whole; use the table's write of the same name, which reads them. An insert joins a
+///   transaction with its continuation rows, and a delete of an entity read whole, on its
+///   ETag, with the deletes of its rows (each row counted against the 100 operations);
 /// - a model with a secondary index: `merge`, `replace`, `upsert_merge`, `upsert_replace` and
 ///   `delete_by_key` (the index rows to change are the stored entity's), and a delete of an
 ///   entity not read whole; use the table's write of the same name, which reads the stored
@@ -501,6 +507,7 @@ impl<M: TableModel> Batch<M> {
                 .zip(&self.operations)
                 .map(|(p, operation)| OperationResult {
                     kind: operation.kind,
+                    auxiliary: operation.auxiliary,
                     status: p.status,
                     etag: p.header("etag").map(ETag::new),
                 })
@@ -550,6 +557,7 @@ impl<M: TableModel> Batch<M> {
             .zip(&self.operations)
             .map(|(stored, operation)| OperationResult {
                 kind: operation.kind,
+                auxiliary: operation.auxiliary,
                 // What the service answers each of these operations when it sends no entity.
                 status: 204,
                 etag: stored.and_then(|s| s.as_dynamic().etag().cloned()),
@@ -616,14 +624,12 @@ impl<M: TableModel> Batch<M> {
         }
     }
 
-    /// Adds a write and, for an indexed model, its index rows' operations: all of them, or
-    /// (on error) none.
+    /// Adds a write and the operations of the rows beside it (a spread value's continuation
+    /// rows, the index rows): all of them, or (on error) none.
     fn add_indexed(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
         let entity = typed.as_dynamic();
         let plan = plan_of::<M>(entity);
-        if !plan.spread.is_empty() {
-            return Err(spread_refused::<M>(kind.described()));
-        }
+        let (main, spread_rows) = spread_rows::<M>(plan.spread, kind, entity)?;
         let rows = index_rows::<M>(plan.indexes, kind, Some(entity))?;
         let mark = self.operations.len();
         let parts_len = self.parts_len;
@@ -636,30 +642,25 @@ impl<M: TableModel> Batch<M> {
                 limits.validate_key(KeyKind::RowKey, rk)?;
                 self.add(kind, pk, rk, Some(etag.as_str()), None)
             }
-            _ => self.add_write(kind, typed),
+            _ => self.add_write(kind, typed, main.as_ref()),
         };
-        let added = added.and_then(|()| {
-            rows.iter().try_for_each(|(kind, row, index)| {
-                self.table.client().limits().validate_entity(row)?;
-                let claims = *kind == OperationKind::Insert && index.is_unique();
-                if claims {
-                    self.check_unclaimed(row)?;
-                }
-                let body = (*kind != OperationKind::Delete).then(|| codec::encode_entity(row));
-                let if_match = (*kind == OperationKind::Delete).then_some("*");
-                self.add(
-                    *kind,
-                    row.partition_key(),
-                    row.row_key(),
-                    if_match,
-                    body.as_deref(),
-                )?;
-                if claims {
-                    self.claim_last(index, row.row_key());
-                }
-                Ok(())
+        let added = added
+            .and_then(|()| {
+                (spread_rows.iter()).try_for_each(|(kind, row)| self.add_auxiliary(*kind, row))
             })
-        });
+            .and_then(|()| {
+                rows.iter().try_for_each(|(kind, row, index)| {
+                    let claims = *kind == OperationKind::Insert && index.is_unique();
+                    if claims {
+                        self.check_unclaimed(row)?;
+                    }
+                    self.add_auxiliary(*kind, row)?;
+                    if claims {
+                        self.claim_last(index, row.row_key());
+                    }
+                    Ok(())
+                })
+            });
         if added.is_err() {
             self.operations.truncate(mark);
             self.claims.retain(|c| c.operation < mark);
@@ -672,7 +673,29 @@ impl<M: TableModel> Batch<M> {
         added
     }
 
-    fn add_write(&mut self, kind: OperationKind, typed: &M::Entity) -> Result<()> {
+    /// Adds the operation of a row beside an entity (an index or continuation row): its
+    /// delete is unconditional, the entity's own operation holding the transaction's
+    /// condition.
+    fn add_auxiliary(&mut self, kind: OperationKind, row: &DynamicEntity) -> Result<()> {
+        self.table.client().limits().validate_entity(row)?;
+        let body = (kind != OperationKind::Delete).then(|| codec::encode_entity(row));
+        let if_match = (kind == OperationKind::Delete).then_some("*");
+        let (pk, rk) = (row.partition_key(), row.row_key());
+        self.add(kind, pk, rk, if_match, body.as_deref())?;
+        if let Some(operation) = self.operations.last_mut() {
+            operation.auxiliary = true;
+        }
+        Ok(())
+    }
+
+    /// Adds the write of `typed`, sending `main` in its place when its values spread over
+    /// continuation rows.
+    fn add_write(
+        &mut self,
+        kind: OperationKind,
+        typed: &M::Entity,
+        main: Option<&DynamicEntity>,
+    ) -> Result<()> {
         let entity = typed.as_dynamic();
         let etag = match kind {
             OperationKind::Merge | OperationKind::Replace => Some(required_etag(entity)?),
@@ -682,7 +705,18 @@ impl<M: TableModel> Batch<M> {
             OperationKind::Replace | OperationKind::UpsertReplace => Unsent::Deleted,
             _ => Unsent::Kept,
         };
-        writable::check::<M>(typed, unsent, self.table.client().limits())?;
+        let limits = self.table.client().limits();
+        let entity = match main {
+            Some(main) => {
+                M::check_write(typed)?;
+                writable::check_row(main, unsent, limits)?;
+                main
+            }
+            None => {
+                writable::check::<M>(typed, unsent, limits)?;
+                entity
+            }
+        };
         let body = codec::encode_entity(entity);
         self.add(
             kind,
@@ -733,6 +767,7 @@ impl<M: TableModel> Batch<M> {
         self.rows.insert(row_key.to_owned(), index);
         self.operations.push(Operation {
             kind,
+            auxiliary: false,
             part,
             body,
             if_match: if_match.map(ETag::new),
@@ -803,14 +838,56 @@ impl<M: TableModel> Batch<M> {
     }
 }
 
-/// A model whose values spread over continuation rows is written by [`Table`]'s own
-/// operations, which keep its rows in step: a transaction of its entities would not.
-/// (`operation` and `instead` name the write refused and the table's write to use.)
+/// The reason a transaction refuses most writes of a model with spread values.
+const SPREAD_REASON: &str = "the continuation rows to write and delete depend on the stored entity, which a transaction being built cannot read";
+
+/// What a write of an entity of model `M`, whose values may spread over continuation rows
+/// (`fields`, its storage plan's), sends beside it: the main row in place of the entity (for
+/// an insert) and the continuation rows' operations. An insert spreads the values over rows
+/// written with it; a delete of an entity read whole, on its ETag, deletes the rows it
+/// holds. The other writes need the rows stored, which a transaction being built cannot
+/// read: refused, naming the table's write.
+#[allow(clippy::type_complexity)]
+fn spread_rows<M: TableModel>(
+    fields: &[SpreadField],
+    kind: OperationKind,
+    entity: &DynamicEntity,
+) -> Result<(Option<DynamicEntity>, Vec<(OperationKind, DynamicEntity)>)> {
+    if fields.is_empty() {
+        return Ok((None, Vec::new()));
+    }
+    spread::check_main_key(entity.row_key())?;
+    let whole = !entity.is_partial() && entity.etag().is_some_and(|e| !e.is_any());
+    match kind {
+        OperationKind::Insert => {
+            let parts = spread::spread(entity, fields)?;
+            let rows = parts.rows.into_iter();
+            // Over any row left by an earlier entity of the key, as the table's insert does.
+            let rows = rows.map(|row| (OperationKind::UpsertReplace, row)).collect();
+            Ok((Some(parts.main), rows))
+        }
+        OperationKind::Delete if whole => {
+            let (pk, rk) = (entity.partition_key(), entity.row_key());
+            let keys = fields.iter().flat_map(|field| {
+                let used = spread::rows_used(entity, field.property);
+                (1..=used).map(|i| spread::continuation_key(rk, field.property, i))
+            });
+            let rows = keys.map(|key| (OperationKind::Delete, DynamicEntity::new(pk, key)));
+            Ok((None, rows.collect()))
+        }
+        OperationKind::Delete => Err(not_in_transaction::<M>(
+            kind.described(),
+            "the continuation rows to delete are the stored entity's: only an entity read whole, deleted on its ETag, says which they are",
+        )),
+        _ => Err(not_in_transaction::<M>(kind.described(), SPREAD_REASON)),
+    }
+}
+
+/// A model whose values spread over continuation rows cannot join a transaction by keys
+/// alone: which rows to delete is the stored entity's to say. (`operation` and `instead`
+/// name the write refused and the table's write to use.)
 fn spread_refused<M: TableModel>((operation, instead): (&'static str, &'static str)) -> Error {
-    not_in_transaction::<M>(
-        (operation, instead),
-        "its spread values need continuation rows written, changed and removed with the entity, which only the table's own write keeps in step",
-    )
+    not_in_transaction::<M>((operation, instead), SPREAD_REASON)
 }
 
 /// [`InvalidInput::NotInTransaction`] for `operation` of model `M`.
@@ -892,6 +969,9 @@ pub struct BatchOutcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OperationResult {
     kind: OperationKind,
+    /// An index or continuation row's operation, which no entity given to
+    /// [`BatchOutcome::record_etags`] is paired with.
+    auxiliary: bool,
     status: u16,
     etag: Option<ETag>,
 }
@@ -973,7 +1053,8 @@ impl BatchOutcome {
     }
 
     /// Records the new ETags on the entities written, given in the order they were added
-    /// (skip deletes).
+    /// (skip deletes). The rows written beside them (index and continuation rows) are not
+    /// paired with any.
     ///
     /// ```
     /// # use tablekit::client::Table;
@@ -1008,7 +1089,7 @@ impl BatchOutcome {
         let written = self
             .results
             .iter()
-            .filter(|r| r.kind != OperationKind::Delete);
+            .filter(|r| r.kind != OperationKind::Delete && !r.auxiliary);
         for (entity, result) in entities.into_iter().zip(written) {
             let entity = entity.as_dynamic_mut();
             entity.set_etag(result.etag.clone());
@@ -1076,6 +1157,7 @@ mod tests {
     fn etags_go_to_the_writes_they_belong_to_even_when_one_is_missing() {
         let result = |kind, etag: Option<&str>| OperationResult {
             kind,
+            auxiliary: false,
             status: 204,
             etag: etag.map(ETag::new),
         };

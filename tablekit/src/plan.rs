@@ -1,13 +1,13 @@
 //! The storage plan of a model: every row one entity of it is stored as, so that every path
-//! that reads or writes the model (`Table<M>`, `Table<Family>`, `Batch`, the bulk writer, index
-//! repair, backups and copies of typed tables) stores it the same way.
+//! that reads or writes the model (`Table<M>`, `Table<Family>`, `Batch`, index repair, backups
+//! and copies of typed tables) stores it the same way.
 //!
 //! One entity of a model is stored as
 //! - its **main row**, at the entity's keys, holding its properties (and, for a model with a
 //!   `kind`, the [`Discriminator`] property naming it);
 //! - one **index row** per secondary index whose value it holds (see [`index`](crate::index)):
 //!   in the entity's partition, in a named partition, or in another table;
-//! - the **continuation rows** of each value spread over rows (see [`spread`](crate::spread)),
+//! - the **continuation rows** of each value spread over rows (see [`spread`]),
 //!   beside the main row in its partition.
 //!
 //! The derive builds the plan once per model ([`StoragePlan::of`]); an entity family has one per

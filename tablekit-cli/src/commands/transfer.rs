@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use futures::stream::FuturesOrdered;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::ProgressBar;
+use tablekit::client::Table;
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::{write_chunk, CHUNK};
@@ -51,71 +52,55 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     let table = client.table_named::<DynamicEntity>(&args.table);
     let out = || output(args.output.as_deref());
     let progress = bar("entities", None);
-    let mut written = 0u64;
-    match format_of(args.format, args.output.as_deref()) {
+    let pass = Pass {
+        table: &table,
+        interrupt: &interrupt,
+    };
+    let written = match format_of(args.format, args.output.as_deref()) {
         FileFormat::Jsonl => {
             let mut writer = JsonlWriter::new(out()?);
-            let mut pages = table.query(query).read_ahead(true).pages();
-            while let Some(page) = pages.try_next().await? {
-                for entity in page.entities() {
-                    writer.write(entity)?;
-                }
-                written += page.len() as u64;
-                progress.inc(page.len() as u64);
-                stop_if_interrupted(&interrupt, "export")?;
-            }
+            let written = pass.each(query, &progress, |e| writer.write(e)).await?;
             writer.finish()?;
+            written
         }
         FileFormat::Csv => {
             // The header needs every column first: one pass learns them, a second writes.
             progress.set_message("reading the columns");
             let mut columns = Columns::default();
-            let mut total = 0;
-            let mut pages = table.query(query.clone()).read_ahead(true).pages();
-            while let Some(page) = pages.try_next().await? {
-                page.entities().iter().for_each(|e| columns.learn(e));
-                total += page.len() as u64;
-                stop_if_interrupted(&interrupt, "export")?;
-            }
+            let learning = bar("entities", None);
+            let total = pass
+                .each(query.clone(), &learning, |e| {
+                    columns.learn(e);
+                    Ok(())
+                })
+                .await?;
+            learning.finish_and_clear();
             progress.finish_and_clear();
             let progress = bar("entities", Some(total));
             let mut writer = CsvWriter::new(out()?, columns)?;
-            let mut pages = table.query(query).read_ahead(true).pages();
-            while let Some(page) = pages.try_next().await? {
-                for entity in page.entities() {
-                    writer.write(entity)?;
-                }
-                written += page.len() as u64;
-                progress.inc(page.len() as u64);
-                stop_if_interrupted(&interrupt, "export")?;
-            }
+            let written = pass.each(query, &progress, |e| writer.write(e)).await?;
             writer.finish()?;
             progress.finish_and_clear();
+            written
         }
         #[cfg(feature = "parquet")]
         FileFormat::Parquet => {
             // The schema needs every column first: one pass learns them, a second writes.
             let mut columns = ParquetColumns::default();
-            let mut pages = table.query(query.clone()).read_ahead(true).pages();
-            while let Some(page) = pages.try_next().await? {
-                page.entities().iter().for_each(|e| columns.learn(e));
-                stop_if_interrupted(&interrupt, "export")?;
-            }
+            let learning = ProgressBar::hidden();
+            pass.each(query.clone(), &learning, |e| {
+                columns.learn(e);
+                Ok(())
+            })
+            .await?;
             // Checked before the file is made: a refused export leaves no file behind.
             columns.check()?;
             let mut writer = ParquetWriter::new(out()?, columns)?;
-            let mut pages = table.query(query).read_ahead(true).pages();
-            while let Some(page) = pages.try_next().await? {
-                for entity in page.entities() {
-                    writer.write(entity)?;
-                }
-                written += page.len() as u64;
-                progress.inc(page.len() as u64);
-                stop_if_interrupted(&interrupt, "export")?;
-            }
+            let written = pass.each(query, &progress, |e| writer.write(e)).await?;
             writer.finish()?;
+            written
         }
-    }
+    };
     progress.finish_and_clear();
     let to = match &args.output {
         Some(path) => format!("`{}`", path.display()),
@@ -123,6 +108,36 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     };
     eprintln!("exported {written} entities of `{}` to {to}", args.table);
     Ok(())
+}
+
+/// One pass of an export over the table's pages.
+struct Pass<'a> {
+    table: &'a Table<DynamicEntity>,
+    interrupt: &'a Interrupt,
+}
+
+impl Pass<'_> {
+    /// Calls `each` on every entity `query` reads, page by page, counting them on `progress`
+    /// and stopping when interrupted; how many it read.
+    async fn each<F>(
+        &self,
+        query: Query<DynamicEntity>,
+        progress: &ProgressBar,
+        mut each: F,
+    ) -> Outcome<u64>
+    where
+        F: FnMut(&DynamicEntity) -> Outcome,
+    {
+        let mut read = 0u64;
+        let mut pages = self.table.query(query).read_ahead(true).pages();
+        while let Some(page) = pages.try_next().await? {
+            page.entities().iter().try_for_each(&mut each)?;
+            read += page.len() as u64;
+            progress.inc(page.len() as u64);
+            stop_if_interrupted(self.interrupt, "export")?;
+        }
+        Ok(read)
+    }
 }
 
 fn stop_if_interrupted(interrupt: &Interrupt, what: &str) -> Outcome {

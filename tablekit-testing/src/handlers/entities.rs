@@ -30,7 +30,7 @@ pub(crate) fn query(
     caller.may_on_entities(Action::QueryEntities, table_name, None)?;
     let filter = query_options::filter(ctx.params)?;
     let top = query_options::top(ctx.params)?;
-    let select = query_options::select(ctx.params);
+    let select = query_options::select(ctx.params)?;
     let start = query_options::entity_start(ctx.params)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (page, next, stored_name) = {
@@ -75,7 +75,7 @@ pub(crate) fn get(
 ) -> Result<Reply, ServiceError> {
     let level = ctx.json_level()?;
     caller.may_on_entities(Action::QueryEntities, table_name, Some((pk, rk)))?;
-    let select = query_options::select(ctx.params);
+    let select = query_options::select(ctx.params)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (entity, stored_name) = {
         let table = table.read().unwrap_or_else(|e| e.into_inner());

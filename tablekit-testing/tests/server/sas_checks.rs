@@ -420,3 +420,32 @@ async fn repeated_query_parameters_are_refused() {
         assert_eq!(code, "InvalidQueryParameterValue");
     }
 }
+
+#[tokio::test]
+async fn a_signature_under_an_encoded_name_is_accepted_and_never_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("requests.log");
+    let emulator = Emulator::builder().request_log(&log).start().await.unwrap();
+    emulator.create_table("Gamers").unwrap();
+    let token = emulator.sas(&read()).unwrap();
+    let signature = token
+        .split('&')
+        .find_map(|p| p.strip_prefix("sig="))
+        .unwrap()
+        .to_owned();
+    let encoded = token.replace("sig=", "%73ig=");
+    let answer = reqwest::Client::new()
+        .get(format!("{}/Gamers()?{encoded}", emulator.endpoint()))
+        .header("Accept", "application/json;odata=nometadata")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        written.contains("GET /devstoreaccount1/Gamers()"),
+        "{written}"
+    );
+    assert!(!written.contains(&signature), "{written}");
+    assert!(written.contains("sig=REDACTED"), "{written}");
+}

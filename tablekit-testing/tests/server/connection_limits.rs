@@ -109,3 +109,49 @@ async fn a_body_that_never_arrives_in_full_is_answered_408() {
     assert!(head.starts_with("HTTP/1.1 408"), "{head}");
     assert!(emulator.entities("Gamers").unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_sends_a_body_over_the_limit_whole_reads_the_413() {
+    let emulator = Emulator::start().await.unwrap();
+    emulator.create_table("Gamers").unwrap();
+    let expiry = chrono::Utc::now() + chrono::Duration::hours(1);
+    let sas = emulator
+        .sas(&TableSas::new("Gamers", TablePermissions::ADD, expiry))
+        .unwrap();
+    let addr = emulator.addr();
+    // 8 MiB and one byte: one over the largest body the emulator takes outside `$batch`.
+    let body = vec![b' '; 8 * 1024 * 1024 + 1];
+    let heads = tokio::task::spawn_blocking(move || {
+        let declared = format!("Content-Length: {}\r\n\r\n", body.len());
+        let mut chunked = format!("{:x}\r\n", body.len()).into_bytes();
+        chunked.extend_from_slice(&body);
+        chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+        let mut with_length = declared.into_bytes();
+        with_length.extend_from_slice(&body);
+        [
+            with_length,
+            [b"Transfer-Encoding: chunked\r\n\r\n".to_vec(), chunked].concat(),
+        ]
+        .map(|framed| {
+            // Writes the whole request, as most clients do, before reading the answer.
+            let mut client = TcpStream::connect(addr).unwrap();
+            let head = format!(
+                "POST /devstoreaccount1/Gamers?{sas} HTTP/1.1\r\nHost: localhost\r\n\
+                     Content-Type: application/json\r\n"
+            );
+            client.write_all(head.as_bytes()).unwrap();
+            client
+                .write_all(&framed)
+                .expect("the emulator kept reading the body");
+            answer_within(&mut client, PATIENCE)
+        })
+    })
+    .await
+    .unwrap();
+    for head in heads {
+        let head = head.expect("an answer");
+        assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+        assert!(head.contains("RequestBodyTooLarge"), "{head}");
+    }
+    assert!(emulator.entities("Gamers").unwrap().is_empty());
+}

@@ -155,7 +155,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_declared_length_over_the_limit_is_refused_unread() {
+    async fn a_declared_length_over_the_limit_is_refused_before_the_handler() {
         let layer = ReadBody::new(Duration::from_secs(60), Echo::default());
         let mut call = post("/acct/T", Vec::new());
         let declared = (MAX_BODY + 1).to_string();

@@ -31,6 +31,7 @@ mod operations;
 mod parse_errors;
 mod prefetch;
 mod proxy;
+mod quiet_panic;
 mod reply;
 mod response;
 mod route;

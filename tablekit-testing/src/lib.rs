@@ -5,6 +5,7 @@ mod auth;
 mod azurite;
 mod call;
 pub mod command;
+mod connections;
 mod context;
 mod continuation;
 mod counter;

@@ -16,7 +16,7 @@ use tablekit_testing::{Emulator, DEV_ACCOUNT, DEV_KEY};
 /// type and permissions (each entry needed, any letter of an entry granting it), for a table
 /// SAS its permissions; `None` where no such SAS may.
 #[rustfmt::skip]
-const CELLS: &[(Op, Option<(&str, &[&str])>, Option<&str>)] = &[
+const CELLS: &[(Op, Option<AccountSasNeeds>, Option<&str>)] = &[
     (Op::GetServiceProperties, Some(("s", &["r"])),       None),
     (Op::SetServiceProperties, Some(("s", &["w"])),       None),
     (Op::GetServiceStats,      Some(("s", &["r"])),       None),
@@ -35,6 +35,9 @@ const CELLS: &[(Op, Option<(&str, &[&str])>, Option<&str>)] = &[
     (Op::MergeEntity,          Some(("o", &["uw"])),      Some("u")),
     (Op::DeleteEntity,         Some(("o", &["d"])),       Some("d")),
 ];
+
+/// An account SAS's resource type and permissions.
+type AccountSasNeeds = (&'static str, &'static [&'static str]);
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -199,7 +202,7 @@ fn except(all: &str, without: &str) -> String {
 /// The credentials each cell of `op`'s row names, each with whether it may call `op`.
 fn credentials(
     signer: &Emulator,
-    account: Option<(&str, &[&str])>,
+    account: Option<AccountSasNeeds>,
     table: Option<&str>,
 ) -> Vec<(Credential, bool)> {
     let mut cells = vec![

@@ -94,7 +94,8 @@ pub struct EmulatorArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     body_timeout: u64,
 
-    /// Connections served at once; further clients wait, connected, until one closes
+    /// Connections served at once; a client past the limit takes the place of the connection
+    /// idle longest, and waits, connected, only while every connection is answering a request
     #[arg(long = "max-connections", value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS,
           value_parser = positive)]
     max_connections: usize,

@@ -39,6 +39,7 @@ use tablekit::{codec, value};
 use crate::dir_sync::sync_dir;
 use crate::error::Error;
 use crate::journal;
+use crate::quiet_panic;
 use crate::stored::{Stored, TableData};
 
 /// The database's file name inside the data directory.
@@ -156,7 +157,15 @@ impl Database {
                  to start empty"
             ),
         };
-        let db = verified(&path).map_err(damaged)?;
+        let db = verified(&path).map_err(|unusable| match unusable {
+            Unusable::Held => Error::DataFile {
+                path: path.clone(),
+                problem: "another process holds it (another emulator on the same directory?); \
+                          stop that one, or start on another directory"
+                    .to_owned(),
+            },
+            Unusable::Damaged(problem) => damaged(problem),
+        })?;
         let database = Database {
             db,
             path: path.clone(),
@@ -276,22 +285,31 @@ fn read_policies(
 /// been acknowledged (a crash's torn commit is rolled back by the open, before the check).
 /// Some damage (a file shorter than its header says) makes redb panic rather than answer
 /// an error: that is caught and reported as damage too.
-fn verified(path: &Path) -> Result<redb::Database, String> {
-    let open = || -> Result<redb::Database, String> {
-        let mut db = builder().open(path).map_err(|e| e.to_string())?;
+fn verified(path: &Path) -> Result<redb::Database, Unusable> {
+    let open = || -> Result<redb::Database, Unusable> {
+        let mut db = builder().open(path).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => Unusable::Held,
+            e => Unusable::Damaged(e.to_string()),
+        })?;
         match db.check_integrity() {
             Ok(true) => Ok(db),
-            Ok(false) => Err("its latest commit is damaged".to_owned()),
-            Err(e) => Err(e.to_string()),
+            Ok(false) => Err(Unusable::Damaged("its latest commit is damaged".to_owned())),
+            Err(e) => Err(Unusable::Damaged(e.to_string())),
         }
     };
-    match std::panic::catch_unwind(open) {
-        Ok(opened) => opened,
-        Err(panic) => Err(match panic.downcast_ref::<&str>() {
-            Some(message) => format!("it is not a whole database ({message})"),
-            None => "it is not a whole database".to_owned(),
-        }),
-    }
+    quiet_panic::catch(open).unwrap_or_else(|message| {
+        Err(Unusable::Damaged(format!(
+            "it is not a whole database (the storage library found: {message})"
+        )))
+    })
+}
+
+/// Why the database file cannot be opened.
+enum Unusable {
+    /// Another process has it open: another emulator on the same directory, most often.
+    Held,
+    /// The file is damaged; what is wrong with it.
+    Damaged(String),
 }
 
 /// A stored entity from its columns; `None` when they are not what [`apply`] wrote.

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use http::StatusCode;
 use tablekit::{codec, limits, DynamicEntity};
 
+use crate::auth::Action;
 use crate::response::entity_etag;
 use crate::service_error::ServiceError;
 use crate::store::Change;
@@ -47,13 +48,13 @@ impl EntityOp {
         }
     }
 
-    /// The SAS permission letters the operation needs.
-    pub(crate) fn permissions(&self) -> &'static str {
+    /// The operation, as authorization tells them apart.
+    pub(crate) fn action(&self) -> Action {
         match self {
-            EntityOp::Insert(_) => "a",
-            EntityOp::Update { if_match: None, .. } => "au",
-            EntityOp::Update { .. } => "u",
-            EntityOp::Delete { .. } => "d",
+            EntityOp::Insert(_) => Action::InsertEntity,
+            EntityOp::Update { if_match: None, .. } => Action::UpsertEntity,
+            EntityOp::Update { .. } => Action::UpdateEntity,
+            EntityOp::Delete { .. } => Action::DeleteEntity,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +21,7 @@ use tokio::sync::watch;
 
 use crate::app::{app, App};
 use crate::call::Call;
+use crate::connections::Activity;
 use crate::counter::RequestCounts;
 use crate::error::{Error, Result};
 use crate::faults::Faults;
@@ -748,8 +750,26 @@ impl EmulatorBuilder {
         self
     }
 
-    /// Serves at most `max` connections at once ([`DEFAULT_MAX_CONNECTIONS`] by default);
-    /// further clients wait, connected, until one closes.
+    /// Serves at most `max` connections at once ([`DEFAULT_MAX_CONNECTIONS`] by default).
+    /// A client past the limit takes the place of the connection idle longest (one waiting
+    /// for a request, or for the rest of a request's headers), which is closed; only when
+    /// every connection is answering a request does it wait, connected, until one closes. So
+    /// idle and slow connections, however many, cannot lock new clients out.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit_testing::Emulator;
+    /// let emulator = Emulator::builder().max_connections(2).start().await?;
+    /// // Two connections that never send a request.
+    /// let idle = [
+    ///     tokio::net::TcpStream::connect(emulator.addr()).await?,
+    ///     tokio::net::TcpStream::connect(emulator.addr()).await?,
+    /// ];
+    /// emulator.client().create_table("Gamers").await?; // served all the same
+    /// # drop(idle);
+    /// # Ok(()) }
+    /// ```
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = max;
         self
@@ -848,9 +868,13 @@ impl EmulatorBuilder {
         };
         let app = Arc::new(app(&state, self.body_timeout, log));
         let header_timeout = self.header_timeout;
-        let serving = Serving::accept(listener, self.max_connections, move |stream, stop| {
-            connection(stream, app.clone(), header_timeout, stop)
-        });
+        let serving = Serving::accept_shedding(
+            listener,
+            self.max_connections,
+            move |stream, activity, stop| {
+                connection(stream, app.clone(), header_timeout, activity, stop)
+            },
+        );
         Ok(Emulator {
             addr,
             primary,
@@ -898,20 +922,36 @@ fn account_keys(
     Ok(accounts)
 }
 
+/// Serves one connection until it ends, the server stops, or it is asked to close for a
+/// newcomer while idle (see [`Connections`](crate::connections::Connections)).
 async fn connection(
     stream: tokio::net::TcpStream,
     app: Arc<App>,
     header_timeout: Duration,
+    activity: Activity,
     mut shutdown: watch::Receiver<bool>,
 ) {
     // A SAS may name the addresses it is valid from (`sip`): each request carries its peer's.
     let peer = stream.peer_addr().ok();
-    let service = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
-        let app = app.clone();
-        if let Some(peer) = peer {
-            request.extensions_mut().insert(peer);
+    let begun = Arc::new(AtomicBool::new(false));
+    activity.idle();
+    let service = service_fn({
+        let activity = activity.clone();
+        let begun = begun.clone();
+        move |mut request: hyper::Request<hyper::body::Incoming>| {
+            activity.busy();
+            begun.store(true, Ordering::Relaxed);
+            let app = app.clone();
+            let activity = activity.clone();
+            if let Some(peer) = peer {
+                request.extensions_mut().insert(peer);
+            }
+            async move {
+                let answer = app.call(Call::new(request)).await;
+                activity.idle();
+                answer
+            }
         }
-        async move { app.call(Call::new(request)).await }
     });
     let conn = http1::Builder::new()
         .keep_alive(true)
@@ -925,8 +965,20 @@ async fn connection(
         .timer(TokioTimer::new())
         .header_read_timeout(header_timeout)
         .serve_connection(TokioIo::new(ParseErrorAnswers::new(stream)), service);
+    tokio::pin!(conn);
     tokio::select! {
-        _ = conn => {}
-        _ = shutdown.changed() => {}
+        _ = conn.as_mut() => return,
+        _ = shutdown.changed() => return,
+        _ = activity.asked_to_close() => {}
+    }
+    // Asked to close while idle. Before its first request nothing is in flight: close now.
+    // After one, its answer may still be being written: hyper closes once it is, and
+    // finishes a request already begun first.
+    if begun.load(Ordering::Relaxed) {
+        conn.as_mut().graceful_shutdown();
+        tokio::select! {
+            _ = conn => {}
+            _ = shutdown.changed() => {}
+        }
     }
 }

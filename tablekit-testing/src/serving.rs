@@ -6,8 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
+
+use crate::connections::{Activity, Connections};
 
 /// The longest pause after failed accepts.
 const MAX_ACCEPT_PAUSE: Duration = Duration::from_secs(1);
@@ -35,8 +37,9 @@ impl Serving {
     }
 
     /// Spawns a loop that accepts on `listener` and spawns `connection` for each stream, until
-    /// stopped, with at most `max_connections` open at once: the loop accepts the next only
-    /// when one has closed, so further clients wait in the listener's backlog.
+    /// stopped, with at most `max_connections` open at once: past that the loop waits, with
+    /// the stream it accepted, for one to close, so further clients wait in the listener's
+    /// backlog.
     ///
     /// A failed accept (out of file descriptors, most often) pauses the loop, longer after each
     /// failure in a row up to a second: accepting again at once would fail again at once, and
@@ -46,7 +49,24 @@ impl Serving {
         C: Fn(TcpStream, watch::Receiver<bool>) -> F + Send + 'static,
         F: Future<Output = ()> + Send + 'static,
     {
-        let open = Arc::new(Semaphore::new(max_connections.max(1)));
+        Serving::accept_shedding(listener, max_connections, move |stream, _, stop| {
+            connection(stream, stop)
+        })
+    }
+
+    /// Like [`accept`](Self::accept), and each connection tells through its [`Activity`]
+    /// when it is idle: past `max_connections`, the connection idle longest is asked to
+    /// close for the newcomer (see [`Connections`]).
+    pub(crate) fn accept_shedding<F, C>(
+        listener: TcpListener,
+        max_connections: usize,
+        connection: C,
+    ) -> Self
+    where
+        C: Fn(TcpStream, Activity, watch::Receiver<bool>) -> F + Send + 'static,
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let open = Connections::new(max_connections);
         Serving::spawn(|shutdown| accept_loop(listener, open, connection, shutdown))
     }
 
@@ -77,32 +97,30 @@ impl Drop for Serving {
 
 async fn accept_loop<F, C>(
     listener: TcpListener,
-    open: Arc<Semaphore>,
+    open: Arc<Connections>,
     connection: C,
     mut shutdown: watch::Receiver<bool>,
 ) where
-    C: Fn(TcpStream, watch::Receiver<bool>) -> F,
+    C: Fn(TcpStream, Activity, watch::Receiver<bool>) -> F,
     F: Future<Output = ()> + Send + 'static,
 {
     let mut pause = Duration::ZERO;
     loop {
-        let permit = tokio::select! {
-            _ = shutdown.changed() => return,
-            permit = open.clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => return, // closed: never, the loop owns the semaphore
-            },
-        };
         tokio::select! {
             _ = shutdown.changed() => return,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     pause = Duration::ZERO;
+                    tokio::select! {
+                        _ = shutdown.changed() => return,
+                        _ = open.make_room() => {}
+                    }
                     let _ = stream.set_nodelay(true);
-                    let served = connection(stream, shutdown.clone());
+                    let (slot, activity) = open.admit();
+                    let served = connection(stream, activity, shutdown.clone());
                     tokio::spawn(async move {
                         served.await;
-                        drop(permit);
+                        drop(slot);
                     });
                 }
                 Err(_) => {

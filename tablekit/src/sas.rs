@@ -152,9 +152,10 @@ letter_set! {
     /// assert!(p.contains(AccountPermissions::LIST));
     /// ```
     AccountPermissions {
-        /// `r`: read (query entities, get properties and ACLs).
+        /// `r`: read (query entities, get service properties and statistics).
         READ = 'r', 0,
-        /// `w`: write (insert, replace and merge entities, set properties and ACLs).
+        /// `w`: write (insert, replace and merge entities, set service properties). No
+        /// account SAS reaches a table's ACL: only the account key sets or reads it.
         WRITE = 'w', 1,
         /// `d`: delete tables and entities.
         DELETE = 'd', 2,

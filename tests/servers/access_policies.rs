@@ -148,7 +148,31 @@ pub async fn account_sas_tokens_are_honoured(client: &TableServiceClient) {
     client.delete_table(&name).await.unwrap();
 }
 
+/// "SAS Update: Account SAS Now Supports All Storage Services": an account SAS does not
+/// reach Set Table ACL (nor, on Azurite, Get Table ACL), whatever it grants: otherwise a
+/// token with `w` could widen the policy that binds a read-only token.
+pub async fn an_account_sas_neither_sets_nor_gets_policies(client: &TableServiceClient) {
+    let table = fresh_table(client, "acl").await;
+    table.set_access_policies(&policies()[..1]).await.unwrap();
+    let everything = AccountSas::new(
+        ResourceTypes::SERVICE | ResourceTypes::CONTAINER | ResourceTypes::OBJECT,
+        AccountPermissions::from_letters("rwdlacup").unwrap(),
+        Utc::now() + Duration::hours(1),
+    )
+    .sign(client.endpoint().account(), &key())
+    .unwrap();
+    let holder: Table = with_token(client, everything).table_named(table.name());
+    let err = holder.set_access_policies(&policies()).await.unwrap_err();
+    assert_eq!(err.status(), Some(403), "{err}");
+    assert_eq!(err.code(), Some("AuthorizationPermissionMismatch"), "{err}");
+    let err = holder.access_policies().await.unwrap_err();
+    assert_eq!(err.status(), Some(403), "{err}");
+    assert_eq!(table.access_policies().await.unwrap(), policies()[..1]);
+    table.delete_table().await.unwrap();
+}
+
 on_servers!(
+    an_account_sas_neither_sets_nor_gets_policies,
     set_get_overwrite_and_clear,
     six_policies_are_refused_before_sending,
     a_missing_table_is_not_found,

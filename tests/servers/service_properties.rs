@@ -9,9 +9,10 @@ use chrono::Utc;
 use reqwest::{Method, StatusCode};
 use tablekit::auth::{canonicalized_resource, shared_key_string_to_sign, AccountKey};
 use tablekit::client::{
-    CorsRule, GeoReplicationStatus, Logging, Metrics, RetentionPolicy, ServiceProperties,
-    TableServiceClient,
+    CorsRule, Credential, GeoReplicationStatus, Logging, Metrics, RetentionPolicy,
+    ServiceProperties, TableServiceClient,
 };
+use tablekit::sas::{AccountPermissions, AccountSas, ResourceTypes};
 use tablekit::{Error, InvalidInput};
 
 /// Both servers serve the development account.
@@ -172,7 +173,40 @@ pub async fn properties_answer_as_xml(client: &TableServiceClient) {
     assert!(ServiceProperties::from_xml(&body).is_ok(), "{body}");
 }
 
+/// A client of the same server as `client`, authorized by an account SAS for the service
+/// with `permissions`.
+fn with_service_sas(client: &TableServiceClient, permissions: &str) -> TableServiceClient {
+    let sas = AccountSas::new(
+        ResourceTypes::SERVICE,
+        AccountPermissions::from_letters(permissions).unwrap(),
+        Utc::now() + chrono::Duration::hours(1),
+    );
+    let token = sas
+        .sign(ACCOUNT, &AccountKey::from_base64(KEY).unwrap())
+        .unwrap();
+    TableServiceClient::builder()
+        .endpoint(client.endpoint().base_url().as_str())
+        .credential(Credential::from(token))
+        .build()
+        .unwrap()
+}
+
+/// "SAS Update: Account SAS Now Supports All Storage Services": an account SAS reaches
+/// Get/Set Service Properties, `r` to read and `w` to write.
+pub async fn an_account_sas_reads_and_sets_properties(client: &TableServiceClient) {
+    let reader = with_service_sas(client, "r");
+    let found = reader.properties().await.unwrap();
+    let err = reader.set_properties(&found).await.unwrap_err();
+    assert_eq!(err.status(), Some(403), "{err}");
+    let writer = with_service_sas(client, "w");
+    // Puts back what it found: the account's settings are shared.
+    writer.set_properties(&found).await.unwrap();
+    let err = writer.properties().await.unwrap_err();
+    assert_eq!(err.status(), Some(403), "{err}");
+}
+
 on_servers!(
+    an_account_sas_reads_and_sets_properties,
     properties_set_read_back_and_restored,
     invalid_properties_are_refused_before_sending,
     statistics_come_from_the_secondary,

@@ -17,6 +17,7 @@ use tablekit::sas::{
     SignedTableFields, TablePermissions,
 };
 
+use super::Action;
 use crate::filter::utf16_cmp;
 use crate::service_error::ServiceError;
 use crate::store::Store;
@@ -50,17 +51,6 @@ impl fmt::Debug for SasGrant {
             .field("scope", &self.scope)
             .finish_non_exhaustive()
     }
-}
-
-/// A table-level operation, for what an account SAS must grant to call it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TableOp {
-    List,
-    Create,
-    Read,
-    Delete,
-    ReadAcl,
-    WriteAcl,
 }
 
 /// Whether the query string carries a SAS (`sig=`).
@@ -315,15 +305,8 @@ fn check_protocol(spr: &str) -> Result<(), ServiceError> {
     }
 }
 
-/// The account permissions that each grant a table permission letter.
-fn account_equivalent(letter: char) -> AccountPermissions {
-    match letter {
-        'r' => AccountPermissions::READ,
-        'a' => AccountPermissions::ADD | AccountPermissions::WRITE,
-        'u' => AccountPermissions::UPDATE | AccountPermissions::WRITE,
-        'd' => AccountPermissions::DELETE,
-        _ => AccountPermissions::empty(),
-    }
+fn lacks_permission() -> ServiceError {
+    ServiceError::authorization_mismatch("The token lacks a permission this operation needs.")
 }
 
 fn resource_type_mismatch() -> ServiceError {
@@ -335,75 +318,53 @@ fn resource_type_mismatch() -> ServiceError {
 }
 
 impl SasGrant {
-    /// Whether the token is for `table` (names are case-insensitive); an account SAS for its
-    /// objects reaches every table.
-    pub(crate) fn check_table(&self, table: &str) -> Result<(), ServiceError> {
+    /// Whether the token may run `action`, on `table` when it names one, as
+    /// [`Action::needs`] says; 403 with the reason otherwise.
+    pub(crate) fn check(&self, action: Action, table: Option<&str>) -> Result<(), ServiceError> {
+        let needs = action.needs();
         match &self.scope {
-            Scope::Table { table: granted, .. } if granted.eq_ignore_ascii_case(table) => Ok(()),
-            Scope::Table { .. } => Err(ServiceError::authorization_mismatch(
-                "The token is for another table.",
-            )),
-            Scope::Account { resource_types, .. }
-                if resource_types.contains(ResourceTypes::OBJECT) =>
-            {
-                Ok(())
+            Scope::Table {
+                table: granted,
+                permissions,
+            } => {
+                let needed = needs.table_sas.ok_or_else(|| {
+                    ServiceError::authorization_mismatch("A table SAS reaches entities only.")
+                })?;
+                // Table names are case-insensitive.
+                if !table.is_some_and(|t| granted.eq_ignore_ascii_case(t)) {
+                    return Err(ServiceError::authorization_mismatch(
+                        "The token is for another table.",
+                    ));
+                }
+                let needed =
+                    TablePermissions::from_letters(needed).unwrap_or(TablePermissions::ALL);
+                if !permissions.contains(needed) {
+                    return Err(lacks_permission());
+                }
             }
-            Scope::Account { .. } => Err(resource_type_mismatch()),
+            Scope::Account {
+                resource_types,
+                permissions,
+            } => {
+                let (resource_type, needed) = needs.account_sas.ok_or_else(|| {
+                    ServiceError::authorization_mismatch(
+                        "Only the account key may call this operation.",
+                    )
+                })?;
+                let named = ResourceTypes::from_letters(resource_type)
+                    .is_some_and(|needed| !needed.is_empty() && resource_types.contains(needed));
+                if !named {
+                    return Err(resource_type_mismatch());
+                }
+                let granted = |any: &&str| {
+                    AccountPermissions::from_letters(any).is_some_and(|p| permissions.intersects(p))
+                };
+                if !needed.iter().all(granted) {
+                    return Err(lacks_permission());
+                }
+            }
         }
-    }
-
-    /// Whether the token grants every table permission letter in `needed`.
-    pub(crate) fn check_permissions(&self, needed: &str) -> Result<(), ServiceError> {
-        let granted = match &self.scope {
-            Scope::Table { permissions, .. } => needed.chars().all(|c| {
-                TablePermissions::from_letters(&c.to_string())
-                    .is_some_and(|p| permissions.contains(p))
-            }),
-            Scope::Account { permissions, .. } => needed.chars().all(|c| {
-                let any = account_equivalent(c);
-                permissions.intersects(any)
-            }),
-        };
-        if granted {
-            Ok(())
-        } else {
-            Err(ServiceError::authorization_mismatch(
-                "The token lacks a permission this operation needs.",
-            ))
-        }
-    }
-
-    /// Whether the token may run a table-level operation: only an account SAS for
-    /// containers (tables) with the operation's permission.
-    pub(crate) fn check_manage(&self, op: TableOp) -> Result<(), ServiceError> {
-        let Scope::Account {
-            resource_types,
-            permissions,
-        } = &self.scope
-        else {
-            return Err(ServiceError::authorization_mismatch(
-                "A table SAS cannot manage tables.",
-            ));
-        };
-        if !resource_types.contains(ResourceTypes::CONTAINER) {
-            return Err(resource_type_mismatch());
-        }
-        use AccountPermissions as P;
-        let any = match op {
-            TableOp::List => P::LIST,
-            TableOp::Create => P::CREATE | P::ADD | P::WRITE,
-            TableOp::Read => P::LIST | P::READ,
-            TableOp::Delete => P::DELETE,
-            TableOp::ReadAcl => P::READ,
-            TableOp::WriteAcl => P::WRITE,
-        };
-        if permissions.intersects(any) {
-            Ok(())
-        } else {
-            Err(ServiceError::authorization_mismatch(
-                "The token lacks a permission this operation needs.",
-            ))
-        }
+        Ok(())
     }
 
     /// Whether the entity's keys fall in the token's key range.

@@ -5,7 +5,7 @@ use http::StatusCode;
 use tablekit::client::{access_policies_from_xml, access_policies_to_xml, MAX_ACCESS_POLICIES};
 use tablekit::limits::Feature;
 
-use crate::auth::{Caller, TableOp};
+use crate::auth::{Action, Caller};
 use crate::context::Ctx;
 use crate::reply::Reply;
 use crate::service_error::ServiceError;
@@ -16,7 +16,7 @@ pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, table: &str) -> Result<Reply, 
         .limits
         .check_supported(Feature::TableAccessPolicies)
         .map_err(ServiceError::not_implemented)?;
-    caller.may_manage(TableOp::ReadAcl)?;
+    caller.may(Action::GetTableAcl)?;
     let policies = ctx.state.store.policies(ctx.account, table)?;
     let body = service_times(&access_policies_to_xml(&policies)).into_bytes();
     Ok(ctx.reply(StatusCode::OK, Some("application/xml"), body))
@@ -33,7 +33,7 @@ pub(crate) fn set(
         .limits
         .check_supported(Feature::TableAccessPolicies)
         .map_err(ServiceError::not_implemented)?;
-    caller.may_manage(TableOp::WriteAcl)?;
+    caller.may(Action::SetTableAcl)?;
     let policies = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()
     } else {

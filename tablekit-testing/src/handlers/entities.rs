@@ -6,7 +6,7 @@ use std::sync::Arc;
 use http::header::{ETAG, LOCATION};
 use http::StatusCode;
 
-use crate::auth::Caller;
+use crate::auth::{Action, Caller};
 use crate::context::Ctx;
 use crate::continuation;
 use crate::entity_json::EntityWriter;
@@ -27,10 +27,10 @@ pub(crate) fn query(
     table_name: &str,
 ) -> Result<Reply, ServiceError> {
     let level = ctx.json_level()?;
-    caller.may(table_name, "r", None)?;
+    caller.may_on_entities(Action::QueryEntities, table_name, None)?;
     let filter = query_options::filter(ctx.params)?;
     let top = query_options::top(ctx.params)?;
-    let select = query_options::select(ctx.params);
+    let select = query_options::select(ctx.params)?;
     let start = query_options::entity_start(ctx.params)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (page, next, stored_name) = {
@@ -74,8 +74,8 @@ pub(crate) fn get(
     rk: &str,
 ) -> Result<Reply, ServiceError> {
     let level = ctx.json_level()?;
-    caller.may(table_name, "r", Some((pk, rk)))?;
-    let select = query_options::select(ctx.params);
+    caller.may_on_entities(Action::QueryEntities, table_name, Some((pk, rk)))?;
+    let select = query_options::select(ctx.params)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (entity, stored_name) = {
         let table = table.read().unwrap_or_else(|e| e.into_inner());
@@ -196,7 +196,7 @@ fn apply(
     table_name: &str,
     op: EntityOp,
 ) -> Result<(Option<Arc<Stored>>, String), ServiceError> {
-    caller.may(table_name, op.permissions(), Some(op.keys()))?;
+    caller.may_on_entities(op.action(), table_name, Some(op.keys()))?;
     let key = {
         let (pk, rk) = op.keys();
         entity_key(pk, rk)

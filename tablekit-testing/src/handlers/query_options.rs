@@ -3,6 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use tablekit::limits;
+
 use crate::continuation;
 use crate::filter::Filter;
 use crate::service_error::ServiceError;
@@ -34,19 +36,35 @@ pub(crate) fn top(params: &HashMap<String, String>) -> Result<usize, ServiceErro
     }
 }
 
-/// `$select`: the property names to answer with, each once; `None` for all (also for `*`).
-pub(crate) fn select(params: &HashMap<String, String>) -> Option<Vec<String>> {
-    let text = params.get("$select")?;
+/// The most names a `$select` may list: an entity holds at most 255 properties (252 of its
+/// own, PartitionKey, RowKey and Timestamp), so more could only name missing ones, each
+/// answered `null` on every entity of the page.
+pub(crate) const MAX_SELECT: usize = limits::MAX_PROPERTIES + 3;
+
+/// `$select`: the property names to answer with, each once; `None` for all (also for `*`);
+/// 400 for more than [`MAX_SELECT`] names.
+pub(crate) fn select(
+    params: &HashMap<String, String>,
+) -> Result<Option<Vec<String>>, ServiceError> {
+    let Some(text) = params.get("$select") else {
+        return Ok(None);
+    };
     // A name repeated in the URL is answered once: otherwise a short URL repeating one name
     // multiplies every entity of the answer.
     let mut seen = HashSet::new();
-    let names: Vec<String> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|n| !n.is_empty() && seen.insert(*n))
-        .map(str::to_owned)
-        .collect();
-    (!names.is_empty() && !names.iter().any(|n| n == "*")).then_some(names)
+    let mut names = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        if name.is_empty() || !seen.insert(name) {
+            continue;
+        }
+        if names.len() == MAX_SELECT {
+            return Err(ServiceError::invalid_input(format!(
+                "$select names more than {MAX_SELECT} properties."
+            )));
+        }
+        names.push(name.to_owned());
+    }
+    Ok((!names.is_empty() && !names.iter().any(|n| n == "*")).then_some(names))
 }
 
 /// Where an entity query resumes: `NextPartitionKey` and `NextRowKey`.
@@ -97,17 +115,33 @@ mod tests {
 
     #[test]
     fn select_star_and_empty_select_everything() {
-        assert_eq!(select(&params(&[])), None);
-        assert_eq!(select(&params(&[("$select", "*")])), None);
-        assert_eq!(select(&params(&[("$select", " , ")])), None);
+        let select = |text: &str| select(&params(&[("$select", text)])).unwrap();
+        assert_eq!(super::select(&params(&[])).unwrap(), None);
+        assert_eq!(select("*"), None);
+        assert_eq!(select(" , "), None);
+        assert_eq!(select("A, B"), Some(vec!["A".to_owned(), "B".to_owned()]));
         assert_eq!(
-            select(&params(&[("$select", "A, B")])),
-            Some(vec!["A".to_owned(), "B".to_owned()])
-        );
-        assert_eq!(
-            select(&params(&[("$select", "B,A,B, A")])),
+            select("B,A,B, A"),
             Some(vec!["B".to_owned(), "A".to_owned()])
         );
+    }
+
+    #[test]
+    fn select_names_at_most_as_many_properties_as_an_entity_holds() {
+        let names = |n: usize| {
+            (0..n)
+                .map(|i| format!("P{i}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let most = select(&params(&[("$select", &names(MAX_SELECT))])).unwrap();
+        assert_eq!(most.map(|names| names.len()), Some(255));
+        let err = select(&params(&[("$select", &names(MAX_SELECT + 1))])).unwrap_err();
+        assert_eq!(err.status, 400);
+        assert_eq!(err.code, "InvalidInput");
+        // A repeated name counts once.
+        let repeated = format!("{},P0,P1", names(MAX_SELECT));
+        assert!(select(&params(&[("$select", &repeated)])).is_ok());
     }
 
     #[test]

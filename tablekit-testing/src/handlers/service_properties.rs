@@ -15,7 +15,7 @@ use tablekit::client::{
 };
 use tablekit::limits::Feature;
 
-use crate::auth::Caller;
+use crate::auth::{Action, Caller};
 use crate::context::Ctx;
 use crate::reply::Reply;
 use crate::service_error::ServiceError;
@@ -37,16 +37,19 @@ pub(crate) fn dispatch(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Re
         .limits
         .check_supported(feature)
         .map_err(ServiceError::not_implemented)?;
-    // A table SAS grants nothing on the service.
-    if let Caller::Sas(_) = caller {
-        return Err(ServiceError::authorization_mismatch(
-            "Service settings need the account key.",
-        ));
-    }
     match (ctx.parts.method.as_str(), comp) {
-        ("GET", "properties") => get(ctx),
-        ("PUT", "properties") => set(ctx, body),
-        ("GET", "stats") => stats(ctx),
+        ("GET", "properties") => {
+            caller.may(Action::GetServiceProperties)?;
+            get(ctx)
+        }
+        ("PUT", "properties") => {
+            caller.may(Action::SetServiceProperties)?;
+            set(ctx, body)
+        }
+        ("GET", "stats") => {
+            caller.may(Action::GetServiceStats)?;
+            stats(ctx)
+        }
         _ => Err(ServiceError::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "UnsupportedHttpVerb",

@@ -4,7 +4,7 @@
 use http::StatusCode;
 use tablekit::limits;
 
-use crate::auth::{Caller, TableOp};
+use crate::auth::{Action, Caller};
 use crate::context::Ctx;
 use crate::continuation;
 use crate::filter::{utf16_cmp, Field, Subject};
@@ -16,7 +16,7 @@ use crate::service_error::ServiceError;
 
 /// `GET /Tables`: one page of table names in order, filtered, with a continuation.
 pub(crate) fn list(ctx: &Ctx<'_>, caller: &Caller) -> Result<Reply, ServiceError> {
-    caller.may_manage(TableOp::List)?;
+    caller.may(Action::QueryTables)?;
     let level = ctx.json_level()?;
     let filter = query_options::filter(ctx.params)?;
     let top = query_options::top(ctx.params)?;
@@ -58,7 +58,7 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
         #[serde(rename = "TableName")]
         table_name: String,
     }
-    caller.may_manage(TableOp::Create)?;
+    caller.may(Action::CreateTable)?;
     let request: CreateTable = serde_json::from_slice(body)
         .map_err(|_| ServiceError::invalid_input("The body must be {\"TableName\": \"...\"}."))?;
     let name = request.table_name;
@@ -91,7 +91,7 @@ pub(crate) fn create(ctx: &Ctx<'_>, caller: &Caller, body: &[u8]) -> Result<Repl
 
 /// `GET /Tables('T')`: the table, named as it was created.
 pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, name: &str) -> Result<Reply, ServiceError> {
-    caller.may_manage(TableOp::Read)?;
+    caller.may(Action::QueryTables)?;
     let level = ctx.json_level()?;
     let table = ctx.state.store.table(ctx.account, name)?;
     let stored_name = table.read().unwrap_or_else(|e| e.into_inner()).name.clone();
@@ -101,7 +101,7 @@ pub(crate) fn get(ctx: &Ctx<'_>, caller: &Caller, name: &str) -> Result<Reply, S
 
 /// `DELETE /Tables('T')`.
 pub(crate) fn delete(ctx: &Ctx<'_>, caller: &Caller, name: &str) -> Result<Reply, ServiceError> {
-    caller.may_manage(TableOp::Delete)?;
+    caller.may(Action::DeleteTable)?;
     ctx.state.store.delete_table(ctx.account, name)?;
     Ok(ctx.reply(StatusCode::NO_CONTENT, None, Vec::new()))
 }

@@ -15,7 +15,8 @@ use crate::service_error::ServiceError;
 use crate::state::State;
 
 /// Authenticates requests that name a resource, then hands them to `inner`; a request
-/// whose path names none goes on unchecked, to be answered with why.
+/// whose path names none is answered with why at once, its body unread: whoever sent it,
+/// nothing on the server would read that body.
 #[derive(Debug)]
 pub(crate) struct Authenticate<S> {
     state: Arc<State>,
@@ -34,17 +35,18 @@ where
     S: Service<B> + Sync,
 {
     async fn call(&self, mut call: Call<B>) -> Result<Reply, Dropped> {
-        if call.route.is_ok() {
-            match self.caller(&call) {
-                Ok(caller) => call.caller = Some(caller),
-                Err(err) => return Ok(call.responder().error(&err)),
-            }
-            // The secondary is a read-only copy of the account.
-            let read = matches!(call.parts.method, http::Method::GET | http::Method::HEAD);
-            if call.secondary && !read {
-                let err = ServiceError::write_on_secondary();
-                return Ok(call.responder().error(&err));
-            }
+        if let Err(err) = &call.route {
+            return Ok(call.responder().error(err));
+        }
+        match self.caller(&call) {
+            Ok(caller) => call.caller = Some(caller),
+            Err(err) => return Ok(call.responder().error(&err)),
+        }
+        // The secondary is a read-only copy of the account.
+        let read = matches!(call.parts.method, http::Method::GET | http::Method::HEAD);
+        if call.secondary && !read {
+            let err = ServiceError::write_on_secondary();
+            return Ok(call.responder().error(&err));
         }
         self.inner.call(call).await
     }

@@ -1,11 +1,16 @@
 //! [`ReadBody`]: reads a request's body whole before the handlers see it, refusing one
-//! larger than the service accepts (413 RequestBodyTooLarge) without reading it all, and one
+//! larger than the service accepts (413 RequestBodyTooLarge) without keeping it, and one
 //! that does not arrive within the time allowed (408), so a client that dribbles its body
 //! cannot hold a connection and its buffer forever.
+//!
+//! A client that writes its whole body before it reads (most do) would meet a closed
+//! connection, not the 413, if the answer came while it was still sending: so the rest of a
+//! body over the limit is read and dropped first, up to [`MAX_DRAIN`] bytes and within the
+//! same time allowed. Only an authenticated request gets this far.
 
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use http::request::Parts;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Body;
@@ -20,6 +25,10 @@ use crate::service_error::ServiceError;
 /// The largest body accepted outside `$batch` (an entity is at most 1 MiB by the service's
 /// formula; its JSON can be larger).
 const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// The most of a body over the limit read and dropped so that its sender reads the 413;
+/// beyond it the connection is closed.
+const MAX_DRAIN: usize = 32 * 1024 * 1024;
 
 /// Reads bodies, then hands the request with its body to `inner`.
 #[derive(Debug)]
@@ -49,7 +58,7 @@ impl<S> ReadBody<S> {
 
 impl<B, S> Service<B> for ReadBody<S>
 where
-    B: Body + Send,
+    B: Body + Send + Unpin,
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     S: Service<Bytes> + Sync,
@@ -71,23 +80,39 @@ where
     }
 }
 
-async fn read<B>(parts: &Parts, body: B, limit: usize) -> Result<Bytes, ServiceError>
+async fn read<B>(parts: &Parts, mut body: B, limit: usize) -> Result<Bytes, ServiceError>
 where
-    B: Body,
+    B: Body + Unpin,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let declared = header(parts, "content-length").and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > limit) {
+    if let Some(declared) = declared.filter(|n| *n > limit) {
+        if declared <= MAX_DRAIN {
+            drain(&mut body).await;
+        }
         return Err(ServiceError::body_too_large());
     }
-    match Limited::new(body, limit).collect().await {
+    match Limited::new(&mut body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(err) if err.is::<http_body_util::LengthLimitError>() => {
+            drain(&mut body).await;
             Err(ServiceError::body_too_large())
         }
         Err(_) => Err(ServiceError::invalid_input(
             "The request body could not be read.",
         )),
+    }
+}
+
+/// Reads and drops what is left of `body`, at most [`MAX_DRAIN`] bytes of it.
+async fn drain<B: Body + Unpin>(body: &mut B) {
+    let mut left = MAX_DRAIN;
+    while let Some(Ok(frame)) = body.frame().await {
+        let len = frame.data_ref().map_or(0, Buf::remaining);
+        match left.checked_sub(len) {
+            Some(rest) => left = rest,
+            None => return,
+        }
     }
 }
 
@@ -130,7 +155,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_declared_length_over_the_limit_is_refused_unread() {
+    async fn a_declared_length_over_the_limit_is_refused_before_the_handler() {
         let layer = ReadBody::new(Duration::from_secs(60), Echo::default());
         let mut call = post("/acct/T", Vec::new());
         let declared = (MAX_BODY + 1).to_string();

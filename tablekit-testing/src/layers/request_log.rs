@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use chrono::{SecondsFormat, Utc};
 use http::Uri;
+use percent_encoding::percent_decode_str;
 
 use crate::call::Call;
 use crate::reply::{Dropped, Reply};
@@ -60,7 +61,7 @@ impl<B: Send, S: Service<B> + Sync> Service<B> for RequestLog<S> {
 }
 
 /// The path and query of `uri`, with the value of a `sig` parameter (a SAS signature)
-/// replaced.
+/// replaced. The name is compared as the server reads it, percent-decoded: `%73ig` is `sig`.
 fn redacted(uri: &Uri) -> String {
     let path = uri.path();
     let Some(query) = uri.query() else {
@@ -68,9 +69,13 @@ fn redacted(uri: &Uri) -> String {
     };
     let params: Vec<&str> = query
         .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((name, _)) if name.eq_ignore_ascii_case("sig") => "sig=REDACTED",
-            _ => param,
+        .map(|param| {
+            let name = param.split_once('=').map_or(param, |(name, _)| name);
+            let decoded = percent_decode_str(name).decode_utf8_lossy();
+            match decoded.eq_ignore_ascii_case("sig") {
+                true => "sig=REDACTED",
+                false => param,
+            }
         })
         .collect();
     format!("{path}?{}", params.join("&"))
@@ -90,5 +95,22 @@ mod tests {
             "/acct/T?sv=2019-02-02&sig=REDACTED&se=2030-01-01&sig=REDACTED"
         );
         assert_eq!(redacted(&"/acct/Tables".parse().unwrap()), "/acct/Tables");
+    }
+
+    #[test]
+    fn a_signature_is_redacted_by_its_decoded_name() {
+        for name in ["%73ig", "s%69g", "%53%49%47", "%73%69%67", "sig", "SIG"] {
+            let uri: Uri = format!("/acct/T?sv=2019-02-02&{name}=c2VjcmV0&se=2030")
+                .parse()
+                .unwrap();
+            assert_eq!(
+                redacted(&uri),
+                "/acct/T?sv=2019-02-02&sig=REDACTED&se=2030",
+                "{name}"
+            );
+        }
+        // A bare `sig` with no value is redacted too; other names are kept.
+        let uri: Uri = "/acct/T?%73ig&signal=1".parse().unwrap();
+        assert_eq!(redacted(&uri), "/acct/T?sig=REDACTED&signal=1");
     }
 }

@@ -296,3 +296,59 @@ fn a_refused_start_writes_nothing() {
     );
     assert!(!Path::new(&data).exists());
 }
+
+/// A data directory holding table `Kept`, written by an in-process emulator.
+async fn data_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let emulator = tablekit_testing::Emulator::builder()
+        .persist_to(dir.path())
+        .start()
+        .await
+        .unwrap();
+    emulator.create_table("Kept").unwrap();
+    emulator.shutdown().await;
+    dir
+}
+
+/// The binary refuses to start on `dir` with a message containing `expected`, and prints no
+/// panic and no backtrace.
+fn refused_plainly(dir: &Path, expected: &str) {
+    let location = dir.to_str().unwrap();
+    let output = Command::new(BINARY)
+        .args(["--port", "0", "--location", location])
+        .env_remove("AZURITE_ACCOUNTS")
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "started: {stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+    assert!(stderr.contains("tables.redb"), "{stderr}");
+    for noise in ["panicked", "backtrace", "RUST_BACKTRACE"] {
+        assert!(!stderr.contains(noise), "{noise}: {stderr}");
+    }
+}
+
+#[tokio::test]
+async fn a_truncated_data_file_is_refused_without_a_panic_message() {
+    let dir = data_dir().await;
+    let file = dir.path().join("tables.redb");
+    let len = std::fs::metadata(&file).unwrap().len();
+    let cut = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    cut.set_len(len * 2 / 3).unwrap();
+    drop(cut);
+    refused_plainly(dir.path(), "not a whole database");
+}
+
+#[tokio::test]
+async fn a_directory_another_emulator_holds_is_refused_as_held() {
+    let dir = data_dir().await;
+    let holder = tablekit_testing::Emulator::builder()
+        .persist_to(dir.path())
+        .start()
+        .await
+        .unwrap();
+    refused_plainly(dir.path(), "another process holds it");
+    drop(holder);
+}

@@ -6,6 +6,7 @@
 mod answer_headers;
 mod auth_first;
 mod auth_replay;
+mod authorization;
 mod command_line;
 mod connection_limits;
 mod crash_persistence;

@@ -282,6 +282,9 @@ async fn a_directory_serves_one_emulator_at_a_time() {
     table.create().await.unwrap();
     let err = start(dir.path()).await.unwrap_err().to_string();
     assert!(err.contains("tables.redb"), "{err}");
+    // Not damage: the file is fine, another process has it.
+    assert!(err.contains("another process holds it"), "{err}");
+    assert!(!err.contains("restore it from a copy"), "{err}");
     drop(first);
     // Released with the emulator, even while its connections wind down.
     let again = start(dir.path()).await.unwrap();

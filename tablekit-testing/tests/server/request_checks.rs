@@ -1,7 +1,7 @@
 //! What the emulator refuses or tidies in a request before it acts: a repeated `$select`
-//! name is answered once, and a non-finite number in `$filter`, a query string that is not
-//! UTF-8 and an `@odata.type` annotation without its property are refused with 400 and an
-//! OData error body.
+//! name is answered once, and more than 255 names, a non-finite number in `$filter`, a query
+//! string that is not UTF-8 and an `@odata.type` annotation without its property are refused
+//! with 400 and an OData error body.
 
 use tablekit_testing::Emulator;
 
@@ -92,6 +92,38 @@ async fn a_repeated_select_name_is_answered_once() {
     // Read as text: a JSON object reader would merge repeated names.
     let text = answer.text().await.unwrap();
     assert_eq!(text, r#"{"value":[{"Score":1,"Name":"Ann"}]}"#);
+}
+
+#[tokio::test]
+async fn a_select_of_more_names_than_an_entity_holds_is_refused() {
+    let setup = setup().await;
+    let names = |n: usize| {
+        (0..n)
+            .map(|i| format!("P{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    // 255 names: at most as many as an entity holds, each missing one answered `null`.
+    let (status, json) = setup.query(&format!("$select={}", names(255))).await;
+    assert_eq!(status, 200, "{json}");
+    let entity = json["value"][0].as_object().unwrap();
+    assert_eq!(entity.get("P254"), Some(&serde_json::Value::Null), "{json}");
+    let answer = setup.query(&format!("$select={}", names(256))).await;
+    assert_refused("256 names", &answer);
+    // The same on a point read.
+    let answer = setup
+        .http
+        .get(format!(
+            "{}/Gamers(PartitionKey='p',RowKey='r')?{}&$select={}",
+            setup.base,
+            setup.sas,
+            names(3000)
+        ))
+        .header("accept", "application/json;odata=nometadata")
+        .send()
+        .await
+        .unwrap();
+    assert_refused("3000 names", &read(answer).await);
 }
 
 #[tokio::test]

@@ -289,13 +289,9 @@ async fn account_sas_grants_by_resource_type_and_permission() {
 #[tokio::test]
 async fn set_table_acl_answers_like_the_service() {
     let emulator = emulator().await;
-    let acl = AccountSas::new(
-        ResourceTypes::CONTAINER,
-        AccountPermissions::READ | AccountPermissions::WRITE,
-        hour(),
-    );
-    let token = emulator.account_sas(&acl).unwrap();
-    let url = format!("{}/Gamers?comp=acl&{token}", emulator.endpoint());
+    // Only the account key sets and reads a table's policies: here as a bearer token.
+    emulator.accept_bearer_token("owner");
+    let url = format!("{}/Gamers?comp=acl", emulator.endpoint());
     let identifiers = |n: usize| {
         let policies: Vec<_> = (0..n)
             .map(|i| SignedIdentifier::new(&format!("p{i}"), AccessPolicy::new()))
@@ -303,7 +299,8 @@ async fn set_table_acl_answers_like_the_service() {
         tablekit::client::access_policies_to_xml(&policies)
     };
     let http = reqwest::Client::new();
-    let put = |body: String| http.put(&url).body(body).send();
+    let put = |body: String| http.put(&url).bearer_auth("owner").body(body).send();
+    let get = || http.get(&url).bearer_auth("owner").send();
     assert_eq!(put(identifiers(5)).await.unwrap().status(), 204);
     let six = put(identifiers(6)).await.unwrap();
     assert_eq!(six.status(), 400);
@@ -311,7 +308,7 @@ async fn set_table_acl_answers_like_the_service() {
     let broken = put("<SignedIdentifiers><Oops/>".to_owned()).await.unwrap();
     assert_eq!(broken.headers()["x-ms-error-code"], "InvalidXmlDocument");
     // the five stand
-    let got = http.get(&url).send().await.unwrap();
+    let got = get().await.unwrap();
     assert_eq!(got.status(), 200);
     assert_eq!(got.headers()["content-type"], "application/xml");
     let body = got.bytes().await.unwrap();
@@ -329,7 +326,7 @@ async fn set_table_acl_answers_like_the_service() {
     )];
     let body = tablekit::client::access_policies_to_xml(&timed);
     assert_eq!(put(body).await.unwrap().status(), 204);
-    let text = http.get(&url).send().await.unwrap().text().await.unwrap();
+    let text = get().await.unwrap().text().await.unwrap();
     let second = when.format("%Y-%m-%dT%H:%M:%S").to_string();
     assert!(
         text.contains(&format!("<Start>{second}.0000000Z</Start>")),
@@ -343,6 +340,52 @@ async fn set_table_acl_answers_like_the_service() {
     let table_token = emulator.sas(&read()).unwrap();
     let url = format!("{}/Gamers?comp=acl&{table_token}", emulator.endpoint());
     assert_eq!(http.get(&url).send().await.unwrap().status(), 403);
+}
+
+#[tokio::test]
+async fn an_account_sas_neither_sets_nor_reads_table_policies() {
+    let emulator = emulator().await;
+    // A read-only token bound to a policy, which a writer must not be able to widen.
+    let readers = SignedIdentifier::new(
+        "readers",
+        AccessPolicy::new()
+            .expiry(hour())
+            .permissions(TablePermissions::QUERY),
+    );
+    let table: Table = emulator.client().table_named("Gamers");
+    table.set_access_policies(&[readers]).await.unwrap();
+    let http = reqwest::Client::new();
+    let containers = |permissions| {
+        let sas = AccountSas::new(ResourceTypes::CONTAINER, permissions, hour());
+        let token = emulator.account_sas(&sas).unwrap();
+        format!("{}/Gamers?comp=acl&{token}", emulator.endpoint())
+    };
+    let writers = SignedIdentifier::new(
+        "readers",
+        AccessPolicy::new()
+            .expiry(hour())
+            .permissions(TablePermissions::ALL),
+    );
+    let body = tablekit::client::access_policies_to_xml(&[writers]);
+    let set = http
+        .put(containers(AccountPermissions::WRITE))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(set.status(), 403);
+    assert_eq!(
+        set.headers()["x-ms-error-code"],
+        "AuthorizationPermissionMismatch"
+    );
+    let get = http
+        .get(containers(AccountPermissions::READ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 403);
+    let kept = table.access_policies().await.unwrap();
+    assert_eq!(kept[0].policy.permissions, Some(TablePermissions::QUERY));
 }
 
 #[tokio::test]
@@ -376,4 +419,33 @@ async fn repeated_query_parameters_are_refused() {
             .to_owned();
         assert_eq!(code, "InvalidQueryParameterValue");
     }
+}
+
+#[tokio::test]
+async fn a_signature_under_an_encoded_name_is_accepted_and_never_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("requests.log");
+    let emulator = Emulator::builder().request_log(&log).start().await.unwrap();
+    emulator.create_table("Gamers").unwrap();
+    let token = emulator.sas(&read()).unwrap();
+    let signature = token
+        .split('&')
+        .find_map(|p| p.strip_prefix("sig="))
+        .unwrap()
+        .to_owned();
+    let encoded = token.replace("sig=", "%73ig=");
+    let answer = reqwest::Client::new()
+        .get(format!("{}/Gamers()?{encoded}", emulator.endpoint()))
+        .header("Accept", "application/json;odata=nometadata")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        written.contains("GET /devstoreaccount1/Gamers()"),
+        "{written}"
+    );
+    assert!(!written.contains(&signature), "{written}");
+    assert!(written.contains("sig=REDACTED"), "{written}");
 }

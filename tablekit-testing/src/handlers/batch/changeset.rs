@@ -75,7 +75,7 @@ pub(crate) fn parse(account: &str, parts: &[Part<'_>]) -> Result<Vec<Operation>,
 pub(crate) fn authorize(caller: &Caller, operations: &[Operation]) -> Result<(), Failure> {
     for (index, o) in operations.iter().enumerate() {
         caller
-            .may(&o.answer.table, o.op.permissions(), Some(o.op.keys()))
+            .may_on_entities(o.op.action(), &o.answer.table, Some(o.op.keys()))
             .map_err(|e| fail(index, o.answer.content_id.clone(), e))?;
     }
     Ok(())

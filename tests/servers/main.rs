@@ -16,6 +16,7 @@ mod cosmos;
 mod data_safety;
 mod filter_cases;
 mod index;
+mod index_races;
 mod patterns;
 mod records_gamer;
 mod serde_bridge;

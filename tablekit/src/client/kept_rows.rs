@@ -3,18 +3,15 @@
 //! deleted in one transaction conditional on the ETag read (see [`plan`](crate::plan)).
 
 use super::batch::Batch;
+use super::contention::{self, Contended};
 use super::error::Result;
-use super::indexed::{follow, index_changes, lost_race, read_entity};
+use super::indexed::{follow, lost_race, read_entity, IndexChanges};
 use super::table::Table;
 use crate::entity::DynamicEntity;
 use crate::etag::ETag;
 use crate::model::{check_kind, TableModel};
 use crate::plan::{any_spread, plan_of};
 use crate::spread;
-
-/// How many times a delete whose condition came from its own read is tried, when another
-/// writer changed the entity between that read and the transaction.
-const ATTEMPTS: usize = 8;
 
 /// Deletes the entity at these keys and the rows its plan keeps, if `etag` matches
 /// ([`ETag::any`] for whatever is stored).
@@ -31,9 +28,21 @@ pub(crate) async fn delete<M: TableModel>(
     loop {
         attempt += 1;
         let Some(stored) = read_entity(table, partition_key, row_key).await? else {
-            // Nothing to delete beside it: the service gives its own answer (404, or success
-            // for a retried delete whose first attempt was applied).
-            return table.delete_row(partition_key, row_key, etag).await;
+            // Nothing read: the service gives its own answer (404, or success for a retried
+            // delete whose first attempt was applied). For `*` the delete is sent on a
+            // version no entity has, so an entity written since the read is not deleted
+            // without its rows: its 412 sends this back to read it.
+            let condition = if etag.is_any() { never() } else { etag.clone() };
+            match table.delete_row(partition_key, row_key, &condition).await {
+                Err(e) if etag.is_any() && e.is_precondition_failed() => {
+                    if attempt >= contention::ATTEMPTS {
+                        return Err(Contended::new(partition_key, row_key, attempt).into());
+                    }
+                    contention::back_off(attempt).await;
+                    continue;
+                }
+                answer => return answer,
+            }
         };
         check_kind::<M>(&stored)?;
         let plan = plan_of::<M>(&stored);
@@ -45,19 +54,30 @@ pub(crate) async fn delete<M: TableModel>(
             (true, Some(read)) => read.clone(),
             _ => etag.clone(),
         };
+        let mut changes = IndexChanges::read(table, plan.indexes, Some(&stored), None).await?;
         let mut batch = table.untyped().batch();
         batch.delete_by_key(partition_key, row_key, &condition)?;
-        index_changes(&mut batch, plan.indexes, Some(&stored), None)?;
+        changes.add_to(&mut batch)?;
         delete_continuations(&mut batch, &stored, plan.spread)?;
         match batch.submit().await {
             Ok(_) => {
                 follow(table, plan.indexes, Some(&stored), None).await;
                 return Ok(());
             }
-            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
+            Err(e) if lost_race(&e, ours, &changes) => {
+                if attempt >= contention::ATTEMPTS {
+                    return Err(Contended::new(partition_key, row_key, attempt).into());
+                }
+                contention::back_off(attempt).await;
+            }
             Err(e) => return Err(e),
         }
     }
+}
+
+/// A version no entity has: the timestamp of an ETag is the time of its write.
+fn never() -> ETag {
+    ETag::new("W/\"datetime'1970-01-01T00%3A00%3A00Z'\"")
 }
 
 /// Adds the deletes of every continuation row `stored` uses.

@@ -3,9 +3,12 @@
 //! Each write reads the stored entity (to learn the index values it leaves behind), then
 //! sends the entity and its index changes as one entity group transaction whose write of the
 //! entity is conditional on the ETag read: the transaction applies against exactly the state
-//! its index changes were computed from, or not at all. A condition this code chose (not the
-//! caller's) that fails means another writer won the race: the write is computed again from a
-//! new read, a few times.
+//! its index changes were computed from, or not at all. An old index row is deleted only if it
+//! is there and points at the entity, on the condition of the ETag read, so a missing row or a
+//! value another entity owns never fails or breaks the write. A condition this code chose (not
+//! the caller's) that fails means another writer won the race: the write is computed again
+//! from a new read after a jittered wait, and ends in [`Error::Contended`] if it never wins
+//! (see [`contention`](super::contention)).
 
 use futures::stream::{self, StreamExt, TryStreamExt};
 

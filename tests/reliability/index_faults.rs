@@ -11,7 +11,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tablekit::client::{RetryPolicy, Table};
 use tablekit::index::TARGET_PROPERTY;
-use tablekit::patterns::index::{repair, verify};
+use tablekit::patterns::index::{repair, repair_holding, verify};
+use tablekit::plan::StoragePlan;
 use tablekit::prelude::*;
 use tablekit::ETag;
 use tablekit_testing::{Emulator, Fault, Faults, Operation};
@@ -259,4 +260,79 @@ async fn repair_converges_after_writes_fail_between_the_two_steps() {
         assert!(keys(&found).contains(&(entity.department(), entity.id())));
         assert!(found.iter().all(|c| c.email() == entity.email()));
     }
+}
+
+/// Entities of six departments written around the model (no index rows), rows left by
+/// entities deleted around it, and rows pointing at the wrong entity: a repair that holds two
+/// needed rows at a time (so it compares in many passes over each index's rows) finds and
+/// fixes each exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repair_in_small_chunks_fixes_each_drift_once() {
+    let emulator = Emulator::start().await.unwrap();
+    let table = contacts(&emulator.client()).await;
+    let raw: Table = emulator.client().table_named(table.name());
+    let cities: Table = emulator.client().table_named("ContactCities");
+    let departments = ["D0", "D1", "D2", "D3", "D4", "D5"];
+    for department in departments {
+        for id in ["c1", "c2"] {
+            let mut untyped = DynamicEntity::new(department, id);
+            untyped.set("Email", format!("{id}@x"));
+            untyped.set("City", "Oslo");
+            raw.insert(&mut untyped).await.unwrap();
+        }
+        // indexed, then deleted around the model: two stale rows
+        table
+            .insert(&mut contact(department, "gone", "gone@x", "Rome"))
+            .await
+            .unwrap();
+        raw.delete_by_key(department, "gone", &ETag::any())
+            .await
+            .unwrap();
+    }
+    // one row of each index pointing at another entity than its key names
+    let mut pointed = contact("D2", "c3", "c3@x", "Oslo");
+    table.insert(&mut pointed).await.unwrap();
+    for (home, row) in [
+        (
+            &raw,
+            StoragePlan::of::<Contact>().indexes[0].row_of(pointed.as_dynamic()),
+        ),
+        (
+            &cities,
+            StoragePlan::of::<Contact>().indexes[1].row_of(pointed.as_dynamic()),
+        ),
+    ] {
+        let mut row = row.unwrap().unwrap();
+        row.set(TARGET_PROPERTY, "c1");
+        home.upsert_replace(&mut row).await.unwrap();
+    }
+
+    let drift = verify(&table).await.unwrap();
+    let report = repair_holding(&table, 2).await.unwrap();
+    let counts = |r: tablekit::patterns::index::RepairReport| {
+        (
+            r.entities,
+            r.missing_added,
+            r.stale_removed,
+            r.wrong_fixed,
+            r.skipped,
+        )
+    };
+    assert_eq!(counts(report), (13, 24, 12, 2, 0));
+    assert_eq!(counts(drift), counts(report));
+    assert!(verify(&table).await.unwrap().is_clean());
+    for department in departments {
+        let oslo = Contact::by_city(&table, department, "Oslo").await.unwrap();
+        let expected = if department == "D2" { 3 } else { 2 };
+        assert_eq!(oslo.len(), expected, "{department}");
+        assert!(Contact::by_city(&table, department, "Rome")
+            .await
+            .unwrap()
+            .is_empty());
+    }
+    assert_eq!(Contact::by_email(&table, "c1@x").await.unwrap().len(), 6);
+    assert!(Contact::by_email(&table, "gone@x")
+        .await
+        .unwrap()
+        .is_empty());
 }

@@ -17,6 +17,7 @@ mod cosmos;
 mod data_safety;
 mod filter_cases;
 mod index;
+mod index_races;
 mod model_based;
 mod patterns;
 mod records_gamer;

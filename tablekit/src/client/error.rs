@@ -139,6 +139,11 @@ pub enum Error {
     /// holds; nothing of the write was applied.
     #[error(transparent)]
     UniqueViolation(#[from] UniqueViolation),
+    /// A write of a model that keeps rows beside its entities lost every race against other
+    /// writers of the same entity; nothing of it was applied (see
+    /// [`Contended`](crate::client::Contended)).
+    #[error(transparent)]
+    Contended(#[from] super::contention::Contended),
     /// A row a model keeps beside its entities (an index row) where an entity was expected.
     #[error(transparent)]
     AuxiliaryRow(#[from] AuxiliaryRow),

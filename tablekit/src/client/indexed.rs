@@ -3,13 +3,17 @@
 //! Each write reads the stored entity (to learn the index values it leaves behind), then
 //! sends the entity and its index changes as one entity group transaction whose write of the
 //! entity is conditional on the ETag read: the transaction applies against exactly the state
-//! its index changes were computed from, or not at all. A condition this code chose (not the
-//! caller's) that fails means another writer won the race: the write is computed again from a
-//! new read, a few times.
+//! its index changes were computed from, or not at all. An old index row is deleted only if it
+//! is there and points at the entity, on the condition of the ETag read, so a missing row or a
+//! value another entity owns never fails or breaks the write. A condition this code chose (not
+//! the caller's) that fails means another writer won the race: the write is computed again
+//! from a new read after a jittered wait, and ends in [`Error::Contended`] if it never wins
+//! (see [`contention`](super::contention)).
 
 use futures::stream::{self, StreamExt, TryStreamExt};
 
 use super::batch::{Batch, OperationKind};
+use super::contention::{self, Contended};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
@@ -22,10 +26,6 @@ use crate::model::{TableEntity, TableModel};
 use crate::plan::check_kind_change;
 use crate::query::Query;
 use crate::value::Value;
-
-/// How many times a write lost to another writer is computed again before its error is
-/// returned.
-const ATTEMPTS: usize = 8;
 
 /// How many entities a non-unique lookup reads at once.
 const LOOKUP_READS: usize = 8;
@@ -78,9 +78,10 @@ pub(crate) async fn write<M: TableModel>(
             (true, Some(stored)) => merged(stored, dynamic),
             _ => dynamic.clone(),
         };
+        let mut changes = IndexChanges::read(table, indexes, stored.as_ref(), Some(&after)).await?;
         let mut batch = table.untyped().batch();
         add_main(&mut batch, kind, dynamic, if_match.as_ref())?;
-        index_changes(&mut batch, indexes, stored.as_ref(), Some(&after))?;
+        changes.add_to(&mut batch)?;
         match batch.submit().await {
             Ok(outcome) => {
                 follow(table, indexes, stored.as_ref(), Some(&after)).await;
@@ -88,7 +89,13 @@ pub(crate) async fn write<M: TableModel>(
                 record_written(entity, etag);
                 return Ok(());
             }
-            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
+            Err(e) if lost_race(&e, ours, &changes) => {
+                if attempt >= contention::ATTEMPTS {
+                    let (pk, rk) = (dynamic.partition_key(), dynamic.row_key());
+                    return Err(Contended::new(pk, rk, attempt).into());
+                }
+                contention::back_off(attempt).await;
+            }
             Err(e) => return Err(e),
         }
     }
@@ -156,35 +163,92 @@ fn merged(stored: &DynamicEntity, change: &DynamicEntity) -> DynamicEntity {
     after
 }
 
-/// Adds the index rows' changes from state `before` to state `after` (`None`: no entity):
-/// a row whose key is unchanged is left alone, an old one deleted, a new one inserted (a
-/// unique one claimed, so a conflict on it is [`Error::UniqueViolation`]). Inter-partition
-/// indexes follow the transaction (see [`follow`]).
-pub(crate) fn index_changes(
-    batch: &mut Batch<DynamicEntity>,
-    indexes: &[Index],
-    before: Option<&DynamicEntity>,
-    after: Option<&DynamicEntity>,
-) -> Result<()> {
-    for index in indexes.iter().filter(|i| !i.is_inter_partition()) {
-        let old = before.map(|e| index.row_of(e)).transpose()?.flatten();
-        let new = after.map(|e| index.row_of(e)).transpose()?.flatten();
-        if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key) {
-            continue;
-        }
-        if let Some(old) = old {
-            batch.delete_by_key(old.partition_key(), old.row_key(), &ETag::any())?;
-        }
-        if let Some(new) = new {
-            if index.is_unique() {
-                batch.insert(&new)?;
-                batch.claim_last(index, new.row_key());
-            } else {
-                batch.upsert_replace(&new)?;
+/// The changes of the intra-partition index rows from state `before` to state `after`
+/// (`None`: no entity), planned from the rows as stored: a row whose key is unchanged is left
+/// alone; an old row is deleted only if it is there and points at this entity (another
+/// entity may own a value two entities hold, and a missing row is nothing to delete), on
+/// the condition of its ETag; a new one is inserted (a unique one claimed, so a conflict on
+/// it is [`Error::UniqueViolation`]). Inter-partition indexes follow the transaction (see
+/// [`follow`]).
+pub(crate) struct IndexChanges {
+    /// The old rows to delete, as read (with their ETags).
+    deletes: Vec<DynamicEntity>,
+    /// The new rows to write, with their index.
+    writes: Vec<(&'static Index, DynamicEntity)>,
+    /// Where the deletes start among the transaction's operations.
+    first: usize,
+}
+
+impl IndexChanges {
+    /// Reads the old rows the change from `before` to `after` would delete.
+    pub(crate) async fn read<M: TableModel>(
+        table: &Table<M>,
+        indexes: &'static [Index],
+        before: Option<&DynamicEntity>,
+        after: Option<&DynamicEntity>,
+    ) -> Result<IndexChanges> {
+        let mut changes = IndexChanges {
+            deletes: Vec::new(),
+            writes: Vec::new(),
+            first: 0,
+        };
+        for index in indexes.iter().filter(|i| !i.is_inter_partition()) {
+            let old = before.map(|e| index.row_of(e)).transpose()?.flatten();
+            let new = after.map(|e| index.row_of(e)).transpose()?.flatten();
+            if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key)
+            {
+                continue;
+            }
+            if let (Some(old), Some(entity)) = (old, before) {
+                let stored = table
+                    .untyped()
+                    .get(old.partition_key(), old.row_key())
+                    .await?;
+                if let Some(stored) = stored.filter(|row| points_at(index, row, entity)) {
+                    changes.deletes.push(stored);
+                }
+            }
+            if let Some(new) = new {
+                changes.writes.push((index, new));
             }
         }
+        Ok(changes)
     }
-    Ok(())
+
+    /// Adds the changes to `batch`, after the entity's own operations.
+    pub(crate) fn add_to(&mut self, batch: &mut Batch<DynamicEntity>) -> Result<()> {
+        self.first = batch.len();
+        for row in &self.deletes {
+            let etag = row.etag().cloned().unwrap_or_else(ETag::any);
+            batch.delete_by_key(row.partition_key(), row.row_key(), &etag)?;
+        }
+        for (index, row) in &self.writes {
+            if index.is_unique() {
+                batch.insert(row)?;
+                batch.claim_last(index, row.row_key());
+            } else {
+                batch.upsert_replace(row)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether operation `operation` of the transaction is a delete conditional on what
+    /// [`read`](Self::read) found.
+    fn is_conditional_delete(&self, operation: usize) -> bool {
+        (self.first..self.first + self.deletes.len()).contains(&operation)
+    }
+}
+
+/// Whether `row` is a row of `index` pointing at `entity`.
+fn points_at(index: &Index, row: &DynamicEntity, entity: &DynamicEntity) -> bool {
+    let target = |name| match row.value(name) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let partition_matches = !index.is_inter_partition()
+        || target(TARGET_PARTITION_PROPERTY) == Some(entity.partition_key());
+    index.is_row(row) && target(TARGET_PROPERTY) == Some(entity.row_key()) && partition_matches
 }
 
 /// How many times an inter-partition index row's write is tried.
@@ -192,7 +256,11 @@ const FOLLOW_ATTEMPTS: usize = 3;
 
 /// Brings the inter-partition indexes from state `before` to `after` once the entity's own
 /// transaction is applied: a new row is written, then an old one deleted, each tried a few
-/// times. A row that still fails is left to [`repair`](crate::patterns::index::repair): the
+/// times. Writers of one entity may follow in any order, so each step checks the entity as
+/// stored after it: a new row whose entity no longer needs it is taken back (conditional on
+/// the ETag written, so a later writer's row stays), an old row is deleted only if it points
+/// at this entity and the entity as stored does not need it (conditional on the ETag read).
+/// A row that still fails is left to [`repair`](crate::patterns::index::repair): the
 /// entity's write stands, and lookups check what they find, so a late or stale row never
 /// returns a wrong entity.
 pub(crate) async fn follow<M: TableModel>(
@@ -204,49 +272,107 @@ pub(crate) async fn follow<M: TableModel>(
     for index in indexes.iter().filter(|i| i.is_inter_partition()) {
         let rows = |e: Option<&DynamicEntity>| e.and_then(|e| index.row_of(e).ok().flatten());
         let (old, new) = (rows(before), rows(after));
-        if old.as_ref().map(DynamicEntity::row_key) == new.as_ref().map(DynamicEntity::row_key)
-            && old.as_ref().map(DynamicEntity::partition_key)
-                == new.as_ref().map(DynamicEntity::partition_key)
-        {
+        if old.as_ref().map(key) == new.as_ref().map(key) {
             continue;
         }
         let home = index_table(table, index);
-        // One-operation transactions: the untyped table's own writes would come back here.
         if let Some(new) = new {
             for _ in 0..FOLLOW_ATTEMPTS {
-                let mut batch = home.batch();
-                let sent = batch.upsert_replace(&new);
-                match async {
-                    sent?;
-                    batch.submit().await
-                }
-                .await
-                {
-                    Ok(_) => break,
+                match add_row(table, &home, index, &new).await {
+                    Ok(()) => break,
                     Err(e) => {
                         tracing::warn!(index = index.name(), error = %e, "index row not written")
                     }
                 }
             }
         }
-        if let Some(old) = old {
+        if let (Some(old), Some(entity)) = (old, before) {
             for _ in 0..FOLLOW_ATTEMPTS {
-                let mut batch = home.batch();
-                let sent = batch.delete_by_key(old.partition_key(), old.row_key(), &ETag::any());
-                match async {
-                    sent?;
-                    batch.submit().await
-                }
-                .await
-                {
-                    Ok(_) => break,
-                    Err(e) if e.is_not_found() => break,
+                match remove_row(table, &home, index, &old, entity).await {
+                    Ok(()) => break,
                     Err(e) => {
                         tracing::warn!(index = index.name(), error = %e, "index row not deleted")
                     }
                 }
             }
         }
+    }
+}
+
+/// The keys of a row.
+fn key(row: &DynamicEntity) -> (&str, &str) {
+    (row.partition_key(), row.row_key())
+}
+
+/// Writes an inter-partition index row, then takes it back if its entity, as stored now,
+/// does not need it.
+async fn add_row<M: TableModel>(
+    table: &Table<M>,
+    home: &Table<DynamicEntity>,
+    index: &Index,
+    row: &DynamicEntity,
+) -> Result<()> {
+    // One-operation transactions: the untyped table's own writes would come back here.
+    let mut batch = home.batch();
+    batch.upsert_replace(row)?;
+    let outcome = batch.submit().await?;
+    let written = outcome.results().first().and_then(|r| r.etag()).cloned();
+    if needed(table, index, row).await? {
+        return Ok(());
+    }
+    delete_row_if(home, row, &written.unwrap_or_else(ETag::any)).await
+}
+
+/// Deletes the inter-partition index row `old` of `entity` if it is still there, points at
+/// `entity`, and the entity as stored now does not need it.
+async fn remove_row<M: TableModel>(
+    table: &Table<M>,
+    home: &Table<DynamicEntity>,
+    index: &Index,
+    old: &DynamicEntity,
+    entity: &DynamicEntity,
+) -> Result<()> {
+    let Some(stored) = home.get(old.partition_key(), old.row_key()).await? else {
+        return Ok(());
+    };
+    if !points_at(index, &stored, entity) || needed(table, index, &stored).await? {
+        return Ok(());
+    }
+    delete_row_if(
+        home,
+        &stored,
+        &stored.etag().cloned().unwrap_or_else(ETag::any),
+    )
+    .await
+}
+
+/// Whether the entity an inter-partition index row points at, as stored now, needs it.
+async fn needed<M: TableModel>(
+    table: &Table<M>,
+    index: &Index,
+    row: &DynamicEntity,
+) -> Result<bool> {
+    let target = |name| row.get::<String>(name).unwrap_or_default();
+    let (partition_key, row_key) = (target(TARGET_PARTITION_PROPERTY), target(TARGET_PROPERTY));
+    let Some(entity) = table.untyped().get(&partition_key, &row_key).await? else {
+        return Ok(false);
+    };
+    let wanted = index.row_of(&entity).ok().flatten();
+    Ok(wanted.as_ref().map(key) == Some(key(row)))
+}
+
+/// Deletes an index row on the condition of `etag`: a row gone or changed since is another
+/// writer's, and nothing to do.
+async fn delete_row_if(
+    home: &Table<DynamicEntity>,
+    row: &DynamicEntity,
+    etag: &ETag,
+) -> Result<()> {
+    let mut batch = home.batch();
+    batch.delete_by_key(row.partition_key(), row.row_key(), etag)?;
+    match batch.submit().await {
+        Err(e) if e.is_not_found() || e.is_precondition_failed() => Ok(()),
+        other => other.map(drop),
     }
 }
 
@@ -257,12 +383,22 @@ pub(crate) fn index_table<M: TableModel>(table: &Table<M>, index: &Index) -> Tab
         .table_named(index.table().unwrap_or(table.name()))
 }
 
-/// Whether a failed transaction lost on the condition of its first operation (the entity's).
-pub(crate) fn lost_race(error: &Error) -> bool {
-    matches!(
-        error,
-        Error::Batch { index: Some(0), .. } | Error::Batch { index: None, .. }
-    ) && matches!(error.status(), Some(404 | 409 | 412))
+/// Whether a failed transaction lost a race: on the condition of its first operation (the
+/// entity's) when that condition is this code's (`ours`), or on the condition of one of the
+/// index rows' deletes, which is always this code's.
+pub(crate) fn lost_race(error: &Error, ours: bool, changes: &IndexChanges) -> bool {
+    let status = error.status();
+    match error {
+        Error::Batch {
+            index: Some(0) | None,
+            ..
+        } => ours && matches!(status, Some(404 | 409 | 412)),
+        Error::Batch {
+            index: Some(operation),
+            ..
+        } => changes.is_conditional_delete(*operation) && matches!(status, Some(404 | 412)),
+        _ => false,
+    }
 }
 
 /// The index of `M` named `name` (for a family, of any of its variants).

@@ -3,8 +3,9 @@
 //! deleted in one transaction conditional on the ETag read (see [`plan`](crate::plan)).
 
 use super::batch::Batch;
+use super::contention::{self, Contended};
 use super::error::Result;
-use super::indexed::{follow, index_changes, lost_race};
+use super::indexed::{follow, lost_race, IndexChanges};
 use super::table::Table;
 use crate::auxiliary::AuxiliaryRow;
 use crate::entity::DynamicEntity;
@@ -12,10 +13,6 @@ use crate::etag::ETag;
 use crate::model::{check_kind, TableModel};
 use crate::plan::{any_spread, plan_of};
 use crate::spread;
-
-/// How many times a delete whose condition came from its own read is tried, when another
-/// writer changed the entity between that read and the transaction.
-const ATTEMPTS: usize = 8;
 
 /// Deletes the entity at these keys and the rows its plan keeps, if `etag` matches
 /// ([`ETag::any`] for whatever is stored).
@@ -47,16 +44,22 @@ pub(crate) async fn delete<M: TableModel>(
             (true, Some(read)) => read.clone(),
             _ => etag.clone(),
         };
+        let mut changes = IndexChanges::read(table, plan.indexes, Some(&stored), None).await?;
         let mut batch = table.untyped().batch();
         batch.delete_by_key(partition_key, row_key, &condition)?;
-        index_changes(&mut batch, plan.indexes, Some(&stored), None)?;
+        changes.add_to(&mut batch)?;
         delete_continuations(&mut batch, &stored, plan.spread)?;
         match batch.submit().await {
             Ok(_) => {
                 follow(table, plan.indexes, Some(&stored), None).await;
                 return Ok(());
             }
-            Err(e) if ours && attempt < ATTEMPTS && lost_race(&e) => continue,
+            Err(e) if lost_race(&e, ours, &changes) => {
+                if attempt >= contention::ATTEMPTS {
+                    return Err(Contended::new(partition_key, row_key, attempt).into());
+                }
+                contention::back_off(attempt).await;
+            }
             Err(e) => return Err(e),
         }
     }

@@ -58,6 +58,7 @@ pub(crate) mod applied;
 mod batch;
 mod body_pool;
 mod connection_string;
+mod contention;
 mod continuation;
 mod credential;
 mod endpoint;
@@ -90,6 +91,7 @@ pub use access_policy::{
 };
 pub use batch::{Batch, BatchOutcome, OperationKind, OperationResult};
 pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_KEY};
+pub use contention::Contended;
 pub use continuation::ContinuationToken;
 pub use credential::Credential;
 pub use endpoint::Endpoint;

@@ -6,6 +6,7 @@
 //! [`plan`](crate::plan)) spreads values; entities without such values never come here.
 
 use super::batch::Batch;
+use super::contention::{self, Contended};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
@@ -17,9 +18,6 @@ use crate::plan::{any_spread, check_kind_change, plan_of};
 use crate::query::Query;
 use crate::spread::{self, Spread, SpreadField};
 
-/// How many times a write whose condition came from its own read is tried, when another
-/// writer changed the entity between that read and the transaction.
-const ATTEMPTS: usize = 5;
 /// How many times a read is tried when it met a concurrent write (main entity and rows of
 /// different versions); after that the value reads as the corruption it then is.
 const READS: usize = 3;
@@ -198,13 +196,31 @@ pub(crate) async fn write<M: TableModel>(
             Err(e)
                 if own_condition
                     && write != Write::Insert
-                    && attempt < ATTEMPTS
-                    && (e.is_precondition_failed() || e.is_conflict()) =>
+                    && lost_main_race(&e, stored.is_some()) =>
             {
-                continue
+                if attempt >= contention::ATTEMPTS {
+                    return Err(Contended::new(&partition_key, &row_key, attempt).into());
+                }
+                contention::back_off(attempt).await;
             }
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Whether a transaction failed on the main row's condition: another writer changed the
+/// entity (412), created it (409) or deleted the entity `read` (404) since it was read.
+fn lost_main_race(error: &Error, read: bool) -> bool {
+    matches!(
+        error,
+        Error::Batch {
+            index: Some(0) | None,
+            ..
+        }
+    ) && match error.status() {
+        Some(409 | 412) => true,
+        Some(404) => read,
+        _ => false,
     }
 }
 

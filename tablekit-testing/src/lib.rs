@@ -21,6 +21,7 @@ mod fixtures;
 #[cfg(any(fuzzing, test))]
 #[doc(hidden)]
 pub mod fuzzing;
+mod group_commit;
 mod handlers;
 mod headers;
 mod journal;

@@ -24,6 +24,7 @@ pub mod fuzzing;
 mod group_commit;
 mod handlers;
 mod headers;
+mod in_process;
 mod journal;
 mod layers;
 mod metadata;

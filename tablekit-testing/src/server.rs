@@ -77,6 +77,8 @@ pub struct Emulator {
     addr: SocketAddr,
     primary: (String, String),
     pub(crate) state: Arc<State>,
+    /// The request pipeline, which the in-process transport calls without sockets too.
+    pub(crate) app: Arc<App>,
     serving: Serving,
 }
 
@@ -848,13 +850,15 @@ impl EmulatorBuilder {
         };
         let app = Arc::new(app(&state, self.body_timeout, log));
         let header_timeout = self.header_timeout;
+        let served = app.clone();
         let serving = Serving::accept(listener, self.max_connections, move |stream, stop| {
-            connection(stream, app.clone(), header_timeout, stop)
+            connection(stream, served.clone(), header_timeout, stop)
         });
         Ok(Emulator {
             addr,
             primary,
             state,
+            app,
             serving,
         })
     }

@@ -9,6 +9,7 @@ mod auth_replay;
 mod command_line;
 mod connection_limits;
 mod crash_persistence;
+mod in_process;
 mod persistence_files;
 mod request_checks;
 mod sas_checks;

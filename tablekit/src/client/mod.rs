@@ -63,6 +63,7 @@ mod credential;
 mod endpoint;
 pub(crate) mod error;
 mod http_client;
+mod in_process;
 mod indexed;
 mod location;
 pub(crate) mod multipart;
@@ -92,6 +93,7 @@ pub use connection_string::{ConnectionString, DEVELOPMENT_ACCOUNT, DEVELOPMENT_K
 pub use continuation::ContinuationToken;
 pub use credential::Credential;
 pub use endpoint::Endpoint;
+pub use in_process::{InProcessError, InProcessFuture, InProcessService};
 pub use location::{secondary_endpoint, LocationMode};
 pub use pages::{Chunker, EntityQuery, Page};
 pub use retry::{is_retryable_status, RetryPolicy};

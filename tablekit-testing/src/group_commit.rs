@@ -5,7 +5,10 @@
 //! the queue holds them in the order they were applied. One thread commits: while it waits
 //! for a commit's fsync, the writes arriving meanwhile queue up, and its next commit takes
 //! them all in one transaction (each request's changes stay whole: a `$batch` is still
-//! stored all or nothing). Every answer, a read's as much as a write's, goes out only once
+//! stored all or nothing). The writers a commit answers send their next writes at once:
+//! the thread waits for them a moment (a fraction of a commit's time) before committing
+//! fewer, or they would miss one commit to ride in the next, and commits would alternate
+//! between most writers and a few. Every answer, a read's as much as a write's, goes out only once
 //! everything queued before it was made is durable ([`GroupCommit::settled`]): nothing a
 //! crash could lose is ever acknowledged or shown.
 //!
@@ -16,6 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use tablekit::client::SignedIdentifier;
 use tokio::sync::watch;
@@ -127,9 +131,15 @@ struct Queue {
     writes: Vec<QueuedWrite>,
     /// The number of the last request queued; requests are numbered from 1.
     last: u64,
+    /// The number of the last request the committing thread took.
+    taken: u64,
     closed: bool,
     failed: bool,
 }
+
+/// The longest wait for writers to come back before a commit: a bound when commits are
+/// slow; fast ones wait less (see [`Shared::next_group`]).
+const MAX_LINGER: Duration = Duration::from_millis(2);
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Durable {
@@ -228,24 +238,43 @@ impl Shared {
     }
 
     /// The changes queued so far and the number of the last request among them; `None`
-    /// once the queue is closed and empty.
-    fn next_group(&self) -> Option<(Vec<QueuedWrite>, u64)> {
+    /// once the queue is closed and empty. While fewer requests are queued than the last
+    /// group held (`writers`), it waits for the rest up to half the last commit's time.
+    fn next_group(&self, writers: u64, last_commit: Duration) -> Option<(Vec<QueuedWrite>, u64)> {
         let mut queue = self.lock_queue();
         while queue.writes.is_empty() && !queue.closed {
             queue = self.queued.wait(queue).unwrap_or_else(|e| e.into_inner());
         }
+        let linger = Instant::now() + (last_commit / 2).min(MAX_LINGER);
+        while queue.last - queue.taken < writers && !queue.closed {
+            let left = linger.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            queue = self
+                .queued
+                .wait_timeout(queue, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
         if queue.writes.is_empty() {
             return None;
         }
+        queue.taken = queue.last;
         Some((std::mem::take(&mut queue.writes), queue.last))
     }
 }
 
 /// Commits each group of queued changes in one transaction until the queue is closed.
 fn commit_loop(shared: &Shared, database: Database) {
-    while let Some((writes, through)) = shared.next_group() {
+    let (mut writers, mut last_commit, mut through) = (0, Duration::ZERO, 0);
+    while let Some((writes, last)) = shared.next_group(writers, last_commit) {
+        (writers, through) = (last - through, last);
         let group: Vec<Write<'_>> = writes.iter().map(QueuedWrite::as_write).collect();
-        match database.commit(&group) {
+        let started = Instant::now();
+        let committed = database.commit(&group);
+        last_commit = started.elapsed();
+        match committed {
             Ok(()) => shared.durable.send_modify(|d| d.through = through),
             Err(err) => {
                 tracing::error!(

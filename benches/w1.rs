@@ -1,11 +1,14 @@
-//! Workload W1 on 1 KB entities against three servers in one run: the in-process emulator,
-//! the `tablekit-emulator` binary in a child process, and Azurite. Prints ops/s and CPU times
-//! per phase, and per phase how many times faster each emulator was than Azurite.
+//! Workload W1 on 1 KB entities against four servers in one run: the in-process emulator
+//! over loopback HTTP, the same without sockets (its in-process transport,
+//! `Emulator::in_process_client`), the `tablekit-emulator` binary in a child process, and
+//! Azurite. Prints ops/s and CPU times per phase, and per phase how many times faster each
+//! emulator was than Azurite.
 //!
 //! ```text
-//! cargo bench --bench w1                            # all three, starting the pinned Azurite
+//! cargo bench --bench w1                            # all four, starting the pinned Azurite
 //! cargo bench --bench w1 -- "<connection string>"   # that service in Azurite's place
-//! cargo bench --bench w1 -- emulator                # the in-process emulator alone
+//! cargo bench --bench w1 -- emulator                # the in-process emulator over HTTP alone
+//! cargo bench --bench w1 -- in-process              # the in-process transport alone
 //! cargo bench --bench w1 -- binary                  # the emulator binary alone
 //! ```
 //!
@@ -256,7 +259,11 @@ async fn compare() -> Result<(), BoxError> {
     let argument = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     match argument.as_deref() {
         Some("emulator") => {
-            print(&on_emulator().await?);
+            print(&on_emulator(Transport::Http).await?);
+            return Ok(());
+        }
+        Some("in-process") => {
+            print(&on_emulator(Transport::InProcess).await?);
             return Ok(());
         }
         Some("binary") => {
@@ -287,27 +294,32 @@ async fn compare() -> Result<(), BoxError> {
         .unwrap_or(DEFAULT_ROUNDS)
         .max(1);
     let mut in_process = Runs::new("in-process emulator");
+    let mut no_sockets = Runs::new("in-process transport");
     let mut standalone = Runs::new("emulator binary");
     let mut azurite = Runs::new("Azurite");
     let mut start_ups = Vec::new();
     for round in 1..=rounds {
-        in_process.rounds.push(on_emulator().await?);
+        in_process.rounds.push(on_emulator(Transport::Http).await?);
+        no_sockets
+            .rounds
+            .push(on_emulator(Transport::InProcess).await?);
         let (reports, start_up) = on_binary(&binary).await?;
         standalone.rounds.push(reports);
         start_ups.push(start_up.as_secs_f64() * 1000.0);
         let probe = || azurite_pid.as_deref().and_then(cpu_time);
         azurite.rounds.push(run_w1_probed(&other, &probe).await?);
         println!(
-            "\nround {round} of {rounds}: the in-process emulator, the binary (started in \
-             {:.1} ms), then {}",
+            "\nround {round} of {rounds}: the in-process emulator over HTTP, then without \
+             sockets, the binary (started in {:.1} ms), then {}",
             start_up.as_secs_f64() * 1000.0,
             other.endpoint().base_url()
         );
-        for runs in [&in_process, &standalone, &azurite] {
+        for runs in [&in_process, &no_sockets, &standalone, &azurite] {
             print(&runs.rounds[round - 1]);
         }
     }
     summarize(&in_process, &azurite);
+    summarize(&no_sockets, &azurite);
     summarize(&standalone, &azurite);
     println!(
         "\nthe binary's start-up, spawn to first answered request: median {:.1} ms ({:.1}-{:.1})",
@@ -327,10 +339,22 @@ impl Runs {
     }
 }
 
+/// How the client reaches the in-process emulator.
+#[derive(Clone, Copy)]
+enum Transport {
+    /// Loopback TCP.
+    Http,
+    /// No sockets: `Emulator::in_process_client`.
+    InProcess,
+}
+
 /// One W1 run on a freshly started in-process emulator.
-async fn on_emulator() -> Result<Vec<PhaseReport>, BoxError> {
+async fn on_emulator(transport: Transport) -> Result<Vec<PhaseReport>, BoxError> {
     let emulator = tablekit_testing::Emulator::start().await?;
-    let client = emulator.client();
+    let client = match transport {
+        Transport::Http => emulator.client(),
+        Transport::InProcess => emulator.in_process_client(),
+    };
     let reports = run_w1_probed(&client, &|| Some(emulator.busy_time())).await?;
     emulator.shutdown().await;
     Ok(reports)

@@ -33,6 +33,7 @@ impl Emulator {
     pub fn create_table(&self, name: &str) -> Result<()> {
         limits::validate_table_name(name)?;
         self.state.store.create_table(self.account(), name)?;
+        self.state.store.settled_blocking()?;
         Ok(())
     }
 
@@ -50,6 +51,7 @@ impl Emulator {
     /// ```
     pub fn delete_table(&self, name: &str) -> Result<()> {
         self.state.store.delete_table(self.account(), name)?;
+        self.state.store.settled_blocking()?;
         Ok(())
     }
 
@@ -266,6 +268,8 @@ pub(crate) fn seed(
     }
     let count = changes.len();
     state.store.commit(account, &mut table, changes)?;
+    drop(table);
+    state.store.settled_blocking()?;
     Ok(count)
 }
 

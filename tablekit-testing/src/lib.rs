@@ -22,8 +22,10 @@ mod fixtures;
 #[cfg(any(fuzzing, test))]
 #[doc(hidden)]
 pub mod fuzzing;
+mod group_commit;
 mod handlers;
 mod headers;
+mod in_process;
 mod journal;
 mod layers;
 mod metadata;

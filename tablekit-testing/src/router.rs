@@ -39,6 +39,11 @@ impl Service<Bytes> for Router {
                 "The request was not authenticated.",
             )),
         };
+        // Nothing goes out before what it may show is durable (see `group_commit`).
+        let answer = match self.state.store.settled().await {
+            Ok(()) => answer,
+            Err(err) => Err(err),
+        };
         Ok(answer.unwrap_or_else(|err| ctx.error(&err)))
     }
 }

@@ -79,6 +79,8 @@ pub struct Emulator {
     addr: SocketAddr,
     primary: (String, String),
     pub(crate) state: Arc<State>,
+    /// The request pipeline, which the in-process transport calls without sockets too.
+    pub(crate) app: Arc<App>,
     serving: Serving,
 }
 
@@ -868,17 +870,19 @@ impl EmulatorBuilder {
         };
         let app = Arc::new(app(&state, self.body_timeout, log));
         let header_timeout = self.header_timeout;
+        let served = app.clone();
         let serving = Serving::accept_shedding(
             listener,
             self.max_connections,
             move |stream, activity, stop| {
-                connection(stream, app.clone(), header_timeout, activity, stop)
+                connection(stream, served.clone(), header_timeout, activity, stop)
             },
         );
         Ok(Emulator {
             addr,
             primary,
             state,
+            app,
             serving,
         })
     }

@@ -4,9 +4,11 @@
 //!
 //! Locks are held only for the synchronous work of one request (never across an `.await`),
 //! so concurrent requests are safe and a batch applies atomically under its table's lock.
-//! With a directory, every change is made durable in the [`Database`] (one transaction per
-//! request) before it is applied and answered, and the tables are read from it on start:
-//! memory serves every read, the database is the durable copy.
+//! With a directory, every change is queued to be made durable in the [`Database`] (each
+//! request's changes whole, concurrent requests' in one commit: see
+//! [`group_commit`](crate::group_commit)) as it is applied, every answer waits until what it
+//! may show is durable ([`Store::settled`]), and the tables are read from the database on
+//! start: memory serves every read, the database is the durable copy.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,9 +21,10 @@ use tablekit::client::SignedIdentifier;
 use tablekit::value;
 use tablekit::SmolStr;
 
-use crate::database::{Database, Write};
+use crate::database::Database;
 use crate::error::Error;
 use crate::filter::utf16_cmp;
+use crate::group_commit::{GroupCommit, QueuedWrite, Refused};
 use crate::service_error::ServiceError;
 use crate::stored::Stored;
 
@@ -79,10 +82,8 @@ pub(crate) struct Store {
     /// Keyed by (account, lowercase table name): table names are case-insensitive.
     tables: RwLock<BTreeMap<(String, String), TableRef>>,
     last_ticks: AtomicI64,
-    /// Whether writes must be made durable: then a closed database refuses them.
-    persisted: bool,
-    /// Taken out by [`close`](Store::close), which waits for the commits in flight.
-    database: RwLock<Option<Database>>,
+    /// With a data directory: makes the changes durable before their answers go out.
+    durable: Option<GroupCommit>,
 }
 
 impl Store {
@@ -91,8 +92,7 @@ impl Store {
         Store {
             tables: RwLock::new(BTreeMap::new()),
             last_ticks: AtomicI64::new(0),
-            persisted: false,
-            database: RwLock::new(None),
+            durable: None,
         }
     }
 
@@ -118,18 +118,38 @@ impl Store {
         }
         store.tables = RwLock::new(map);
         store.last_ticks = AtomicI64::new(last_ticks);
-        store.persisted = true;
-        store.database = RwLock::new(Some(database));
+        let durable = GroupCommit::start(database).map_err(|source| Error::Persistence {
+            path: dir.to_owned(),
+            source,
+        })?;
+        store.durable = Some(durable);
         Ok(store)
     }
 
     /// Closes the database once the commits in flight are durable, so another emulator can
     /// open the directory at once; later writes are refused, never acknowledged undurably.
     pub(crate) fn close(&self) {
-        self.database
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        if let Some(durable) = &self.durable {
+            durable.close();
+        }
+    }
+
+    /// Waits until every change applied so far is durable (at once in memory): an answer
+    /// made from the tables as they are now may then go out. An error when it never will be.
+    pub(crate) async fn settled(&self) -> Result<(), ServiceError> {
+        match &self.durable {
+            Some(durable) => durable.settled().await.map_err(refusal),
+            None => Ok(()),
+        }
+    }
+
+    /// [`settled`](Self::settled), blocking the thread: for the emulator's own methods,
+    /// which are not `async`.
+    pub(crate) fn settled_blocking(&self) -> Result<(), ServiceError> {
+        match &self.durable {
+            Some(durable) => futures::executor::block_on(durable.settled()).map_err(refusal),
+            None => Ok(()),
+        }
     }
 
     /// A fresh write time, strictly later than every earlier one, so every write gets a new
@@ -169,10 +189,12 @@ impl Store {
         if tables.contains_key(&key) {
             return Err(ServiceError::table_exists());
         }
-        self.log(&[Write::CreateTable {
-            account,
-            table: name,
-        }])?;
+        self.log(|| {
+            vec![QueuedWrite::CreateTable {
+                account: account.to_owned(),
+                table: name.to_owned(),
+            }]
+        })?;
         tables.insert(
             key,
             Arc::new(RwLock::new(Table {
@@ -193,10 +215,12 @@ impl Store {
         // Locked before the deletion is made durable, so a write to the table in flight is
         // durable before it and not after it (where it would outlive the table).
         let mut table = table.write().unwrap_or_else(|e| e.into_inner());
-        self.log(&[Write::DeleteTable {
-            account,
-            table: name,
-        }])?;
+        self.log(|| {
+            vec![QueuedWrite::DeleteTable {
+                account: account.to_owned(),
+                table: name.to_owned(),
+            }]
+        })?;
         table.deleted = true;
         tables.remove(&key);
         Ok(())
@@ -235,11 +259,13 @@ impl Store {
         if table.deleted {
             return Err(ServiceError::table_not_found());
         }
-        self.log(&[Write::SetPolicies {
-            account,
-            table: &table.name,
-            policies: &policies,
-        }])?;
+        self.log(|| {
+            vec![QueuedWrite::SetPolicies {
+                account: account.to_owned(),
+                table: table.name.clone(),
+                policies: policies.clone(),
+            }]
+        })?;
         table.policies = policies;
         Ok(())
     }
@@ -255,61 +281,63 @@ impl Store {
         Ok(table.policies.clone())
     }
 
-    /// Applies changes to a locked table, making them durable first when persistent (in one
-    /// transaction); when they cannot be, nothing is applied (500: not acknowledged).
+    /// Applies changes to a locked table, queueing them to be made durable (together) when
+    /// persistent; when they cannot be queued, nothing is applied (not acknowledged).
     pub(crate) fn commit(
         &self,
         account: &str,
         table: &mut Table,
         changes: Vec<Change>,
     ) -> Result<(), ServiceError> {
-        if self.persisted {
-            let name = table.name.as_str();
-            let writes: Vec<Write<'_>> = changes
+        self.log(|| {
+            let name = &table.name;
+            changes
                 .iter()
                 .map(|change| match change {
-                    Change::Put(entity) => Write::Put {
-                        account,
-                        table: name,
-                        entity,
+                    Change::Put(entity) => QueuedWrite::Put {
+                        account: account.to_owned(),
+                        table: name.clone(),
+                        entity: entity.clone(),
                     },
-                    Change::Delete(pk, rk) => Write::Delete {
-                        account,
-                        table: name,
-                        partition_key: pk,
-                        row_key: rk,
+                    Change::Delete(pk, rk) => QueuedWrite::Delete {
+                        account: account.to_owned(),
+                        table: name.clone(),
+                        partition_key: pk.clone(),
+                        row_key: rk.clone(),
                     },
                 })
-                .collect();
-            self.log(&writes)?;
-        }
+                .collect()
+        })?;
         for change in changes {
             apply(table, change);
         }
         Ok(())
     }
 
-    /// Makes one commit durable (a no-op in memory).
-    fn log(&self, writes: &[Write<'_>]) -> Result<(), ServiceError> {
-        if !self.persisted {
-            return Ok(());
+    /// Queues one request's changes to be made durable (a no-op in memory, where `writes` is
+    /// not even called). The caller holds the locks it applies them under.
+    fn log(&self, writes: impl FnOnce() -> Vec<QueuedWrite>) -> Result<(), ServiceError> {
+        match &self.durable {
+            Some(durable) => durable.queue(writes()).map_err(refusal),
+            None => Ok(()),
         }
-        let database = self.database.read().unwrap_or_else(|e| e.into_inner());
-        let Some(database) = database.as_ref() else {
-            return Err(ServiceError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "ServerBusy",
-                "The emulator is shutting down; the write was not applied.",
-            ));
-        };
-        database.commit(writes).map_err(|err| {
-            tracing::error!("cannot write the emulator's database: {err}");
-            ServiceError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "InternalError",
-                "The emulator could not make the write durable; it was not applied.",
-            )
-        })
+    }
+}
+
+/// The answer to a change that cannot be made durable.
+fn refusal(refused: Refused) -> ServiceError {
+    match refused {
+        Refused::Closed => ServiceError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "ServerBusy",
+            "The emulator is shutting down; the write was not applied.",
+        ),
+        Refused::Failed => ServiceError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalError",
+            "The emulator could not make a write durable; restart it on its data directory \
+             to serve what is durable.",
+        ),
     }
 }
 

@@ -9,6 +9,8 @@
 //! inserts against the emulator; reqwest knows every way through a proxy (absolute-form
 //! requests, `CONNECT` tunnels, proxy credentials). Which one an endpoint uses is decided
 //! once, when the client is built, as reqwest itself decides per request.
+//!
+//! A client built with an [`InProcessService`] hands every request to it instead.
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -27,6 +29,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use url::Url;
 
 use super::body_pool::BodyPool;
+use super::in_process::InProcessService;
 
 /// Below Azurite's 5 s keep-alive: never reuse a connection the server is closing.
 const POOL_IDLE: Duration = Duration::from_secs(4);
@@ -39,6 +42,8 @@ type Direct = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 pub(crate) struct HttpClient {
     direct: Direct,
     proxied: Option<reqwest::Client>,
+    /// The service in this process that answers instead of a network, when there is one.
+    in_process: Option<Arc<dyn InProcessService>>,
     /// Buffers that large answers are joined in.
     bodies: Arc<BodyPool>,
 }
@@ -48,6 +53,8 @@ pub(crate) struct HttpClient {
 pub(crate) enum Route {
     Direct,
     Proxied,
+    /// No network: the client's [`InProcessService`].
+    InProcess,
 }
 
 /// A response whose head has arrived; its body is read with [`Answer::bytes`].
@@ -61,6 +68,7 @@ pub(crate) struct Answer {
 enum Body {
     Direct(hyper::body::Incoming),
     Proxied(reqwest::Response),
+    InProcess(Bytes),
 }
 
 /// A request that got no (complete) answer: the connection failed, broke, or the TLS
@@ -93,9 +101,24 @@ impl HttpClient {
         let client = HttpClient {
             direct: direct(connect_timeout)?,
             proxied,
+            in_process: None,
             bodies: Arc::default(),
         };
         Ok((client, routes))
+    }
+
+    /// A client whose requests `service` answers, whatever their URL.
+    /// Its pool for servers is made but stays empty: every route is in-process.
+    pub(crate) fn in_process(
+        service: Arc<dyn InProcessService>,
+        connect_timeout: Duration,
+    ) -> Result<HttpClient, String> {
+        Ok(HttpClient {
+            direct: direct(connect_timeout)?,
+            proxied: None,
+            in_process: Some(service),
+            bodies: Arc::default(),
+        })
     }
 
     /// Sends `request` by `route` and waits for the response's head.
@@ -104,6 +127,19 @@ impl HttpClient {
         request: Request<Bytes>,
         route: Route,
     ) -> Result<Answer, HttpError> {
+        if let (Route::InProcess, Some(service)) = (route, &self.in_process) {
+            let (parts, body) = service
+                .call(request)
+                .await
+                .map_err(HttpError::in_process)?
+                .into_parts();
+            return Ok(Answer {
+                status: parts.status.as_u16(),
+                headers: parts.headers,
+                body: Body::InProcess(body),
+                bodies: self.bodies.clone(),
+            });
+        }
         match (route, &self.proxied) {
             (Route::Proxied, Some(proxied)) => {
                 let request = reqwest::Request::try_from(request).map_err(HttpError::reqwest)?;
@@ -146,6 +182,7 @@ impl Answer {
         match self.body {
             Body::Direct(body) => join(body, &self.bodies).await,
             Body::Proxied(response) => response.bytes().await.map_err(HttpError::reqwest),
+            Body::InProcess(bytes) => Ok(bytes),
         }
     }
 }
@@ -236,6 +273,16 @@ impl HttpError {
             connect: false,
             timed_out: false,
             source: Box::new(e),
+        }
+    }
+
+    /// The in-process service gave no answer: like a connection closed after the request
+    /// was sent, so it may have been applied.
+    fn in_process(e: super::in_process::InProcessError) -> Self {
+        HttpError {
+            connect: false,
+            timed_out: false,
+            source: e,
         }
     }
 

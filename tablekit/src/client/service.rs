@@ -16,7 +16,8 @@ use super::connection_string::ConnectionString;
 use super::credential::Credential;
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
-use super::http_client::HttpClient;
+use super::http_client::{HttpClient, Route};
+use super::in_process::InProcessService;
 use super::location::{secondary_endpoint, LocationMode};
 use super::retry::RetryPolicy;
 use super::telemetry;
@@ -353,6 +354,7 @@ pub struct ClientBuilder {
     secondary_endpoint: Option<String>,
     allow_insecure_http: bool,
     flavor: Option<Flavor>,
+    in_process: Option<Arc<dyn InProcessService>>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -373,6 +375,7 @@ impl fmt::Debug for ClientBuilder {
             .field("secondary_endpoint", &self.secondary_endpoint)
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("flavor", &self.flavor)
+            .field("in_process", &self.in_process.is_some())
             .finish()
     }
 }
@@ -656,6 +659,25 @@ impl ClientBuilder {
         self
     }
 
+    /// Hands every request to `service`, a Table service in this process, instead of sending
+    /// it over the network (see [`InProcessService`]). The endpoint still names the account
+    /// and goes into each request's URI and signature, which are made as for HTTP. The
+    /// emulator in `tablekit-testing` offers it as `Emulator::in_process_client`:
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = tablekit_testing::Emulator::start().await?;
+    /// let client = emulator.in_process_client(); // the builder's `in_process`, set up
+    /// client.create_table("Gamers").await?;
+    /// assert_eq!(emulator.table_names(), ["Gamers"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn in_process(mut self, service: Arc<dyn InProcessService>) -> Self {
+        self.in_process = Some(service);
+        self
+    }
+
     /// Validates the settings and builds the client.
     pub fn build(self) -> Result<TableServiceClient> {
         let parsed = self
@@ -707,8 +729,14 @@ impl ClientBuilder {
             Flavor::from_host(endpoint.base_url().host_str().unwrap_or_default())
         });
         let urls = std::iter::once(&endpoint).chain(&secondary);
-        let (http, routes) =
-            HttpClient::new(urls.map(Endpoint::base_url), timeout).map_err(Error::Configuration)?;
+        let (http, routes) = match self.in_process {
+            Some(service) => (
+                HttpClient::in_process(service, timeout).map_err(Error::Configuration)?,
+                vec![Route::InProcess; 2],
+            ),
+            None => HttpClient::new(urls.map(Endpoint::base_url), timeout)
+                .map_err(Error::Configuration)?,
+        };
         Ok(TableServiceClient {
             transport: Arc::new(Transport {
                 http,

@@ -189,6 +189,11 @@ impl Transport {
     pub(crate) fn at_secondary(&self) -> Result<Transport> {
         let (endpoint, http, route) = match &self.secondary {
             Some((endpoint, _, route)) => (endpoint.clone(), self.http.clone(), *route),
+            // The same service in this process answers for both.
+            None if self.route == Route::InProcess => {
+                let endpoint = super::location::secondary_endpoint(&self.endpoint)?;
+                (endpoint, self.http.clone(), self.route)
+            }
             None => {
                 let endpoint = super::location::secondary_endpoint(&self.endpoint)?;
                 // Another host, which the proxy settings may treat otherwise: its own pools.

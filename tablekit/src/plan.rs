@@ -53,6 +53,14 @@ use crate::model::{Discriminator, TableModel};
 use crate::spread::{self, SpreadField};
 
 /// The rows one entity of a model is stored as: see the [module docs](self).
+///
+/// ```
+/// use tablekit::plan::StoragePlan;
+/// use tablekit::DynamicEntity;
+/// let untyped = StoragePlan::of::<DynamicEntity>();
+/// assert_eq!(untyped, StoragePlan::MAIN_ROW_ONLY);
+/// assert!(!untyped.keeps_rows());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoragePlan {
     /// The kind its main row holds, if the model declares one.

@@ -11,9 +11,25 @@ use http::{Request, Response};
 
 /// Why an [`InProcessService`] gave no answer: the client reports it as a connection closed
 /// without a response (which a retry policy may retry).
+///
+/// ```
+/// use tablekit::client::InProcessError;
+/// let gone: InProcessError = "the service stopped".into();
+/// assert_eq!(gone.to_string(), "the service stopped");
+/// ```
 pub type InProcessError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The future an [`InProcessService`] returns.
+///
+/// ```
+/// use bytes::Bytes;
+/// use http::Response;
+/// use tablekit::client::InProcessFuture;
+/// fn no_content<'a>() -> InProcessFuture<'a> {
+///     Box::pin(async { Ok(Response::builder().status(204).body(Bytes::new())?) })
+/// }
+/// # let _ = no_content();
+/// ```
 pub type InProcessFuture<'a> =
     Pin<Box<dyn Future<Output = std::result::Result<Response<Bytes>, InProcessError>> + Send + 'a>>;
 

@@ -18,16 +18,14 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{client_for, emulator_binary, status_kib, BoxError, EmulatorProcess};
+use common::{
+    client_for, emulator_binary, load_elsewhere, reset_peak, status_kib, BoxError, EmulatorProcess,
+    Invocation,
+};
 use futures::TryStreamExt;
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 use tablekit::DynamicEntity;
-
-/// The first argument of the run that loads a table: `load ENDPOINT TABLE ENTITIES`.
-const LOAD: &str = "load";
 
 /// Table sizes measured when none are given.
 const DEFAULT_SIZES: [usize; 3] = [1_000, 10_000, 100_000];
@@ -64,22 +62,6 @@ async fn load(endpoint: &str, table: &str, n: usize) -> Result<(), BoxError> {
     }
 }
 
-/// Loads `n` entities into a new table from another process, so that this one never holds them.
-fn load_elsewhere(endpoint: &str, table: &str, n: usize) -> Result<(), BoxError> {
-    let status = Command::new(std::env::current_exe()?)
-        .args([LOAD, endpoint, table, &n.to_string()])
-        .status()?;
-    match status.success() {
-        true => Ok(()),
-        false => Err(format!("loading {n} entities failed: {status}").into()),
-    }
-}
-
-/// Sets the peak resident set back to the current one (Linux 4.0 and later).
-fn reset_peak() -> std::io::Result<()> {
-    std::fs::write("/proc/self/clear_refs", "5")
-}
-
 /// Scans a loaded table of `n` entities, recording this process's peak resident set.
 async fn measure(
     client: &TableServiceClient,
@@ -90,7 +72,7 @@ async fn measure(
     load_elsewhere(endpoint, &name, n)?;
     let table: Table = client.table_named(&name);
     let rss_before_kib = status_kib("self", "VmRSS:").unwrap_or(0);
-    reset_peak().map_err(|e| format!("cannot reset the peak resident set (Linux only): {e}"))?;
+    reset_peak()?;
     let mut pages = table.query_all().pages();
     let (mut entities, mut page_count) = (0, 0);
     while let Some(page) = pages.try_next().await? {
@@ -135,26 +117,16 @@ async fn run(sizes: &[usize]) -> Result<(), BoxError> {
 }
 
 fn main() -> Result<(), BoxError> {
-    // `cargo bench` adds `--bench`; every other argument is a size, or the loading run's.
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    if let [mode, endpoint, table, n] = args.as_slice() {
-        if mode == LOAD {
-            return runtime.block_on(load(endpoint, table, n.parse()?));
-        }
-    }
-    let sizes = args
-        .iter()
-        .map(|a| a.parse().map_err(|_| format!("not a size: `{a}`")))
-        .collect::<Result<Vec<usize>, _>>()?;
-    let sizes = match sizes.is_empty() {
-        true => DEFAULT_SIZES.to_vec(),
-        false => sizes,
+    let sizes = match Invocation::from_args(&DEFAULT_SIZES)? {
+        Invocation::Load {
+            endpoint,
+            table,
+            entities,
+        } => return runtime.block_on(load(&endpoint, &table, entities)),
+        Invocation::Measure(sizes) => sizes,
     };
     runtime.block_on(run(&sizes))
 }

@@ -200,3 +200,66 @@ fn bios() -> &'static [SmolStr] {
             .collect()
     })
 }
+
+/// The first argument of the run that loads a table, in the benches that measure this
+/// process's memory: `load ENDPOINT TABLE ENTITIES`.
+pub(crate) const LOAD: &str = "load";
+
+/// What a memory bench's command line asks for: a loading run, or the sizes to measure.
+pub(crate) enum Invocation {
+    /// `load ENDPOINT TABLE ENTITIES`: the loading run of [`load_elsewhere`].
+    Load {
+        endpoint: String,
+        table: String,
+        entities: usize,
+    },
+    /// The sizes to measure (`defaults` when none are given).
+    Measure(Vec<usize>),
+}
+
+impl Invocation {
+    /// Reads the command line; `cargo bench` adds `--bench`, every other argument is a size or
+    /// the loading run's.
+    pub(crate) fn from_args(defaults: &[usize]) -> Result<Invocation, BoxError> {
+        let args: Vec<String> = std::env::args()
+            .skip(1)
+            .filter(|a| !a.starts_with("--"))
+            .collect();
+        if let [mode, endpoint, table, n] = args.as_slice() {
+            if mode == LOAD {
+                let (endpoint, table) = (endpoint.clone(), table.clone());
+                return Ok(Invocation::Load {
+                    endpoint,
+                    table,
+                    entities: n.parse()?,
+                });
+            }
+        }
+        let sizes = args
+            .iter()
+            .map(|a| a.parse().map_err(|_| format!("not a size: `{a}`")))
+            .collect::<Result<Vec<usize>, _>>()?;
+        Ok(Invocation::Measure(match sizes.is_empty() {
+            true => defaults.to_vec(),
+            false => sizes,
+        }))
+    }
+}
+
+/// Loads `n` entities into a new table from another run of this program, so that this
+/// process never holds them.
+pub(crate) fn load_elsewhere(endpoint: &str, table: &str, n: usize) -> Result<(), BoxError> {
+    let status = Command::new(std::env::current_exe()?)
+        .args([LOAD, endpoint, table, &n.to_string()])
+        .status()?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(format!("loading {n} entities failed: {status}").into()),
+    }
+}
+
+/// Sets the peak resident set back to the current one (Linux 4.0 and later).
+pub(crate) fn reset_peak() -> Result<(), BoxError> {
+    std::fs::write("/proc/self/clear_refs", "5")
+        .map_err(|e| format!("cannot reset the peak resident set (Linux only): {e}").into())
+}

@@ -409,7 +409,12 @@ async fn rows_without_a_kind_property_are_a_family_by_row_key_prefix(client: &Ta
     assert_eq!(posts.query_all().count().await.unwrap(), 4);
 }
 
-on_servers!(
+// The model's composition runs on both servers and through the in-process transport.
+on_servers!({
+    emulator: crate::support::servers::emulator().await,
+    in_process: crate::support::servers::in_process().await,
+    azurite: crate::support::servers::azurite(),
+}
     rows_without_a_kind_property_are_a_family_by_row_key_prefix,
     a_typed_backup_and_copy_keep_every_row_of_the_plan,
     a_family_keeps_each_indexed_variants_index_rows,

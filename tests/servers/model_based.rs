@@ -2,11 +2,14 @@
 //! (inserts through the family and through a variant's own table, upserts, merges, replaces of
 //! what was read, deletes, transactions, a select then a merge, index repair) over a family
 //! whose variants keep unique and non-unique indexes inside and across partitions, spread
-//! values and flattened structs, each checked after every step against a reference model and
+//! values, flattened structs and records, and a legacy partition of rows without a kind
+//! property read by a family told by RowKey prefix, each checked after every step against a
+//! reference model and
 //! the invariants: every entity reads back as the reference holds it, typed queries return
 //! exactly the entities, every entity has exactly its index rows and its continuation rows,
 //! and no helper row is left without its entity. Then rounds of writers racing on the same
-//! entities, checked against the invariants.
+//! entities, checked against the invariants. Every case runs on the emulator, on Azurite and
+//! through the emulator's in-process transport.
 //!
 //! The operations run against live servers, so the generator and the shrinker are this
 //! file's own rather than proptest's: a failing sequence is replayed on fresh tables with one
@@ -30,6 +33,7 @@ use tablekit::patterns::index::repair;
 use tablekit::prelude::*;
 use tablekit::{spread, Query};
 
+use crate::composition::{Post, PostEntity};
 use crate::spread::bytes;
 use crate::support::servers::unique_name;
 
@@ -112,6 +116,8 @@ pub enum Club {
 }
 
 const PARTITION: &str = "chess";
+/// The partition of the legacy rows without a kind property.
+const FORUM: &str = "forum";
 const KEYS: u8 = 5;
 
 /// What the reference holds for one entity; small numbers stand for values so collisions
@@ -297,13 +303,20 @@ enum Op {
     },
     /// Index repair over the members: it finds nothing to fix.
     Repair,
+    /// A row of a legacy forum partition, written untyped without a kind property: a question
+    /// (`Q_n`) or a reply (`R_n`), read by a family told by RowKey prefix; or its delete.
+    Legacy {
+        n: u8,
+        reply: bool,
+        remove: bool,
+    },
 }
 
 impl Op {
     fn random(rng: &mut StdRng) -> Op {
         let key = rng.gen_range(0..KEYS);
         let held = Held::random(rng);
-        match rng.gen_range(0..17) {
+        match rng.gen_range(0..19) {
             0..=3 => Op::Insert {
                 key,
                 held,
@@ -333,7 +346,12 @@ impl Op {
                 pick: key,
                 zip: rng.gen_range(0..3),
             },
-            _ => Op::Repair,
+            16 => Op::Repair,
+            _ => Op::Legacy {
+                n: rng.gen_range(0..3),
+                reply: rng.gen_bool(0.5),
+                remove: rng.gen_bool(0.3),
+            },
         }
     }
 }
@@ -393,6 +411,10 @@ struct Tables {
     scans: Table<Scan>,
     notes: Table<Note>,
     raw: Table,
+    /// The legacy forum partition as its prefix family reads it.
+    forum: Table<Post>,
+    /// The RowKeys the forum partition holds: the reference of the `Legacy` operations.
+    forum_rows: std::sync::Mutex<BTreeSet<String>>,
 }
 
 impl Tables {
@@ -406,6 +428,8 @@ impl Tables {
             scans: client.table_named(&name),
             notes: client.table_named(&name),
             raw: client.table_named(&name),
+            forum: client.table_named(&name),
+            forum_rows: Default::default(),
             club,
         }
     }
@@ -505,6 +529,7 @@ async fn apply(t: &Tables, reference: &mut Reference, op: &Op) -> Result<bool, S
             }
             return Ok(true);
         }
+        Op::Legacy { n, reply, remove } => return legacy(t, n, reply, remove).await,
     };
     let answered = classify(&result)?;
     if answered != expected {
@@ -612,6 +637,65 @@ async fn select_merge(
     Ok(true)
 }
 
+/// Writes or deletes a legacy forum row untyped, as code that knows no kinds would.
+async fn legacy(t: &Tables, n: u8, reply: bool, remove: bool) -> Result<bool, String> {
+    let row_key = format!("{}_{n}", if reply { "R" } else { "Q" });
+    if remove {
+        let held = t.forum_rows.lock().unwrap().contains(&row_key);
+        let deleted = t.raw.delete_by_key(FORUM, &row_key, &ETag::any()).await;
+        return match (held, deleted) {
+            (true, Ok(())) => Ok(t.forum_rows.lock().unwrap().remove(&row_key)),
+            (false, Err(e)) if e.is_not_found() => Ok(false),
+            (_, answer) => Err(format!("delete of {row_key}: {answer:?}")),
+        };
+    }
+    let mut row = DynamicEntity::new(FORUM, &row_key);
+    row.set("Text", format!("text of {row_key}"));
+    t.raw
+        .upsert_replace(&mut row)
+        .await
+        .map_err(|e| e.to_string())?;
+    t.forum_rows.lock().unwrap().insert(row_key);
+    Ok(true)
+}
+
+/// The forum partition read by its prefix family holds exactly the legacy rows written, each as
+/// the variant its prefix names.
+async fn check_forum(t: &Tables) -> Result<(), String> {
+    let filter = format!("PartitionKey eq '{FORUM}'");
+    let read: Vec<PostEntity> = t
+        .forum
+        .query(Query::new().filter_raw(filter))
+        .collect_all()
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut listed = BTreeSet::new();
+    for post in &read {
+        let row_key = post.as_dynamic().row_key();
+        let kind_fits = match post {
+            PostEntity::Question(q) => {
+                row_key.starts_with("Q_") && q.text() == format!("text of {row_key}")
+            }
+            PostEntity::Reply(r) => {
+                row_key.starts_with("R_") && r.text() == format!("text of {row_key}")
+            }
+        };
+        if !kind_fits {
+            return Err(format!(
+                "{row_key} read as the wrong kind or text: {post:?}"
+            ));
+        }
+        listed.insert(row_key.to_owned());
+    }
+    let held = t.forum_rows.lock().unwrap().clone();
+    match listed == held {
+        true => Ok(()),
+        false => Err(format!(
+            "the forum lists {listed:?}, the reference {held:?}"
+        )),
+    }
+}
+
 /// The invariants of what the servers hold, and the reference's entities read back.
 async fn check(t: &Tables, reference: &Reference) -> Result<(), String> {
     for key in 0..KEYS {
@@ -644,7 +728,8 @@ async fn check(t: &Tables, reference: &Reference) -> Result<(), String> {
             "a typed query lists {listed:?}, the reference {expected:?}"
         ));
     }
-    check_rows(t, reference).await
+    check_rows(t, reference).await?;
+    check_forum(t).await
 }
 
 /// Every index and continuation row is exactly one the reference's entities need.
@@ -800,6 +885,7 @@ async fn random_sequences_keep_the_reference_and_the_invariants(client: &TableSe
         "Batch",
         "SelectMerge",
         "Repair",
+        "Legacy",
     ];
     for kind in kinds {
         assert!(
@@ -873,7 +959,12 @@ async fn racing_writers_keep_the_invariants(client: &TableServiceClient) {
     t.drop_table().await;
 }
 
-on_servers!(
+// The model's composition runs on both servers and through the in-process transport.
+on_servers!({
+    emulator: crate::support::servers::emulator().await,
+    in_process: crate::support::servers::in_process().await,
+    azurite: crate::support::servers::azurite(),
+}
     random_sequences_keep_the_reference_and_the_invariants,
     racing_writers_keep_the_invariants,
 );

@@ -71,6 +71,14 @@ pub async fn emulator() -> OnEmulator {
     OnEmulator { emulator, client }
 }
 
+/// A client for a fresh in-process emulator reached without sockets, through its in-process
+/// transport: the same pipeline after the HTTP layer.
+pub async fn in_process() -> OnEmulator {
+    let emulator = Emulator::start().await.expect("start the emulator");
+    let client = emulator.in_process_client();
+    OnEmulator { emulator, client }
+}
+
 /// A client for `tablekit_testing`'s Azurite: started on first use (installed with npm into a
 /// cache directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running
 /// one; without Node.js the tests fail with a message saying so (they never skip).

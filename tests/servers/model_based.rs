@@ -4,8 +4,7 @@
 //! whose variants keep unique and non-unique indexes inside and across partitions, spread
 //! values, flattened structs and records, and a legacy partition of rows without a kind
 //! property read by a family told by RowKey prefix, each checked after every step against a
-//! reference model and
-//! the invariants: every entity reads back as the reference holds it, typed queries return
+//! reference model and the invariants: every entity reads back as the reference holds it, typed queries return
 //! exactly the entities, every entity has exactly its index rows and its continuation rows,
 //! and no helper row is left without its entity. Then rounds of writers racing on the same
 //! entities, checked against the invariants. Every case runs on the emulator, on Azurite and

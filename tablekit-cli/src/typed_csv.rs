@@ -12,7 +12,7 @@ use tablekit::{DynamicEntity, EdmType, Value};
 use crate::cells::{csv_cell, parse_csv_cell, parse_type_name, type_name};
 use crate::exit::{Failure, Outcome};
 
-/// The property columns of a CSV file, in order.
+/// The property columns of a CSV or Parquet file, in order: one per property name and type.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Columns {
     columns: Vec<(String, EdmType)>,
@@ -31,7 +31,13 @@ impl Columns {
         }
     }
 
-    fn position(&self, name: &str, edm: EdmType) -> Option<usize> {
+    /// Each column's property name and type, in order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, (String, EdmType)> {
+        self.columns.iter()
+    }
+
+    /// Where the column of `name` holding `edm` values stands, if it was learned.
+    pub(crate) fn position(&self, name: &str, edm: EdmType) -> Option<usize> {
         self.index.get(&(name.to_owned(), edm)).copied()
     }
 

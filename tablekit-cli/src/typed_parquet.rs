@@ -18,7 +18,6 @@
 //! Nanosecond timestamps hold 1677-09-21 to 2262-04-11: an export holding a DateTime outside
 //! them is refused before anything is written.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::sync::Arc;
@@ -40,6 +39,7 @@ use uuid::Uuid;
 
 use crate::cells::{parse_type_name, type_name};
 use crate::exit::{Failure, Outcome};
+use crate::typed_csv::Columns;
 
 /// Rows per row group: a group is held in memory while it is written.
 pub(crate) const ROW_GROUP: usize = 10_000;
@@ -47,8 +47,7 @@ pub(crate) const ROW_GROUP: usize = 10_000;
 /// The property columns of a Parquet file, learned from the entities before writing.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ParquetColumns {
-    columns: Vec<(String, EdmType)>,
-    index: HashMap<(String, EdmType), usize>,
+    columns: Columns,
     /// The first DateTime nanosecond timestamps cannot hold, described.
     out_of_range: Option<String>,
 }
@@ -57,12 +56,8 @@ impl ParquetColumns {
     /// Adds the columns of `entity`'s properties not seen yet, and notes a DateTime that
     /// Parquet's nanosecond timestamps cannot hold.
     pub(crate) fn learn(&mut self, entity: &DynamicEntity) {
+        self.columns.learn(entity);
         for (name, value) in entity.properties() {
-            let key = (name.to_owned(), value.edm_type());
-            if !self.index.contains_key(&key) {
-                self.index.insert(key.clone(), self.columns.len());
-                self.columns.push(key);
-            }
             if let Value::DateTime(t) = value {
                 if t.timestamp_nanos_opt().is_none() && self.out_of_range.is_none() {
                     self.out_of_range = Some(format!(
@@ -108,7 +103,7 @@ impl ParquetColumns {
             Arc::new(string_column("PartitionKey", Repetition::REQUIRED)?),
             Arc::new(string_column("RowKey", Repetition::REQUIRED)?),
         ];
-        for (name, (_, edm)) in self.names().into_iter().zip(&self.columns) {
+        for (name, (_, edm)) in self.names().into_iter().zip(self.columns.iter()) {
             fields.push(Arc::new(column(&name, *edm)?));
         }
         Type::group_type_builder("entity")
@@ -182,10 +177,11 @@ impl<W: Write + Send> ParquetWriter<W> {
     /// error (the table changed between the pass that learned the columns and this one).
     pub(crate) fn write(&mut self, entity: &DynamicEntity) -> Outcome {
         for (name, value) in entity.properties() {
-            if !self
+            if self
                 .columns
-                .index
-                .contains_key(&(name.to_owned(), value.edm_type()))
+                .columns
+                .position(name, value.edm_type())
+                .is_none()
             {
                 return Err(Failure::failed(format!(
                     "({:?}, {:?}) has `{name}:{}`, which appeared after the columns were \
@@ -222,7 +218,7 @@ impl<W: Write + Send> ParquetWriter<W> {
         };
         write_column::<ByteArrayType>(&mut group, keys(|e| e.partition_key()), false)?;
         write_column::<ByteArrayType>(&mut group, keys(|e| e.row_key()), false)?;
-        for (name, edm) in &self.columns.columns {
+        for (name, edm) in self.columns.columns.iter() {
             write_values(&mut group, &rows, name, *edm)?;
         }
         group.close().map_err(failed)?;

@@ -48,12 +48,22 @@ pub(crate) fn edge_values() -> Vec<Value> {
     ]
 }
 
-/// One entity per value, its only property `V`, and one with no property at all.
+/// One entity per edge value, its only property `V`, and one with no property at all.
 async fn edge_table(connection_string: &str) -> String {
-    let name = table_name("Edge");
+    table_of_values(connection_string, "Edge", edge_values()).await
+}
+
+/// A new table named from `prefix` holding one entity per value, its only property `V` (so
+/// `V` has every type), and one with no property at all.
+pub(crate) async fn table_of_values(
+    connection_string: &str,
+    prefix: &str,
+    values: Vec<Value>,
+) -> String {
+    let name = table_name(prefix);
     let table = client(connection_string).table_named::<DynamicEntity>(&name);
     table.create().await.unwrap();
-    for (i, value) in edge_values().into_iter().enumerate() {
+    for (i, value) in values.into_iter().enumerate() {
         let mut e = DynamicEntity::new("p", format!("{i:02}"));
         e.set("V", value);
         table.insert(&mut e).await.unwrap();

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use tablekit::{DynamicEntity, EdmType, Value};
 
-use crate::edge_values::{edge_values, typed_json};
+use crate::edge_values::{edge_values, table_of_values, typed_json};
 use crate::support::{client, entities, ok, on_servers, table_name, tablekit};
 
 /// The pinned pyarrow: it names the venv.
@@ -138,9 +138,6 @@ fn exact(value: &Value) -> String {
 /// The edge values Parquet holds (every one but the DateTimes outside 1677 to 2262), one
 /// property `V` per entity, so `V` gets a column per type.
 async fn parquet_table(connection_string: &str) -> String {
-    let name = table_name("Parquet");
-    let table = client(connection_string).table_named::<DynamicEntity>(&name);
-    table.create().await.unwrap();
     let held = edge_values()
         .into_iter()
         .filter(|v| !matches!(v, Value::DateTime(t) if t.timestamp_nanos_opt().is_none()));
@@ -148,16 +145,7 @@ async fn parquet_table(connection_string: &str) -> String {
     values.push(Value::DateTime(
         chrono::DateTime::from_timestamp(1_700_000_000, 123_456_700).unwrap(),
     ));
-    for (i, value) in values.into_iter().enumerate() {
-        let mut e = DynamicEntity::new("p", format!("{i:02}"));
-        e.set("V", value);
-        table.insert(&mut e).await.unwrap();
-    }
-    table
-        .insert(&mut DynamicEntity::new("p", "none"))
-        .await
-        .unwrap();
-    name
+    table_of_values(connection_string, "Parquet", values).await
 }
 
 async fn parquet_exports_every_value_for_pyarrow_and_imports_back(connection_string: &str) {

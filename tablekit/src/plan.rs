@@ -233,7 +233,3 @@ pub(crate) fn any_indexes<M: TableModel + ?Sized>() -> bool {
 pub(crate) fn any_spread<M: TableModel + ?Sized>() -> bool {
     M::PLANS.iter().any(|plan| !plan.spread.is_empty())
 }
-
-/// The property a typed query's select adds, so rows kept beside entities are told apart
-/// even when the select leaves out everything else.
-pub(crate) const MARKER: &str = AUXILIARY_PROPERTY;

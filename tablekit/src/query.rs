@@ -303,7 +303,7 @@ impl<M: TableModel> Query<M> {
         let kind = M::FAMILY
             .map(|family| family.property)
             .or(M::DISCRIMINATOR.map(|kind| kind.property));
-        let marker = hides_auxiliary::<M>().then_some(crate::plan::MARKER);
+        let marker = hides_auxiliary::<M>().then_some(crate::auxiliary::AUXILIARY_PROPERTY);
         let mut names: Vec<String> = Vec::with_capacity(own.len() + 5);
         for name in ALWAYS_SELECTED
             .into_iter()

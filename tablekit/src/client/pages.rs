@@ -20,11 +20,10 @@ use super::error::{Error, Result};
 use super::spread;
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
-use crate::auxiliary::is_auxiliary;
+use crate::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
 use crate::codec;
 use crate::entity::Selection;
 use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
-use crate::plan::MARKER;
 use crate::query::Query;
 
 /// The most entities the service answers in one page.
@@ -620,7 +619,9 @@ impl<M: TableModel> Sent<M> {
             parameters.push(("$select", names.join(",")));
             // The marker of rows kept beside entities is fetched to tell them apart, not
             // as a property the entity was read with.
-            Arc::new(Selection::new(names.iter().filter(|n| *n != MARKER)))
+            Arc::new(Selection::new(
+                names.iter().filter(|n| *n != AUXILIARY_PROPERTY),
+            ))
         });
         Ok(Sent {
             table,

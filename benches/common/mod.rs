@@ -104,7 +104,7 @@ pub(crate) fn emulator_binary() -> Result<PathBuf, BoxError> {
         .ok_or("the bench runs outside a target directory")?
         .join("scan_memory");
     let status = Command::new(cargo)
-        .args(["build", "--release", "--quiet", "-p", "tablekit-testing"])
+        .args(["build", "--release", "--quiet", "-p", "tablekit-emulator"])
         .args(["--bin", "tablekit-emulator", "--manifest-path"])
         .arg(&manifest)
         .arg("--target-dir")

@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let split = data.iter().position(|b| *b == b'\n').unwrap_or(data.len());
     let (head, body) = data.split_at(split);
     let content_type = String::from_utf8_lossy(head);
-    let Some(answer) = tablekit_testing::fuzzing::batch_request(&content_type, body) else {
+    let Some(answer) = tablekit_emulator::fuzzing::batch_request(&content_type, body) else {
         return;
     };
     assert_ne!(answer.status, 500, "a batch broke the emulator");

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let [entities, tables] = tablekit_testing::fuzzing::filter(text);
+        let [entities, tables] = tablekit_emulator::fuzzing::filter(text);
         // One parser reads both: a filter is valid for both or for neither.
         assert_eq!(entities.status, tables.status, "{text:?}");
         assert!(matches!(entities.status, 200 | 400), "{text:?}: {}", entities.status);

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
-use tablekit_testing::command::EmulatorArgs;
+use tablekit_emulator::command::EmulatorArgs;
 
 /// Lists, queries, exports, imports, backs up, copies and migrates Azure Table Storage tables
 /// (and Azurite's, and the tablekit emulator's).

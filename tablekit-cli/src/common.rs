@@ -25,7 +25,7 @@ pub(crate) fn check_filter(filter: &str) -> Outcome {
     for note in filter_hint::unquoted_notes(filter) {
         eprintln!("tablekit: note: {note}");
     }
-    tablekit_testing::filter::Filter::parse(filter)
+    tablekit_emulator::filter::ParsedFilter::parse(filter)
         .map(drop)
         .map_err(|e| {
             let at = e.position();

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use tablekit::client::TableServiceClient;
 
-use crate::server::{DEV_ACCOUNT, DEV_KEY};
+use tablekit_emulator::{DEV_ACCOUNT, DEV_KEY};
 
 /// The variable naming a running Azurite's connection string; without it, [`azurite_client`]
 /// starts one.

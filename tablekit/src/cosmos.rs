@@ -31,7 +31,7 @@
 //! | payload format | JSON and AtomPub | JSON only | tablekit sends JSON only |
 //! | pricing and latency | pay for what is stored and used | reserved throughput from table creation, latency SLA | not a client concern |
 //!
-//! The tablekit emulator's Cosmos flavor (`EmulatorBuilder::flavor` in `tablekit-testing`)
+//! The tablekit emulator's Cosmos flavor (`EmulatorBuilder::flavor` in `tablekit-emulator`)
 //! applies the limits and the unsupported operations of this table, so code meant for both
 //! services can be tested against both behaviours.
 //!

@@ -43,7 +43,7 @@ const TEXT: &str =
     "(Name eq @name or Name eq @name) and Mail eq 'x@name' and Mail ne 'it''s @name'";
 
 fn emulator_engine_selects(text: &str, entity: &DynamicEntity) -> bool {
-    tablekit_testing::filter::Filter::parse(text)
+    tablekit_testing::filter::ParsedFilter::parse(text)
         .unwrap_or_else(|e| panic!("the emulator rejects {text:?}: {e}"))
         .matches(entity)
 }

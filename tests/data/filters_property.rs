@@ -179,7 +179,7 @@ fn matches(filter: &Filter<DynamicEntity>, entity: &DynamicEntity) -> bool {
     };
     let v = eval.or();
     assert_eq!(eval.pos, tokens.len(), "trailing tokens in {text:?}");
-    let emulator = tablekit_testing::filter::Filter::parse(&text)
+    let emulator = tablekit_testing::filter::ParsedFilter::parse(&text)
         .unwrap_or_else(|e| panic!("the emulator rejects {text:?}: {e}"));
     assert_eq!(
         emulator.matches(entity),

@@ -57,7 +57,7 @@ fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
 /// Whether the emulator's filter engine selects `entity`.
 fn selects<M>(filter: &Filter<M>, entity: &DynamicEntity) -> bool {
     let text = filter.to_string();
-    tablekit_testing::filter::Filter::parse(&text)
+    tablekit_testing::filter::ParsedFilter::parse(&text)
         .unwrap_or_else(|e| panic!("the emulator rejects {text:?}: {e}"))
         .matches(entity)
 }

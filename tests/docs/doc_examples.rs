@@ -18,6 +18,7 @@ use syn::{Attribute, Item, ItemMod, Visibility};
 /// The source folders of the published crates, from the workspace root.
 const SOURCES: &[&str] = &[
     "tablekit/src",
+    "tablekit-emulator/src",
     "tablekit-testing/src",
     "tablekit-derive/src",
     "tablekit-rules/src",
@@ -29,7 +30,7 @@ const HIDDEN: &[&str] = &[
     "tablekit/src/__private.rs",
     "tablekit/src/__private/flatten.rs",
     "tablekit/src/fuzzing.rs",
-    "tablekit-testing/src/fuzzing.rs",
+    "tablekit-emulator/src/fuzzing.rs",
     "tablekit/src/record/dispatch.rs",
 ];
 

@@ -72,7 +72,7 @@ fn binary() -> &'static Path {
     static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     build::once(&BINARY, || Build {
         what: "`tablekit-emulator`",
-        args: &["-p", "tablekit-testing", "--bin", "tablekit-emulator"],
+        args: &["-p", "tablekit-emulator", "--bin", "tablekit-emulator"],
         manifest: Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"),
         target: "interop-emulator",
         binary: "tablekit-emulator",

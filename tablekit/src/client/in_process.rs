@@ -40,8 +40,8 @@ pub type InProcessFuture<'a> =
 /// The request is what would go over HTTP: method, headers (`Authorization` and SAS query
 /// parameters included, signed as always), the whole body, and the URI as the client
 /// addresses it (`http://127.0.0.1:10002/devstoreaccount1/Tables?...`). The answer is the
-/// whole response. `tablekit-testing`'s
-/// emulator is one (`Emulator::in_process_client`); a service that echoes requests shows the
+/// whole response. The emulator of `tablekit-emulator`
+/// is one (`Emulator::in_process_client`); a service that echoes requests shows the
 /// shape:
 ///
 /// ```

@@ -662,7 +662,7 @@ impl ClientBuilder {
     /// Hands every request to `service`, a Table service in this process, instead of sending
     /// it over the network (see [`InProcessService`]). The endpoint still names the account
     /// and goes into each request's URI and signature, which are made as for HTTP. The
-    /// emulator in `tablekit-testing` offers it as `Emulator::in_process_client`:
+    /// emulator in `tablekit-emulator` offers it as `Emulator::in_process_client`:
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]

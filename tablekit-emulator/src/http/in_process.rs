@@ -1,0 +1,103 @@
+//! The emulator without sockets: [`Emulator::in_process_client`] hands each request straight
+//! to the request pipeline that the HTTP server feeds, so every layer after the HTTP framing
+//! (counting, faults, authentication, the body's limits, the handlers) runs as it does for a
+//! request that came over loopback TCP, without its system calls.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderValue, Request, Response, Uri};
+use http_body_util::{BodyExt, Full};
+use tablekit::client::{ClientBuilder, InProcessFuture, InProcessService, TableServiceClient};
+
+use crate::http::server::Emulator;
+use crate::pipeline::app::App;
+use crate::pipeline::incoming::IncomingRequest;
+use crate::pipeline::service::Service;
+
+/// The peer an in-process request comes from, for a SAS's `sip` range: this machine.
+const PEER: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 0);
+
+/// An emulator's request pipeline as an [`InProcessService`].
+pub(crate) struct InProcess(pub(crate) Arc<App>);
+
+impl InProcessService for InProcess {
+    fn call(&self, request: Request<Bytes>) -> InProcessFuture<'_> {
+        Box::pin(async move {
+            let request = as_received(request).map(Full::new);
+            let reply = self.0.call(IncomingRequest::new(request)).await?;
+            let (parts, body) = reply.into_parts();
+            let body = body.collect().await?.to_bytes();
+            Ok(Response::from_parts(parts, body))
+        })
+    }
+}
+
+/// The request as the HTTP server would hand it on: the URI in origin form, the body's
+/// length declared, and the peer's address attached.
+fn as_received(request: Request<Bytes>) -> Request<Bytes> {
+    let (mut parts, body) = request.into_parts();
+    if let Some(origin) = parts.uri.path_and_query().cloned() {
+        parts.uri = Uri::from(origin);
+    }
+    if !body.is_empty() {
+        parts
+            .headers
+            .insert(http::header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    }
+    parts.extensions.insert(PEER);
+    Request::from_parts(parts, body)
+}
+
+impl Emulator {
+    /// A client for the primary account that reaches this emulator without sockets: each
+    /// request is signed and checked as over HTTP and goes through the same layers and
+    /// handlers, only not through the network stack, which is most of a small operation's
+    /// cost. For test suites of many operations; conformance tests keep
+    /// [`client`](Self::client), which speaks HTTP.
+    ///
+    /// # Panics
+    ///
+    /// Only when the client cannot be built at all (no TLS backend), as
+    /// [`client`](Self::client).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::DynamicEntity;
+    /// let emulator = tablekit_emulator::Emulator::start().await?;
+    /// let client = emulator.in_process_client();
+    /// let table = client.table_named::<DynamicEntity>("Gamers");
+    /// table.create().await?;
+    /// table.insert(&mut DynamicEntity::new("p", "r")).await?;
+    /// assert!(table.get("p", "r").await?.is_some());
+    /// assert_eq!(emulator.requests().total(), 3); // counted like any request
+    /// # Ok(()) }
+    /// ```
+    pub fn in_process_client(&self) -> TableServiceClient {
+        self.in_process_client_builder()
+            .build()
+            .unwrap_or_else(|e| panic!("a client for the emulator: {e}"))
+    }
+
+    /// A client builder set up like [`client_builder`](Self::client_builder), reaching this
+    /// emulator without sockets as [`in_process_client`](Self::in_process_client) does: for
+    /// another credential, retry policy or timeout.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::Credential;
+    /// let emulator = tablekit_emulator::Emulator::start().await?;
+    /// let wrong_key = Credential::shared_key("d3Jvbmcga2V5")?;
+    /// let client = emulator.in_process_client_builder().credential(wrong_key).build()?;
+    /// let err = client.create_table("Gamers").await.unwrap_err();
+    /// assert_eq!(err.status(), Some(403)); // signed and checked as over HTTP
+    /// # Ok(()) }
+    /// ```
+    pub fn in_process_client_builder(&self) -> ClientBuilder {
+        self.client_builder()
+            .in_process(Arc::new(InProcess(self.app.clone())))
+    }
+}

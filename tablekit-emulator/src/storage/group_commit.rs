@@ -1,0 +1,355 @@
+//! Group commit: the writes of concurrent requests share one durable commit of the
+//! [`Database`], so eight writes in flight cost about one fsync rather than eight.
+//!
+//! A request's changes are queued and applied to memory at once, under its table's lock, so
+//! the queue holds them in the order they were applied. One thread commits: while it waits
+//! for a commit's fsync, the writes arriving meanwhile queue up, and its next commit takes
+//! them all in one transaction (each request's changes stay whole: a `$batch` is still
+//! stored all or nothing). The writers a commit answers send their next writes at once:
+//! the thread waits for them a moment (a fraction of a commit's time) before committing
+//! fewer, or they would miss one commit to ride in the next, and commits would alternate
+//! between most writers and a few. Every answer, a read's as much as a write's, goes out only once
+//! everything queued before it was made is durable ([`GroupCommit::settled`]): nothing a
+//! crash could lose is ever acknowledged or shown.
+//!
+//! A commit that fails leaves memory holding writes the file lacks. From then on every
+//! write is refused and every answer that could show them is an error, until the emulator
+//! is restarted on its directory and serves what is durable.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tablekit::client::SignedIdentifier;
+use tokio::sync::watch;
+
+use crate::storage::database::{Database, Write};
+use crate::storage::stored::Stored;
+
+/// A change queued to be made durable: a [`Write`] that owns its data.
+#[derive(Debug)]
+pub(crate) enum QueuedWrite {
+    CreateTable {
+        account: String,
+        table: String,
+    },
+    DeleteTable {
+        account: String,
+        table: String,
+    },
+    Put {
+        account: String,
+        table: String,
+        entity: Arc<Stored>,
+    },
+    Delete {
+        account: String,
+        table: String,
+        partition_key: String,
+        row_key: String,
+    },
+    SetPolicies {
+        account: String,
+        table: String,
+        policies: Vec<SignedIdentifier>,
+    },
+}
+
+impl QueuedWrite {
+    fn as_write(&self) -> Write<'_> {
+        match self {
+            QueuedWrite::CreateTable { account, table } => Write::CreateTable { account, table },
+            QueuedWrite::DeleteTable { account, table } => Write::DeleteTable { account, table },
+            QueuedWrite::Put {
+                account,
+                table,
+                entity,
+            } => Write::Put {
+                account,
+                table,
+                entity,
+            },
+            QueuedWrite::Delete {
+                account,
+                table,
+                partition_key,
+                row_key,
+            } => Write::Delete {
+                account,
+                table,
+                partition_key,
+                row_key,
+            },
+            QueuedWrite::SetPolicies {
+                account,
+                table,
+                policies,
+            } => Write::SetPolicies {
+                account,
+                table,
+                policies,
+            },
+        }
+    }
+}
+
+/// Why a write was not queued, or an answer cannot be given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The database is closed (the emulator is shutting down).
+    Closed,
+    /// An earlier commit failed: memory and file differ until a restart.
+    Failed,
+}
+
+/// The queue of changes and the thread that makes them durable.
+pub(crate) struct GroupCommit {
+    shared: Arc<Shared>,
+    committer: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for GroupCommit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupCommit").finish_non_exhaustive()
+    }
+}
+
+/// What the requests and the committing thread share.
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a change is queued or the queue is closed.
+    queued: Condvar,
+    /// The number of the last request queued; read without the lock by answers that wait.
+    last: AtomicU64,
+    /// How far the changes are durable, for the answers waiting on it.
+    durable: watch::Sender<Durable>,
+}
+
+#[derive(Default)]
+struct Queue {
+    writes: Vec<QueuedWrite>,
+    /// The number of the last request queued; requests are numbered from 1.
+    last: u64,
+    /// The number of the last request the committing thread took.
+    taken: u64,
+    closed: bool,
+    failed: bool,
+}
+
+/// The longest wait for writers to come back before a commit: a bound when commits are
+/// slow; fast ones wait less (see [`Shared::next_group`]).
+const MAX_LINGER: Duration = Duration::from_millis(2);
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Durable {
+    /// Every request numbered up to this one is durable.
+    through: u64,
+    failed: bool,
+}
+
+impl GroupCommit {
+    /// Starts the thread that commits to `database`; it owns the database until
+    /// [`close`](Self::close).
+    pub(crate) fn start(database: Database) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue::default()),
+            queued: Condvar::new(),
+            last: AtomicU64::new(0),
+            durable: watch::Sender::new(Durable::default()),
+        });
+        let committer = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("tablekit-commit".to_owned())
+                .spawn(move || commit_loop(&shared, database))?
+        };
+        Ok(GroupCommit {
+            shared,
+            committer: Mutex::new(Some(committer)),
+        })
+    }
+
+    /// Queues one request's changes, to be made durable together. The caller applies them
+    /// to memory while still holding the locks it queued them under, so the queue's order
+    /// is the order they were applied in.
+    pub(crate) fn queue(&self, writes: Vec<QueuedWrite>) -> Result<(), Refused> {
+        let mut queue = self.shared.lock_queue();
+        if queue.closed {
+            return Err(Refused::Closed);
+        }
+        if queue.failed {
+            return Err(Refused::Failed);
+        }
+        if writes.is_empty() {
+            // Nothing to make durable: the committer would never see it, so it gets no number.
+            return Ok(());
+        }
+        queue.writes.extend(writes);
+        queue.last += 1;
+        self.shared.last.store(queue.last, Ordering::Release);
+        drop(queue);
+        self.shared.queued.notify_one();
+        Ok(())
+    }
+
+    /// Waits until every change queued so far is durable: then an answer made from what
+    /// memory holds now may go out.
+    pub(crate) async fn settled(&self) -> Result<(), Refused> {
+        // Anything the answer saw was queued before it was applied, so before this load.
+        let seen = self.shared.last.load(Ordering::Acquire);
+        let mut durable = self.shared.durable.subscribe();
+        let reached = durable
+            .wait_for(|d| d.through >= seen || d.failed)
+            .await
+            .map(|d| d.through >= seen);
+        match reached {
+            Ok(true) => Ok(()),
+            Ok(false) | Err(_) => Err(Refused::Failed),
+        }
+    }
+
+    /// Refuses further changes, waits until the queued ones are durable and closes the
+    /// database, so another emulator can open the directory at once.
+    pub(crate) fn close(&self) {
+        self.shared.lock_queue().closed = true;
+        self.shared.queued.notify_one();
+        let committer = self
+            .committer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(committer) = committer {
+            let _ = committer.join();
+        }
+    }
+}
+
+impl Drop for GroupCommit {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl Shared {
+    fn lock_queue(&self) -> MutexGuard<'_, Queue> {
+        // Nothing panics while holding the lock; recover it rather than spread a panic.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The changes queued so far and the number of the last request among them; `None`
+    /// once the queue is closed and empty. While fewer requests are queued than the last
+    /// group held (`writers`), it waits for the rest up to half the last commit's time.
+    fn next_group(&self, writers: u64, last_commit: Duration) -> Option<(Vec<QueuedWrite>, u64)> {
+        let mut queue = self.lock_queue();
+        while queue.writes.is_empty() && !queue.closed {
+            queue = self.queued.wait(queue).unwrap_or_else(|e| e.into_inner());
+        }
+        let linger = Instant::now() + (last_commit / 2).min(MAX_LINGER);
+        while queue.last - queue.taken < writers && !queue.closed {
+            let left = linger.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            queue = self
+                .queued
+                .wait_timeout(queue, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        if queue.writes.is_empty() {
+            return None;
+        }
+        queue.taken = queue.last;
+        Some((std::mem::take(&mut queue.writes), queue.last))
+    }
+}
+
+/// Commits each group of queued changes in one transaction until the queue is closed.
+fn commit_loop(shared: &Shared, database: Database) {
+    let (mut writers, mut last_commit, mut through) = (0, Duration::ZERO, 0);
+    while let Some((writes, last)) = shared.next_group(writers, last_commit) {
+        (writers, through) = (last - through, last);
+        let group: Vec<Write<'_>> = writes.iter().map(QueuedWrite::as_write).collect();
+        let started = Instant::now();
+        let committed = database.commit(&group);
+        last_commit = started.elapsed();
+        match committed {
+            Ok(()) => shared.durable.send_modify(|d| d.through = through),
+            Err(err) => {
+                tracing::error!(
+                    "cannot write the emulator's database: {err}; writes are refused until \
+                     the emulator is restarted"
+                );
+                let mut queue = shared.lock_queue();
+                queue.failed = true;
+                queue.writes.clear();
+                drop(queue);
+                shared.durable.send_modify(|d| d.failed = true);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tablekit::DynamicEntity;
+
+    fn put(row: &str) -> QueuedWrite {
+        let mut e = DynamicEntity::new("p", row);
+        e.set_timestamp(tablekit::value::from_ticks(638_000_000_000_000_001));
+        QueuedWrite::Put {
+            account: "acct".into(),
+            table: "T".into(),
+            entity: Arc::new(Stored::new(e)),
+        }
+    }
+
+    fn create() -> QueuedWrite {
+        QueuedWrite::CreateTable {
+            account: "acct".into(),
+            table: "T".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn queued_changes_are_durable_once_settled_and_after_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let (database, _) = Database::open(dir.path()).unwrap();
+        let commits = GroupCommit::start(database).unwrap();
+        commits.queue(vec![create()]).unwrap();
+        for row in ["a", "b", "c"] {
+            commits.queue(vec![put(row)]).unwrap();
+        }
+        commits.settled().await.unwrap();
+        commits.close();
+        assert_eq!(commits.queue(vec![put("d")]), Err(Refused::Closed));
+        drop(commits);
+        let (_, tables) = Database::open(dir.path()).unwrap();
+        let rows: Vec<_> = tables[0].entities.iter().map(|e| e.row_key()).collect();
+        assert_eq!(rows, ["a", "b", "c"]);
+    }
+
+    #[tokio::test]
+    async fn a_failed_commit_refuses_later_writes_and_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Database::open(dir.path()).unwrap());
+        // A redb table where table `T`'s entities would go, of another type: a Put into it
+        // fails inside the transaction, as a full disk would fail it.
+        let file =
+            redb::Database::open(dir.path().join(crate::storage::database::FILE_NAME)).unwrap();
+        let txn = file.begin_write().unwrap();
+        txn.open_table(redb::TableDefinition::<&str, u64>::new("entities/acct/t"))
+            .unwrap();
+        txn.commit().unwrap();
+        drop(file);
+        let (database, _) = Database::open(dir.path()).unwrap();
+        let commits = GroupCommit::start(database).unwrap();
+        commits.queue(vec![put("a")]).unwrap();
+        assert_eq!(commits.settled().await, Err(Refused::Failed));
+        assert_eq!(commits.queue(vec![create()]), Err(Refused::Failed));
+        drop(commits);
+        assert!(Database::open(dir.path()).unwrap().1.is_empty());
+    }
+}

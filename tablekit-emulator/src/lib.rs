@@ -40,4 +40,5 @@ pub use http::server::{
 };
 pub use pipeline::counter::{Operation, RequestCounts};
 pub use pipeline::faults::{Fault, Faults, RetryAfter};
+pub use pipeline::throttle::{Throttle, ThrottledCounts};
 pub use query::filter;

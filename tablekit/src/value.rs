@@ -328,12 +328,16 @@ pub fn truncate_to_tick(time: DateTime<Utc>) -> DateTime<Utc> {
     DateTime::from_timestamp(time.timestamp(), nanos - nanos % 100).unwrap_or(time)
 }
 
+/// The longest text a [`SmolStr`] holds inline. smol_str names it `INLINE_CAP` only in the
+/// releases that need a newer Rust than the crate's minimum; a test checks the two agree.
+const SMOL_STR_INLINE_CAP: usize = 23;
+
 /// A [`SmolStr`] of `text`, built in place when it fits inline (most keys, names and short
 /// values do): `SmolStr::new` is an out-of-line call whose result the caller then reads back
 /// in whole words just after it was written in pieces, a stall on every property.
 #[inline(always)]
 pub(crate) fn smol_str(text: &str) -> SmolStr {
-    if text.len() <= SmolStr::INLINE_CAP {
+    if text.len() <= SMOL_STR_INLINE_CAP {
         SmolStr::new_inline(text)
     } else {
         SmolStr::new(text)
@@ -343,6 +347,11 @@ pub(crate) fn smol_str(text: &str) -> SmolStr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_inline_capacity_is_smol_strs() {
+        assert_eq!(SMOL_STR_INLINE_CAP, SmolStr::INLINE_CAP);
+    }
 
     #[test]
     fn values_take_four_words_and_an_absent_one_no_more() {

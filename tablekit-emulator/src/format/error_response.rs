@@ -9,6 +9,8 @@ pub(crate) struct ErrorResponse {
     pub(crate) status: StatusCode,
     pub(crate) code: &'static str,
     pub(crate) message: String,
+    /// When to come back (`x-ms-retry-after-ms`), for a refusal of the Cosmos DB throttle.
+    pub(crate) retry_after: Option<std::time::Duration>,
 }
 
 impl ErrorResponse {
@@ -17,7 +19,14 @@ impl ErrorResponse {
             status,
             code,
             message: message.into(),
+            retry_after: None,
         }
+    }
+
+    /// The same, telling the client when to come back.
+    pub(crate) fn retry_after(mut self, wait: std::time::Duration) -> Self {
+        self.retry_after = Some(wait);
+        self
     }
 
     pub(crate) fn invalid_input(message: impl Into<String>) -> Self {

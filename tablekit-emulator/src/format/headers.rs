@@ -13,6 +13,7 @@ pub(crate) const NEXT_TABLE_NAME: HeaderName =
 pub(crate) const NEXT_PARTITION_KEY: HeaderName =
     HeaderName::from_static("x-ms-continuation-nextpartitionkey");
 pub(crate) const NEXT_ROW_KEY: HeaderName = HeaderName::from_static("x-ms-continuation-nextrowkey");
+pub(crate) const RETRY_AFTER_MS: HeaderName = HeaderName::from_static("x-ms-retry-after-ms");
 pub(crate) const DATA_SERVICE_ID: HeaderName = HeaderName::from_static("dataserviceid");
 
 /// The service version the emulator answers as (`x-ms-version`).

@@ -11,6 +11,7 @@ use crate::format::metadata::Metadata;
 use crate::pipeline::incoming::{header, IncomingRequest};
 use crate::pipeline::outgoing::{with_header, OutgoingResponse, Responder};
 use crate::pipeline::state::State;
+use crate::pipeline::throttle::Target;
 
 /// One request being answered: the emulator's state, the request, and its [`Responder`].
 #[derive(Clone, Copy, Debug)]
@@ -50,6 +51,36 @@ impl<'a> Ctx<'a> {
         self.respond
             .level()
             .ok_or_else(ErrorResponse::atom_not_supported)
+    }
+
+    /// Admits a request that touches `entities` entities of one partition of `table` (or of
+    /// the table, when it is bound to none), or refuses it as a busy service does; always
+    /// admitted when the emulator is not [throttled](crate::EmulatorBuilder::throttle).
+    pub(crate) fn admit(
+        &self,
+        table: &str,
+        partition_key: Option<&str>,
+        entities: u64,
+    ) -> Result<(), ErrorResponse> {
+        match &self.state.throttle {
+            Some(throttle) => throttle.admit(self.target(table, partition_key), entities),
+            None => Ok(()),
+        }
+    }
+
+    /// Pays for `entities` more entities of an admitted request (a query's page, once read).
+    pub(crate) fn charge(&self, table: &str, partition_key: Option<&str>, entities: u64) {
+        if let Some(throttle) = &self.state.throttle {
+            throttle.charge(self.target(table, partition_key), entities);
+        }
+    }
+
+    fn target<'t>(&'t self, table: &'t str, partition_key: Option<&'t str>) -> Target<'t> {
+        Target {
+            account: self.account,
+            table,
+            partition_key,
+        }
     }
 
     /// A request header's value, when it is text.

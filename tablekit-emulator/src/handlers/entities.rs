@@ -32,6 +32,11 @@ pub(crate) fn query(
     let top = query_options::top(ctx.params)?;
     let select = query_options::select(ctx.params)?;
     let start = query_options::entity_start(ctx.params)?;
+    // A query bound to one partition is that partition's load; any other, the table's.
+    let partition = filter
+        .as_ref()
+        .and_then(|f| f.key_range().partition.single().map(str::to_owned));
+    ctx.admit(table_name, partition.as_deref(), 0)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (page, next, stored_name) = {
         let table = table.read().unwrap_or_else(|e| e.into_inner());
@@ -44,6 +49,7 @@ pub(crate) fn query(
         });
         (page, next, table.name.clone())
     };
+    ctx.charge(table_name, partition.as_deref(), page.len().max(1) as u64);
     // The lock is released: the answer is written from shared pointers.
     let writer = EntityWriter {
         base: &ctx.base(),
@@ -76,6 +82,7 @@ pub(crate) fn get(
     let level = ctx.json_level()?;
     caller.may_on_entities(Action::QueryEntities, table_name, Some((pk, rk)))?;
     let select = query_options::select(ctx.params)?;
+    ctx.admit(table_name, Some(pk), 1)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
     let (entity, stored_name) = {
         let table = table.read().unwrap_or_else(|e| e.into_inner());
@@ -118,6 +125,7 @@ pub(crate) fn insert(
     };
     let entity = operations::parse_entity(body, None)?;
     ctx.state.limits.validate_entity(&entity)?;
+    ctx.admit(table_name, Some(entity.partition_key()), 1)?;
     let (stored, table_name) = apply(ctx, caller, table_name, EntityOp::Insert(entity))?;
     let stored = stored.ok_or_else(ErrorResponse::resource_not_found)?;
     let etag = response::entity_etag(&stored);
@@ -160,6 +168,7 @@ pub(crate) fn write(
     body: &[u8],
 ) -> Result<OutgoingResponse, ErrorResponse> {
     let op = entity_op(ctx, pk, rk, body)?;
+    ctx.admit(table_name, Some(pk), 1)?;
     let (stored, _) = apply(ctx, caller, table_name, op)?;
     let reply = ctx.reply(StatusCode::NO_CONTENT, None, Vec::new());
     Ok(match stored {

@@ -29,6 +29,7 @@ use crate::pipeline::faults::Faults;
 use crate::pipeline::incoming::IncomingRequest;
 use crate::pipeline::service::Service;
 use crate::pipeline::state::State;
+use crate::pipeline::throttle::{Throttle, ThrottledCounts};
 use crate::storage::store::Store;
 
 /// The development account's name: the primary account unless the builder names another.
@@ -383,6 +384,27 @@ impl Emulator {
     /// ```
     pub fn reset_requests(&self) {
         self.state.counter.reset();
+        if let Some(throttle) = &self.state.throttle {
+            throttle.reset();
+        }
+    }
+
+    /// The requests a [throttled](EmulatorBuilder::throttle) emulator refused, per partition
+    /// and in total since the start or [`reset_requests`](Self::reset_requests) (none when
+    /// it is not throttled).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), tablekit_emulator::Error> {
+    /// let emulator = tablekit_emulator::Emulator::start().await?;
+    /// assert_eq!(emulator.throttled().total(), 0);
+    /// # Ok(()) }
+    /// ```
+    pub fn throttled(&self) -> ThrottledCounts {
+        match &self.state.throttle {
+            Some(throttle) => throttle.refused(),
+            None => ThrottledCounts::default(),
+        }
     }
 
     /// Replaces the fault-injection plan (`None` turns faults off), e.g. after seeding data.
@@ -480,6 +502,7 @@ pub struct EmulatorBuilder {
     max_connections: usize,
     flavor: Flavor,
     request_log: Option<PathBuf>,
+    throttle: Option<Throttle>,
 }
 
 /// How long a client may take to send a request's headers, and how long a keep-alive
@@ -511,6 +534,7 @@ impl Default for EmulatorBuilder {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             flavor: Flavor::Storage,
             request_log: None,
+            throttle: None,
         }
     }
 }
@@ -529,6 +553,7 @@ impl fmt::Debug for EmulatorBuilder {
             .field("max_connections", &self.max_connections)
             .field("flavor", &self.flavor)
             .field("request_log", &self.request_log)
+            .field("throttle", &self.throttle)
             .finish()
     }
 }
@@ -810,6 +835,36 @@ impl EmulatorBuilder {
         self
     }
 
+    /// Serves at most the entity rates of `throttle` per partition and per account, refusing
+    /// more as the service does: 503 `ServerBusy`, or on the [Cosmos
+    /// flavor](Self::flavor) 429 with `x-ms-retry-after-ms`. Off unless set;
+    /// [`Emulator::throttled`] counts the refusals.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::client::RetryPolicy;
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_emulator::{Emulator, Throttle};
+    /// let emulator = Emulator::builder()
+    ///     .throttle(Throttle::azure().with_account_rate(2))
+    ///     .start()
+    ///     .await?;
+    /// let client = emulator.client_builder().retry_policy(RetryPolicy::none()).build()?;
+    /// client.create_table("Gamers").await?; // table operations are not throttled
+    /// let gamers = client.table_named::<DynamicEntity>("Gamers");
+    /// gamers.upsert_merge(&mut DynamicEntity::new("a", "")).await?;
+    /// gamers.upsert_merge(&mut DynamicEntity::new("b", "")).await?;
+    /// let refused = gamers.upsert_merge(&mut DynamicEntity::new("c", "")).await.unwrap_err();
+    /// assert!(refused.is_throttled());
+    /// assert_eq!(emulator.throttled().total(), 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn throttle(mut self, throttle: Throttle) -> Self {
+        self.throttle = Some(throttle);
+        self
+    }
+
     /// Appends a line per request to the file at `path` (created if missing): when it came,
     /// its request id, method, path and query, status and time taken. Headers are not
     /// written and a SAS signature shows as `REDACTED`, so the log holds no secret.
@@ -863,7 +918,11 @@ impl EmulatorBuilder {
             .await
             .map_err(Error::Bind)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
-        let state = Arc::new(State::new(store, accounts, self.faults).with_flavor(self.flavor));
+        let state = Arc::new(
+            State::new(store, accounts, self.faults)
+                .with_flavor(self.flavor)
+                .with_throttle(self.throttle),
+        );
         let log = match &self.request_log {
             Some(path) => Some(open_log(path)?),
             None => None,

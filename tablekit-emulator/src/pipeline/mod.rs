@@ -13,3 +13,4 @@ pub(crate) mod resource;
 pub(crate) mod router;
 pub(crate) mod service;
 pub(crate) mod state;
+pub(crate) mod throttle;

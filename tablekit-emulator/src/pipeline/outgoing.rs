@@ -84,7 +84,16 @@ impl<'a> Responder<'a> {
     pub(crate) fn error(&self, err: &ErrorResponse) -> OutgoingResponse {
         let (content_type, body) = response::error_body(err, self.request_id, self.level, "");
         let reply = self.reply(err.status, Some(content_type), body);
-        with_header(reply, names::ERROR_CODE, err.code)
+        let reply = with_header(reply, names::ERROR_CODE, err.code);
+        match err.retry_after {
+            // Whole milliseconds, rounded up: a client that waits that long is admitted.
+            Some(wait) => with_header(
+                reply,
+                names::RETRY_AFTER_MS,
+                wait.as_micros().div_ceil(1000).max(1).to_string(),
+            ),
+            None => reply,
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use tablekit::limits::{Flavor, Limits};
 
 use crate::pipeline::counter::RequestCounter;
 use crate::pipeline::faults::{ActiveFaults, Faults};
+use crate::pipeline::throttle::{ActiveThrottle, Throttle};
 use crate::storage::store::Store;
 
 /// One emulator's data, accounts, request counts and fault plan.
@@ -24,6 +25,8 @@ pub(crate) struct State {
     pub(crate) limits: &'static Limits,
     /// Each account's service properties, once set (in memory only, also when persisting).
     pub(crate) service_properties: Mutex<HashMap<String, ServiceProperties>>,
+    /// The entity rates served, when throttled.
+    pub(crate) throttle: Option<ActiveThrottle>,
     /// The OAuth bearer tokens accepted as the owner's, as an identity provider issued them.
     bearer_tokens: Mutex<HashSet<String>>,
 }
@@ -42,6 +45,7 @@ impl State {
             faults: ActiveFaults::new(faults),
             limits: Flavor::Storage.limits(),
             service_properties: Mutex::default(),
+            throttle: None,
             bearer_tokens: Mutex::default(),
         }
     }
@@ -49,6 +53,13 @@ impl State {
     /// The same state, behaving as `flavor`.
     pub(crate) fn with_flavor(mut self, flavor: Flavor) -> Self {
         self.limits = flavor.limits();
+        self
+    }
+
+    /// The same state, serving at most `throttle`'s rates (after
+    /// [`with_flavor`](Self::with_flavor): the flavor decides how a refusal reads).
+    pub(crate) fn with_throttle(mut self, throttle: Option<Throttle>) -> Self {
+        self.throttle = throttle.map(|t| ActiveThrottle::new(t, self.limits.flavor));
         self
     }
 

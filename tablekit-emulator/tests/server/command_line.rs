@@ -112,6 +112,9 @@ fn help_documents_every_option() {
         "--skipApiVersionCheck",
         "--disableTelemetry",
         "--disableProductStyleUrl",
+        "--throttle",
+        "--partition-rate",
+        "--account-rate",
         "--version",
     ] {
         assert!(help.contains(flag), "--help lacks {flag}:\n{help}");
@@ -182,6 +185,31 @@ async fn azurite_options_start_a_server_that_answers() {
         !logged.contains(DEV_KEY) && !logged.contains("SharedKey"),
         "{logged}"
     );
+}
+
+#[tokio::test]
+async fn a_partition_rate_throttles_the_binary() {
+    let server = start(&["--port", "0", "--partition-rate", "1"], &[]);
+    let client = TableServiceClient::builder()
+        .endpoint(&format!("{}/{DEV_ACCOUNT}", server.base))
+        .credential(Credential::shared_key(DEV_KEY).unwrap())
+        .retry_policy(tablekit::client::RetryPolicy::none())
+        .build()
+        .unwrap();
+    client.create_table("Hot").await.unwrap();
+    let hot = client.table_named::<tablekit::DynamicEntity>("Hot");
+    let mut entity = tablekit::DynamicEntity::new("p", "r");
+    hot.upsert_merge(&mut entity).await.unwrap();
+    let refused = hot.upsert_merge(&mut entity).await.unwrap_err();
+    assert_eq!(refused.status(), Some(503), "{refused}");
+    assert!(refused.is_throttled());
+    refused_values_name_the_option();
+}
+
+/// A rate must be a positive whole number.
+fn refused_values_name_the_option() {
+    refused(&["--partition-rate", "0"], &[], "--partition-rate");
+    refused(&["--account-rate", "many"], &[], "--account-rate");
 }
 
 #[tokio::test]

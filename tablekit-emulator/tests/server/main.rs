@@ -15,6 +15,7 @@ mod in_process;
 mod persistence_files;
 mod request_checks;
 mod sas_checks;
+mod throttle;
 
 use chrono::{Duration, Utc};
 use tablekit::sas::{TablePermissions, TableSas};

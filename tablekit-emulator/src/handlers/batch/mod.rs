@@ -50,10 +50,16 @@ pub(crate) fn execute(
     };
     let requests = split_parts(part.body, inner).map_err(ErrorResponse::invalid_input)?;
     let response = BatchResponse::new();
-    let applied = changeset::parse(ctx.account, &requests).and_then(|operations| {
+    let checked = changeset::parse(ctx.account, &requests).and_then(|operations| {
         changeset::authorize(caller, &operations)?;
-        apply(ctx, operations)
+        Ok(operations)
     });
+    if let Some(first) = checked.as_ref().ok().and_then(|ops| ops.first()) {
+        // A busy service refuses the whole request, before any multipart answer.
+        let entities = checked.as_ref().map_or(0, Vec::len) as u64;
+        ctx.admit(&first.answer.table, Some(first.op.keys().0), entities)?;
+    }
+    let applied = checked.and_then(|operations| apply(ctx, operations));
     match applied {
         Ok(done) => Ok(response.success(ctx, &done)),
         Err(failure) => Ok(response.failure(ctx, &failure)),

@@ -41,4 +41,5 @@ pub use http::server::{
 pub use pipeline::counter::{Operation, RequestCounts};
 pub use pipeline::faults::{Fault, Faults, RetryAfter};
 pub use pipeline::throttle::{Throttle, ThrottledCounts};
+pub use query::cost::{QueryCost, QueryCosts, EXAMINED_HEADER, RECENT_READS, RETURNED_HEADER};
 pub use query::filter;

@@ -14,6 +14,11 @@ pub(crate) const NEXT_PARTITION_KEY: HeaderName =
     HeaderName::from_static("x-ms-continuation-nextpartitionkey");
 pub(crate) const NEXT_ROW_KEY: HeaderName = HeaderName::from_static("x-ms-continuation-nextrowkey");
 pub(crate) const RETRY_AFTER_MS: HeaderName = HeaderName::from_static("x-ms-retry-after-ms");
+/// The emulator's own: what a read cost (see [`crate::query::cost`]).
+pub(crate) const ENTITIES_EXAMINED: HeaderName =
+    HeaderName::from_static(crate::query::cost::EXAMINED_HEADER);
+pub(crate) const ENTITIES_RETURNED: HeaderName =
+    HeaderName::from_static(crate::query::cost::RETURNED_HEADER);
 pub(crate) const DATA_SERVICE_ID: HeaderName = HeaderName::from_static("dataserviceid");
 
 /// The service version the emulator answers as (`x-ms-version`).

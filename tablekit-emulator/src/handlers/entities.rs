@@ -16,6 +16,7 @@ use crate::handlers::context::Ctx;
 use crate::handlers::operations::{self, EntityOp};
 use crate::handlers::query_options;
 use crate::pipeline::outgoing::{with_header, OutgoingResponse};
+use crate::query::cost::QueryCost;
 use crate::query::scan;
 use crate::storage::store::entity_key;
 use crate::storage::stored::Stored;
@@ -38,18 +39,19 @@ pub(crate) fn query(
         .and_then(|f| f.key_range().partition.single().map(str::to_owned));
     ctx.admit(table_name, partition.as_deref(), 0)?;
     let table = ctx.state.store.table(ctx.account, table_name)?;
-    let (page, next, stored_name) = {
+    let (page, stored_name) = {
         let table = table.read().unwrap_or_else(|e| e.into_inner());
         if table.deleted {
             return Err(ErrorResponse::table_not_found());
         }
-        let (page, next) = scan::page(&table, filter.as_ref(), start, top, |pk, rk| match caller {
+        let page = scan::page(&table, filter.as_ref(), start, top, |pk, rk| match caller {
             Caller::Owner => true,
             Caller::Sas(grant) => grant.allows_keys(pk, rk),
         });
-        (page, next, table.name.clone())
+        (page, table.name.clone())
     };
-    ctx.charge(table_name, partition.as_deref(), page.len().max(1) as u64);
+    let returned = page.entities.len() as u64;
+    ctx.charge(table_name, partition.as_deref(), returned.max(1));
     // The lock is released: the answer is written from shared pointers.
     let writer = EntityWriter {
         base: &ctx.base(),
@@ -58,9 +60,10 @@ pub(crate) fn query(
         level,
         select: select.as_deref(),
     };
-    let body = writer.page(page.iter().map(|e| &**e));
-    let mut reply = ctx.reply(StatusCode::OK, Some(level.content_type()), body);
-    if let Some((pk, rk)) = next {
+    let body = writer.page(page.entities.iter().map(|e| &**e));
+    let reply = ctx.reply(StatusCode::OK, Some(level.content_type()), body);
+    let mut reply = costed(ctx, table_name, page.examined, returned, reply);
+    if let Some((pk, rk)) = page.next {
         reply = with_header(
             reply,
             names::NEXT_PARTITION_KEY,
@@ -89,12 +92,13 @@ pub(crate) fn get(
         if table.deleted {
             return Err(ErrorResponse::table_not_found());
         }
-        let entity = table
-            .entities
-            .get(&entity_key(pk, rk))
-            .cloned()
-            .ok_or_else(ErrorResponse::resource_not_found)?;
+        let entity = table.entities.get(&entity_key(pk, rk)).cloned();
         (entity, table.name.clone())
+    };
+    let found = u64::from(entity.is_some());
+    let Some(entity) = entity else {
+        record_cost(ctx, table_name, found, found);
+        return Err(ErrorResponse::resource_not_found());
     };
     let writer = EntityWriter {
         base: &ctx.base(),
@@ -108,7 +112,30 @@ pub(crate) fn get(
         Some(level.content_type()),
         writer.single(&entity),
     );
+    let reply = costed(ctx, table_name, found, found, reply);
     Ok(with_header(reply, ETAG, response::entity_etag(&entity)))
+}
+
+/// Records what a read cost, and says it in the answer's headers.
+fn costed(
+    ctx: &Ctx<'_>,
+    table: &str,
+    examined: u64,
+    returned: u64,
+    reply: OutgoingResponse,
+) -> OutgoingResponse {
+    record_cost(ctx, table, examined, returned);
+    let reply = with_header(reply, names::ENTITIES_EXAMINED, examined.to_string());
+    with_header(reply, names::ENTITIES_RETURNED, returned.to_string())
+}
+
+fn record_cost(ctx: &Ctx<'_>, table: &str, examined: u64, returned: u64) {
+    ctx.state.costs.record(QueryCost {
+        table: table.to_owned(),
+        filter: ctx.params.get("$filter").cloned(),
+        examined,
+        returned,
+    });
 }
 
 /// `POST /T`: inserts an entity; answers with it unless asked not to.

@@ -30,6 +30,7 @@ use crate::pipeline::incoming::IncomingRequest;
 use crate::pipeline::service::Service;
 use crate::pipeline::state::State;
 use crate::pipeline::throttle::{Throttle, ThrottledCounts};
+use crate::query::cost::QueryCosts;
 use crate::storage::store::Store;
 
 /// The development account's name: the primary account unless the builder names another.
@@ -384,6 +385,7 @@ impl Emulator {
     /// ```
     pub fn reset_requests(&self) {
         self.state.counter.reset();
+        self.state.costs.reset();
         if let Some(throttle) = &self.state.throttle {
             throttle.reset();
         }
@@ -405,6 +407,26 @@ impl Emulator {
             Some(throttle) => throttle.refused(),
             None => ThrottledCounts::default(),
         }
+    }
+
+    /// What the reads since the start or [`reset_requests`](Self::reset_requests) cost: the
+    /// entities each query page and point read examined and returned (see [`QueryCost`](crate::QueryCost)).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::DynamicEntity;
+    /// let emulator = tablekit_emulator::Emulator::start().await?;
+    /// emulator.create_table("Gamers")?;
+    /// emulator.seed("Gamers", [DynamicEntity::new("eu", "dragon")])?;
+    /// let gamers = emulator.client().table_named::<DynamicEntity>("Gamers");
+    /// gamers.get("eu", "dragon").await?;
+    /// let costs = emulator.query_costs();
+    /// assert_eq!((costs.reads, costs.examined, costs.returned), (1, 1, 1));
+    /// # Ok(()) }
+    /// ```
+    pub fn query_costs(&self) -> QueryCosts {
+        self.state.costs.snapshot()
     }
 
     /// Replaces the fault-injection plan (`None` turns faults off), e.g. after seeding data.

@@ -10,6 +10,7 @@ use tablekit::limits::{Flavor, Limits};
 use crate::pipeline::counter::RequestCounter;
 use crate::pipeline::faults::{ActiveFaults, Faults};
 use crate::pipeline::throttle::{ActiveThrottle, Throttle};
+use crate::query::cost::CostLog;
 use crate::storage::store::Store;
 
 /// One emulator's data, accounts, request counts and fault plan.
@@ -25,6 +26,8 @@ pub(crate) struct State {
     pub(crate) limits: &'static Limits,
     /// Each account's service properties, once set (in memory only, also when persisting).
     pub(crate) service_properties: Mutex<HashMap<String, ServiceProperties>>,
+    /// What reads cost.
+    pub(crate) costs: CostLog,
     /// The entity rates served, when throttled.
     pub(crate) throttle: Option<ActiveThrottle>,
     /// The OAuth bearer tokens accepted as the owner's, as an identity provider issued them.
@@ -46,6 +49,7 @@ impl State {
             limits: Flavor::Storage.limits(),
             service_properties: Mutex::default(),
             throttle: None,
+            costs: CostLog::default(),
             bearer_tokens: Mutex::default(),
         }
     }

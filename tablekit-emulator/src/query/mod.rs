@@ -1,4 +1,6 @@
-//! Reading a table: the `$filter` language ([`filter`]) and one page of a query ([`scan`]).
+//! Reading a table: the `$filter` language ([`filter`]), one page of a query ([`scan`]), and
+//! what reads cost ([`cost`]).
 
+pub(crate) mod cost;
 pub mod filter;
 pub(crate) mod scan;

@@ -13,8 +13,14 @@ use crate::storage::prefetch::prefetch_bytes;
 use crate::storage::store::{EntityKey, Key, Table};
 use crate::storage::stored::Stored;
 
-/// Entities of one page, shared, and the key the next page starts at.
-pub(crate) type Page = (Vec<Arc<Stored>>, Option<EntityKey>);
+/// One page: its entities (shared), the key the next page starts at, and what it cost.
+pub(crate) struct Page {
+    pub(crate) entities: Vec<Arc<Stored>>,
+    pub(crate) next: Option<EntityKey>,
+    /// Stored entities read to find them: those in the key range up to the page's end,
+    /// whether or not the filter kept them.
+    pub(crate) examined: u64,
+}
 
 /// Reads up to `top` matching entities from `start` (a continuation) on; `allowed` filters
 /// keys (a SAS's range).
@@ -31,6 +37,7 @@ pub(crate) fn page(
         first = first.max(start);
     }
     let mut page = Vec::new();
+    let mut examined = 0;
     let entries = table.entities.range(first..);
     // Without a filter every entity read is returned, and the page's writing waits for
     // memory no more than reading ahead would.
@@ -42,15 +49,24 @@ pub(crate) fn page(
         if is_past(&range, key) {
             break;
         }
+        examined += 1;
         if !allowed(&key.0 .0, &key.1 .0) || filter.is_some_and(|f| !f.matches(&**entity)) {
             continue;
         }
         if page.len() == top {
-            return (page, Some(key.clone()));
+            return Page {
+                entities: page,
+                next: Some(key.clone()),
+                examined,
+            };
         }
         page.push(entity.clone());
     }
-    (page, None)
+    Page {
+        entities: page,
+        next: None,
+        examined,
+    }
 }
 
 /// How far ahead of a filtered scan its stored entities are asked for, then (once those
@@ -173,7 +189,11 @@ mod tests {
         let mut start = None;
         let mut seen = Vec::new();
         loop {
-            let (page, next) = page(table, Some(filter), start, top, |_, _| true);
+            let Page {
+                entities: page,
+                next,
+                ..
+            } = page(table, Some(filter), start, top, |_, _| true);
             assert!(page.len() <= top);
             seen.extend(
                 page.iter()
@@ -256,13 +276,14 @@ mod tests {
             ParsedFilter::parse("PartitionKey eq 'p' and RowKey ge '0500' and RowKey lt '0503'")
                 .unwrap();
         let visited = std::cell::Cell::new(0);
-        let (page, next) = page(&table, Some(&filter), None, 1000, |_, _| {
+        let read = page(&table, Some(&filter), None, 1000, |_, _| {
             visited.set(visited.get() + 1);
             true
         });
-        assert_eq!(page.len(), 3);
-        assert_eq!(next, None);
+        assert_eq!(read.entities.len(), 3);
+        assert_eq!(read.next, None);
         assert_eq!(visited.get(), 3, "only the rows in the range were read");
+        assert_eq!(read.examined, 3, "and only they are counted");
     }
 
     #[test]
@@ -271,10 +292,14 @@ mod tests {
             .map(|n| (format!("p{}", n % 2), format!("{n}")))
             .collect();
         let table = table(&keys);
-        let (first, next) = page(&table, None, None, 3, |_, _| true);
+        let Page {
+            entities: first,
+            next,
+            ..
+        } = page(&table, None, None, 3, |_, _| true);
         assert_eq!(first.len(), 3);
         let next = next.unwrap();
-        let (rest, _) = page(&table, None, Some(next.clone()), 100, |_, _| true);
+        let rest = page(&table, None, Some(next.clone()), 100, |_, _| true).entities;
         let first_of_rest = rest.first().unwrap();
         assert_eq!(
             entity_key(&first_of_rest.partition_key(), &first_of_rest.row_key()),

@@ -13,6 +13,7 @@ mod connection_limits;
 mod crash_persistence;
 mod in_process;
 mod persistence_files;
+mod query_costs;
 mod request_checks;
 mod sas_checks;
 mod throttle;

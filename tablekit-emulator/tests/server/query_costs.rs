@@ -11,8 +11,8 @@ async fn gamers() -> Emulator {
     let emulator = Emulator::start().await.unwrap();
     emulator.create_table("Gamers").unwrap();
     let rows = (0..200).map(|i| {
-        let mut e = DynamicEntity::new(&format!("p{}", i / 20), &format!("{:02}", i % 20));
-        e.set("Level", (i % 5) as i32);
+        let mut e = DynamicEntity::new(format!("p{}", i / 20), format!("{:02}", i % 20));
+        e.set("Level", (i % 5));
         e
     });
     emulator.seed("Gamers", rows).unwrap();
@@ -44,12 +44,21 @@ async fn a_query_examines_only_its_key_range() {
     assert_eq!(first_page_cost(&emulator, range, None).await, (5, 5));
     // A filter inside one partition examines the partition.
     let in_partition = "PartitionKey eq 'p3' and Level eq 1";
-    assert_eq!(first_page_cost(&emulator, in_partition, None).await, (20, 4));
+    assert_eq!(
+        first_page_cost(&emulator, in_partition, None).await,
+        (20, 4)
+    );
     // A filter without the PartitionKey scans the whole table.
-    assert_eq!(first_page_cost(&emulator, "Level eq 1", None).await, (200, 40));
+    assert_eq!(
+        first_page_cost(&emulator, "Level eq 1", None).await,
+        (200, 40)
+    );
     // A page of a scan examines up to the next match after a full page (where the next page
     // starts): p0's 20 rows, then p1's 00 and 01.
-    assert_eq!(first_page_cost(&emulator, "Level eq 1", Some(4)).await, (22, 4));
+    assert_eq!(
+        first_page_cost(&emulator, "Level eq 1", Some(4)).await,
+        (22, 4)
+    );
     let costs = emulator.query_costs();
     assert_eq!(costs.reads, 5);
     assert_eq!(costs.examined, 1 + 5 + 20 + 200 + 22);

@@ -92,7 +92,7 @@ async fn cosmos_answers_429_with_the_wait_and_the_client_honours_it() {
     // A client that retries waits as told, and every write lands once.
     let retried = emulator.client().table_named::<DynamicEntity>("Hot");
     for rk in 2..12 {
-        let mut entity = DynamicEntity::new("p", &rk.to_string());
+        let mut entity = DynamicEntity::new("p", rk.to_string());
         retried.upsert_merge(&mut entity).await.unwrap();
     }
     assert_eq!(emulator.entities("Hot").unwrap().len(), 12);
@@ -108,7 +108,7 @@ async fn a_transaction_is_paid_for_by_its_entities_and_refused_whole() {
         let mut batch = hot.batch();
         for rk in from..from + 100 {
             batch
-                .insert(&DynamicEntity::new("p", &format!("{rk:03}")))
+                .insert(&DynamicEntity::new("p", format!("{rk:03}")))
                 .unwrap();
         }
         batch
@@ -128,7 +128,7 @@ async fn queries_pay_for_the_entities_they_return() {
     let throttle = Throttle::azure().with_partition_rate(10);
     let (emulator, client) = throttled(throttle, Flavor::Storage).await;
     let entities: Vec<_> = (0..30)
-        .map(|rk| DynamicEntity::new("p", &format!("{rk:02}")))
+        .map(|rk| DynamicEntity::new("p", format!("{rk:02}")))
         .collect();
     emulator.seed("Hot", entities).unwrap();
     let hot = client.table_named::<DynamicEntity>("Hot");

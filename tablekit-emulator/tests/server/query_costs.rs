@@ -12,7 +12,7 @@ async fn gamers() -> Emulator {
     emulator.create_table("Gamers").unwrap();
     let rows = (0..200).map(|i| {
         let mut e = DynamicEntity::new(format!("p{}", i / 20), format!("{:02}", i % 20));
-        e.set("Level", (i % 5));
+        e.set("Level", i % 5);
         e
     });
     emulator.seed("Gamers", rows).unwrap();

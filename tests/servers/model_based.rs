@@ -958,10 +958,12 @@ async fn racing_writers_keep_the_invariants(client: &TableServiceClient) {
     t.drop_table().await;
 }
 
-// The model's composition runs on both servers and through the in-process transport.
+// The model's composition runs on both servers, through the in-process transport, and on an
+// emulator that throttles (so every write path also meets 503 and its retries).
 on_servers!({
     emulator: crate::support::servers::emulator().await,
     in_process: crate::support::servers::in_process().await,
+    throttled: crate::support::servers::throttled().await,
     azurite: crate::support::servers::azurite(),
 }
     random_sequences_keep_the_reference_and_the_invariants,

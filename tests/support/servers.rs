@@ -49,6 +49,44 @@ macro_rules! on_servers {
     };
 }
 
+/// A fresh emulator that throttles as the service does, at rates low enough that a test's
+/// bursts are refused now and then (200 entities/s a partition, 1,000 an account, 10 ms of
+/// burst), and a client that retries as it does against Azure. A case that ran on it without
+/// a single refusal tested nothing of the throttle, and fails when its server is dropped.
+pub async fn throttled() -> Throttled {
+    let throttle = tablekit_testing::Throttle::azure()
+        .with_partition_rate(200)
+        .with_account_rate(1_000)
+        .with_burst(std::time::Duration::from_millis(10));
+    let emulator = Emulator::builder()
+        .throttle(throttle)
+        .start()
+        .await
+        .expect("start the emulator");
+    let client = emulator.client();
+    Throttled(OnEmulator { emulator, client })
+}
+
+/// A throttled emulator and its client (see [`throttled`]).
+pub struct Throttled(OnEmulator);
+
+impl Deref for Throttled {
+    type Target = TableServiceClient;
+
+    fn deref(&self) -> &TableServiceClient {
+        &self.0
+    }
+}
+
+impl Drop for Throttled {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let refused = self.0.emulator.throttled().total();
+            assert!(refused > 0, "the throttled emulator refused nothing");
+        }
+    }
+}
+
 /// A client for a fresh in-process emulator, which lives as long as this value.
 pub struct OnEmulator {
     /// The server, for what only the emulator can show (request counts, faults, its store).

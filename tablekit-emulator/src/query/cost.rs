@@ -57,6 +57,22 @@ pub struct QueryCost {
 
 /// The reads since the start or the last [`reset_requests`](crate::Emulator::reset_requests):
 /// totals, and the latest [`RECENT_READS`] one by one.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use tablekit::DynamicEntity;
+/// let emulator = tablekit_emulator::Emulator::start().await?;
+/// emulator.create_table("Gamers")?;
+/// let gamers = emulator.client().table_named::<DynamicEntity>("Gamers");
+/// assert!(gamers.get("eu", "dragon").await?.is_none());
+/// let costs = emulator.query_costs();
+/// assert_eq!((costs.reads, costs.examined, costs.returned), (1, 0, 0));
+/// assert_eq!(costs.recent().count(), 1);
+/// emulator.reset_requests();
+/// assert_eq!(emulator.query_costs().reads, 0);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QueryCosts {
     /// Reads answered.

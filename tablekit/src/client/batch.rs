@@ -23,13 +23,13 @@ use super::table::{required_etag, Table};
 use super::transport::Call;
 use super::writable::{self, Unsent};
 use crate::codec;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::index::{self, Index, UniqueViolation};
-use crate::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
-use crate::model::{TableEntity, TableModel};
-use crate::plan::{any_indexes, any_spread, plan_of};
-use crate::spread::{self, SpreadField};
+use crate::model::index::{self, Index, UniqueViolation};
+use crate::model::plan::{any_indexes, any_spread, plan_of};
+use crate::model::spread::{self, SpreadField};
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::protocol::limits::{InvalidInput, KeyKind, MAX_BATCH_OPERATIONS};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// What one operation of a transaction does.
 ///
@@ -1151,7 +1151,7 @@ fn index_rows<M: TableModel>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entity::DynamicEntity;
+    use crate::values::entity::DynamicEntity;
 
     #[test]
     fn etags_go_to_the_writes_they_belong_to_even_when_one_is_missing() {

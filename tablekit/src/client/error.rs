@@ -62,17 +62,17 @@ use std::time::Duration;
 
 use super::retry::is_retryable_status;
 use super::service_error::{applied_note, ServiceError};
-use crate::auxiliary::AuxiliaryRow;
 use crate::codec::DecodeError;
-use crate::convert::ValueError;
-use crate::entity::PropertyError;
-use crate::index::UniqueViolation;
-use crate::limits::InvalidInput;
-use crate::model::WrongKind;
-use crate::params::ParamError;
-use crate::record::RecordError;
-use crate::serde_bridge::SerdeError;
-use crate::split::SplitError;
+use crate::filter::params::ParamError;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::index::UniqueViolation;
+use crate::model::record::RecordError;
+use crate::model::serde_bridge::SerdeError;
+use crate::model::split::SplitError;
+use crate::model::table_model::WrongKind;
+use crate::protocol::limits::InvalidInput;
+use crate::values::convert::ValueError;
+use crate::values::entity::PropertyError;
 
 /// A `Result` whose error is tablekit's [`Error`].
 ///

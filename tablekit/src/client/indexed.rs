@@ -17,15 +17,15 @@ use super::contention::{self, Contended};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
-use crate::auxiliary::AuxiliaryRow;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::index::{self, Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
-use crate::limits::InvalidInput;
-use crate::model::{TableEntity, TableModel};
-use crate::plan::check_kind_change;
-use crate::query::Query;
-use crate::value::Value;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::index::{self, Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
+use crate::model::plan::check_kind_change;
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::protocol::limits::InvalidInput;
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
+use crate::values::value::Value;
 
 /// How many entities a non-unique lookup reads at once.
 const LOOKUP_READS: usize = 8;

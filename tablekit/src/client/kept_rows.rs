@@ -7,12 +7,12 @@ use super::contention::{self, Contended};
 use super::error::Result;
 use super::indexed::{follow, lost_race, IndexChanges};
 use super::table::Table;
-use crate::auxiliary::AuxiliaryRow;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::model::{check_kind, TableModel};
-use crate::plan::{any_spread, plan_of};
-use crate::spread;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::plan::{any_spread, plan_of};
+use crate::model::spread;
+use crate::model::table_model::{check_kind, TableModel};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// Deletes the entity at these keys and the rows its plan keeps, if `etag` matches
 /// ([`ETag::any`] for whatever is stored).

@@ -20,11 +20,11 @@ use super::error::{Error, Result};
 use super::spread;
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
-use crate::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
 use crate::codec;
-use crate::entity::Selection;
-use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
-use crate::query::Query;
+use crate::model::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
+use crate::model::table_model::{check_kind, hides_auxiliary, TableEntity, TableModel};
+use crate::query::builder::Query;
+use crate::values::entity::Selection;
 
 /// The most entities the service answers in one page.
 const MAX_TOP: u32 = 1000;

@@ -10,12 +10,12 @@ use super::error::Result;
 use super::spread;
 use super::table::Table;
 use super::transport::Call;
-use crate::auxiliary::AuxiliaryRow;
 use crate::codec;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
-use crate::plan::any_spread;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::plan::any_spread;
+use crate::model::table_model::{check_kind, hides_auxiliary, TableEntity, TableModel};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 impl<M: TableModel> Table<M> {
     /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing

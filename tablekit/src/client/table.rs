@@ -19,10 +19,10 @@ use super::access_policy::{self, SignedIdentifier};
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
 use super::transport::{Call, KEY_IN_PATH};
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::limits::{self, Feature, InvalidInput, KeyKind};
-use crate::model::{NamedTable, TableModel};
+use crate::model::table_model::{NamedTable, TableModel};
+use crate::protocol::limits::{self, Feature, InvalidInput, KeyKind};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.

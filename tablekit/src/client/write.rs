@@ -16,9 +16,9 @@ use super::table::{required_etag, Table};
 use super::transport::{Call, Gone};
 use super::writable::{self, record_written, Unsent, Write};
 use crate::codec;
-use crate::etag::ETag;
-use crate::model::{TableEntity, TableModel};
-use crate::plan::{any_keeps_rows, plan_of, StoragePlan};
+use crate::model::plan::{any_keeps_rows, plan_of, StoragePlan};
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::values::etag::ETag;
 
 /// How a write treats the entity's ETag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

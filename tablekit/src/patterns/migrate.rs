@@ -41,12 +41,12 @@ use futures::TryStreamExt;
 
 use crate::client::error::{Error, Result};
 use crate::client::{ContinuationToken, Table};
-use crate::entity::DynamicEntity;
-use crate::limits::{validate_entity, validate_property_name, InvalidInput};
-use crate::model::TableModel;
+use crate::model::table_model::TableModel;
 use crate::patterns::conflict_retry::ConflictRetry;
 use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
-use crate::query::Query;
+use crate::protocol::limits::{validate_entity, validate_property_name, InvalidInput};
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
 
 /// Why a migration cannot run, or cannot be applied to one entity.
 ///
@@ -1055,7 +1055,7 @@ impl From<MigrateError> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::values::value::Value;
     use proptest::prelude::*;
 
     fn entity(props: &[(&str, i32)]) -> DynamicEntity {

@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWr
 
 use crate::client::error::Error;
 use crate::codec;
-use crate::entity::DynamicEntity;
+use crate::values::entity::DynamicEntity;
 
 /// The format name in every header.
 ///
@@ -866,7 +866,7 @@ fn corrupt(offset: u64, line: u64, reason: impl ToString) -> BackupError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::values::value::Value;
     use futures::executor::block_on;
     use proptest::prelude::*;
 

@@ -287,12 +287,6 @@ pub enum SasError {
     NoScope,
 }
 
-impl From<SasError> for crate::Error {
-    fn from(err: SasError) -> Self {
-        crate::Error::Configuration(err.to_string())
-    }
-}
-
 /// A signed token: the query string without `?`. Its `Debug` form never shows it, and it has
 /// no `Display`: write it out only on purpose, with [`as_str`](Self::as_str).
 ///

@@ -1,7 +1,33 @@
 #![doc = include_str!("../README.md")]
+//!
+//! ## Layout
+//!
+//! The crate is layered, bottom to top; each layer is a folder of `src/` and imports only
+//! from the layers below it (a test of the workspace holds this). The public modules keep their
+//! short paths (`tablekit::keys`, not `tablekit::query::keys`) whichever folder holds them.
+//!
+//! | layer | folder | modules |
+//! |---|---|---|
+//! | values and entities | `values/` | [`value`], `convert`, `etag`, `entity` ([`Value`], [`DynamicEntity`], [`ETag`]) |
+//! | the JSON codec | `codec/` | [`codec`] (also the writers the emulator answers with) |
+//! | filters | `filter/` | [`filter`], its `@name` parameters and number literals |
+//! | the protocol both ends speak | `protocol/` | [`limits`], [`cosmos`], [`auth`] (Shared Key), [`sas`] |
+//! | models | `model/` | [`TableModel`], [`family`], [`plan`], [`index`], [`split`], [`spread`], [`record`], [`serde_bridge`], [`AuxiliaryRow`] |
+//! | queries | `query/` | [`Query`], [`column`](mod@column), [`keys`], [`select`] |
+//! | the client | `client/` | [`client`]: [`Table`](client::Table)'s methods are in `client/table.rs`, the work in the modules beside it |
+//! | storage patterns | `patterns/` | [`patterns`], built on the client |
+//!
+//! Every lower layer's error converts into the client's [`Error`] (see its docs). Two modules
+//! stand outside the layers: `__private`, the support of the derive macros, and `fuzzing`, the
+//! fuzz targets' entry points.
+//!
+//! ```
+//! // `keys` lives in `query/`, and is still `tablekit::keys`.
+//! assert_eq!(tablekit::keys::pad(7, 4), "0007");
+//! ```
 
-// The layers, bottom to top, are folders; each imports only from those below it (the layer
-// test of `tests/docs/layers.rs` holds it), and the crate docs' "Layout" section maps them.
+// The layers, bottom to top (see "Layout" above); `tests/docs/layers.rs` of the workspace
+// fails when one imports from a layer above it.
 pub mod client;
 pub mod codec;
 pub mod filter;

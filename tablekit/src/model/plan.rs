@@ -7,7 +7,7 @@
 //!   `kind`, the [`Discriminator`] property naming it);
 //! - one **index row** per secondary index whose value it holds (see [`index`](crate::index)):
 //!   in the entity's partition, in a named partition, or in another table;
-//! - the **continuation rows** of each value spread over rows (see [`spread`]),
+//! - the **continuation rows** of each value spread over rows (see [`spread`](crate::spread)),
 //!   beside the main row in its partition.
 //!
 //! The derive builds the plan once per model ([`StoragePlan::of`]); an entity family has one per
@@ -47,7 +47,7 @@
 
 pub use crate::model::auxiliary::AUXILIARY_PROPERTY;
 use crate::model::index::Index;
-use crate::model::spread::{self, SpreadField};
+use crate::model::spread::SpreadField;
 use crate::model::table_model::{Discriminator, TableModel};
 use crate::protocol::limits::InvalidInput;
 use crate::values::entity::DynamicEntity;
@@ -93,47 +93,6 @@ impl StoragePlan {
     /// deletes change with it in one transaction.
     pub const fn keeps_rows(&self) -> bool {
         !self.indexes.is_empty() || !self.spread.is_empty()
-    }
-
-    /// Every row `entity` is stored as in its own table, as this plan's writes store it: the
-    /// main row (without the chunks that moved), its continuation rows and the index rows the
-    /// table holds (an index kept in another table is that table's). Backups and copies of
-    /// typed tables write these, so what they restore reads back and is found as it was.
-    ///
-    /// ```
-    /// use tablekit::prelude::*;
-    /// use tablekit::plan::StoragePlan;
-    /// #[derive(TableEntity)]
-    /// pub struct Employee {
-    ///     #[tablekit(partition_key)]
-    ///     pub department: String,
-    ///     #[tablekit(row_key)]
-    ///     pub id: String,
-    ///     #[tablekit(index(unique))]
-    ///     pub email: String,
-    /// }
-    /// let mut kim = EmployeeEntity::new("Sales", "e-1");
-    /// kim.set_email("kim@example.com");
-    /// let rows = StoragePlan::of::<Employee>().stored_rows(kim.into_dynamic())?;
-    /// let keys: Vec<&str> = rows.iter().map(|r| r.row_key()).collect();
-    /// assert_eq!(keys, ["e-1", "email_kim@example.com"]);
-    /// # Ok::<(), tablekit::Error>(())
-    /// ```
-    pub fn stored_rows(&self, entity: DynamicEntity) -> crate::Result<Vec<DynamicEntity>> {
-        if !self.keeps_rows() {
-            return Ok(vec![entity]);
-        }
-        self.check()?;
-        let mut index_rows = Vec::with_capacity(self.indexes.len());
-        for index in self.indexes.iter().filter(|i| i.table().is_none()) {
-            index_rows.extend(index.row_of(&entity)?);
-        }
-        let parts = spread::spread(&entity, self.spread)?;
-        let mut rows = Vec::with_capacity(1 + parts.rows.len() + index_rows.len());
-        rows.push(parts.main);
-        rows.extend(parts.rows);
-        rows.extend(index_rows);
-        Ok(rows)
     }
 
     /// Refuses a plan with both indexes and spread values: the write paths keep one or the

@@ -67,13 +67,13 @@ pub use crate::model::auxiliary::AUXILIARY_PROPERTY;
 
 /// The character that starts a continuation row's suffix, refused in main RowKeys.
 pub const KEY_MARK: char = '~';
-/// How many 64 KiB chunks one continuation row holds. Azure counts a binary value's bytes
-/// toward the 1 MiB entity limit, Azurite its request body, where base64 makes each chunk
-/// 87,384 characters: 11 chunks (720,896 bytes) pass both, 12 do not.
-pub const CHUNKS_PER_ROW: usize = 11;
-/// The most continuation rows a field may declare, far more than one 4 MiB transaction
-/// carries: the split header counts at most 252 chunks, and `1 + 16 x 11 = 177` of them fit.
-pub const MAX_ROWS: usize = 16;
+/// How many 64 KiB chunks one continuation row holds: `tablekit_rules`'
+/// [`SPREAD_CHUNKS_PER_ROW`](tablekit_rules::SPREAD_CHUNKS_PER_ROW), which the derive counts
+/// with too (the reason for 11 is there).
+pub const CHUNKS_PER_ROW: usize = tablekit_rules::SPREAD_CHUNKS_PER_ROW;
+/// The most continuation rows a field may declare: `tablekit_rules`'
+/// [`SPREAD_MAX_ROWS`](tablekit_rules::SPREAD_MAX_ROWS), the limit the derive checks.
+pub const MAX_ROWS: usize = tablekit_rules::SPREAD_MAX_ROWS;
 /// The value of [`AUXILIARY_PROPERTY`] on a continuation row.
 pub const CONTINUATION: &str = "continuation";
 

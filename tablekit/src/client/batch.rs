@@ -201,15 +201,8 @@ impl<M: TableModel> fmt::Debug for Batch<M> {
     }
 }
 
-impl<M: TableModel> Table<M> {
-    /// An empty entity group transaction on this table.
-    pub fn batch(&self) -> Batch<M> {
-        Batch::new(self.clone())
-    }
-}
-
 impl<M: TableModel> Batch<M> {
-    fn new(table: Table<M>) -> Self {
+    pub(crate) fn new(table: Table<M>) -> Self {
         let id = uuid::Uuid::new_v4();
         let mut batch = Batch {
             table,

@@ -146,21 +146,8 @@ pub struct EntityQuery<M: TableModel> {
     read_ahead: bool,
 }
 
-impl<M: TableModel> Table<M> {
-    /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
-    /// continuation tokens.
-    pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
-        EntityQuery::new(self.clone(), query)
-    }
-
-    /// Every entity of the table (a query without a filter).
-    pub fn query_all(&self) -> EntityQuery<M> {
-        self.query(Query::new())
-    }
-}
-
 impl<M: TableModel> EntityQuery<M> {
-    fn new(table: Table<M>, query: Query<M>) -> Self {
+    pub(crate) fn new(table: Table<M>, query: Query<M>) -> Self {
         EntityQuery {
             table,
             query,

@@ -88,7 +88,7 @@ impl TableEntity for DynamicEntity {
 /// fn entity_type<M: TableModel>() -> &'static str {
 ///     std::any::type_name::<M::Entity>()
 /// }
-/// assert_eq!(entity_type::<DynamicEntity>(), "tablekit::entity::DynamicEntity");
+/// assert!(entity_type::<DynamicEntity>().ends_with("::DynamicEntity"));
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a table entity model",

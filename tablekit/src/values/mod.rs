@@ -7,7 +7,7 @@
 //! use tablekit::{DynamicEntity, Value};
 //! let mut e = DynamicEntity::new("p", "r");
 //! e.set("Score", 7i64);
-//! assert_eq!(e.property("Score"), Some(&Value::Int64(7)));
+//! assert_eq!(e.value("Score"), Some(&Value::Int64(7)));
 //! ```
 
 pub(crate) mod const_text;

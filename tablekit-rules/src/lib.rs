@@ -6,6 +6,7 @@ mod date;
 mod format;
 mod key;
 mod property;
+mod spread;
 mod table;
 
 pub use date::{DateField, DatePattern, DatePatternError, DatePiece, DatePieces};
@@ -16,4 +17,5 @@ pub use key::{
 pub use property::{
     check_property_name, PropertyNameError, MAX_PROPERTY_NAME_CHARS, SYSTEM_PROPERTY_NAMES,
 };
+pub use spread::{SPREAD_CHUNKS_PER_ROW, SPREAD_MAX_ROWS};
 pub use table::{check_table_name, TableNameError, MAX_TABLE_NAME_LEN, MIN_TABLE_NAME_LEN};

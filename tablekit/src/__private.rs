@@ -24,28 +24,30 @@ pub use smol_str::SmolStr;
 
 pub use crate::client::error::Error;
 pub use crate::client::Table;
-pub use crate::column::{Column, Storage};
-pub use crate::convert::{FromValue, IntoValue, ValueError};
-pub use crate::entity::{DynamicEntity, PropertyError};
-pub use crate::etag::ETag;
-pub use crate::family::{
+pub use crate::filter::Filter;
+pub use crate::model::family::{
     check_same_table, check_variant_pair, discriminator_of, kind_or_empty, only, Family, NoTable,
     TableOf, Variant,
 };
-pub use crate::filter::Filter;
-pub use crate::index::{Index, IndexValue};
-pub use crate::keys;
-pub use crate::limits::KeyKind;
-pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
-pub use crate::plan::StoragePlan;
-pub use crate::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
-pub use crate::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
-pub use crate::spread::SpreadField;
-pub use crate::value::Value;
+pub use crate::model::index::{Index, IndexValue};
+pub use crate::model::plan::StoragePlan;
+pub use crate::model::record::dispatch::{Dispatch, ViaRecordField, ViaValue};
+pub use crate::model::record::{Record, RecordError, RecordField, RecordReader, RecordWriter};
+pub use crate::model::spread::SpreadField;
+pub use crate::model::table_model::{
+    Discriminator, NamedTable, TableEntity, TableModel, WrongKind,
+};
+pub use crate::protocol::limits::KeyKind;
+pub use crate::query::column::{Column, Storage};
+pub use crate::query::keys;
+pub use crate::values::convert::{FromValue, IntoValue, ValueError};
+pub use crate::values::entity::{DynamicEntity, PropertyError};
+pub use crate::values::etag::ETag;
+pub use crate::values::value::Value;
 
 mod flatten;
 
-pub use crate::select::Select;
+pub use crate::query::select::Select;
 pub use core::clone::Clone;
 pub use core::marker::{Copy, PhantomData};
 pub use flatten::{
@@ -60,8 +62,8 @@ pub use flatten::{
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::limits::{self, InvalidInput};
-use crate::split;
+use crate::model::split;
+use crate::protocol::limits::{self, InvalidInput};
 
 /// An indexed field (`#[tablekit(index)]`): its bound is checked once, at the field.
 pub trait IndexedField {

@@ -1,60 +1,66 @@
 #![doc = include_str!("../README.md")]
+//!
+//! ## Layout
+//!
+//! The crate is layered, bottom to top; each layer is a folder of `src/` and imports only
+//! from the layers below it (a test of the workspace holds this). The public modules keep their
+//! short paths (`tablekit::keys`, not `tablekit::query::keys`) whichever folder holds them.
+//!
+//! | layer | folder | modules |
+//! |---|---|---|
+//! | values and entities | `values/` | [`value`], `convert`, `etag`, `entity` ([`Value`], [`DynamicEntity`], [`ETag`]) |
+//! | the JSON codec | `codec/` | [`codec`] (also the writers the emulator answers with) |
+//! | filters | `filter/` | [`filter`], its `@name` parameters and number literals |
+//! | the protocol both ends speak | `protocol/` | [`limits`], [`cosmos`], [`auth`] (Shared Key), [`sas`] |
+//! | models | `model/` | [`TableModel`], [`family`], [`plan`], [`index`], [`split`], [`spread`], [`record`], [`serde_bridge`], [`AuxiliaryRow`] |
+//! | queries | `query/` | [`Query`], [`column`](mod@column), [`keys`], [`select`] |
+//! | the client | `client/` | [`client`]: [`Table`](client::Table)'s methods are in `client/table.rs`, the work in the modules beside it |
+//! | storage patterns | `patterns/` | [`patterns`], built on the client |
+//!
+//! Every lower layer's error converts into the client's [`Error`] (see its docs). Two modules
+//! stand outside the layers: `__private`, the support of the derive macros, and `fuzzing`, the
+//! fuzz targets' entry points.
+//!
+//! ```
+//! // `keys` lives in `query/`, and is still `tablekit::keys`.
+//! assert_eq!(tablekit::keys::pad(7, 4), "0007");
+//! ```
 
-// Layers, bottom to top; each imports only from those below it, and owns its errors:
-// values (`value`, `etag`, `convert`), entities (`entity`), the codec (`codec`), the rules
-// and typed query parts (`params`, `limits`, `keys`, `filter`, `column`, `model`, `record`,
-// `split`, `select`, `query`, `plan`), the client (`client`, whose `Error` the lower errors convert
-// into), and the storage patterns (`patterns`). `auth` and `sas` are shared by the client and
-// the emulator; `wire` and `__private` serve the emulator and the derive macros.
-pub mod auth;
-mod auxiliary;
+// The layers, bottom to top (see "Layout" above); `tests/docs/layers.rs` of the workspace
+// fails when one imports from a layer above it.
 pub mod client;
 pub mod codec;
-pub mod column;
-mod const_text;
-mod convert;
-pub mod cosmos;
-mod entity;
-mod etag;
-pub mod family;
 pub mod filter;
+mod model;
+pub mod patterns;
+mod protocol;
+mod query;
+mod values;
+
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod index;
-pub mod keys;
-pub mod limits;
-mod model;
-mod number_literals;
-mod params;
-pub mod patterns;
-pub mod plan;
-mod query;
-pub mod record;
-pub mod sas;
-pub mod select;
-pub mod serde_bridge;
-pub mod split;
-pub mod spread;
-pub mod value;
-#[doc(hidden)]
-pub mod wire;
 
-pub use auxiliary::AuxiliaryRow;
+pub use model::{family, index, plan, record, serde_bridge, split, spread};
+pub use protocol::{auth, cosmos, limits, sas};
+pub use query::{column, keys, select};
+pub use values::value;
+
 pub use client::error::{Error, Result};
-pub use column::{Column, RangeKind};
-pub use convert::{FromValue, IntoValue, ValueError};
-pub use entity::{DynamicEntity, PropertyError};
-pub use etag::ETag;
 pub use filter::Filter;
-pub use limits::{InvalidInput, KeyKind};
-pub use model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
-pub use query::Query;
-pub use record::{Record, RecordError};
-pub use select::Select;
+pub use model::auxiliary::AuxiliaryRow;
+pub use model::record::{Record, RecordError};
+pub use model::table_model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};
+pub use protocol::limits::{InvalidInput, KeyKind};
+pub use query::builder::Query;
+pub use query::column::{Column, RangeKind};
+pub use query::select::Select;
 pub use smol_str::SmolStr;
 pub use tablekit_derive::{Record, TableEntity, TableFields, TableValue};
-pub use value::{EdmType, Value};
+pub use values::convert::{FromValue, IntoValue, ValueError};
+pub use values::entity::{DynamicEntity, PropertyError};
+pub use values::etag::ETag;
+pub use values::value::{EdmType, Value};
 
 #[doc(hidden)]
 pub mod __private;

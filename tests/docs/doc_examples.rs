@@ -31,7 +31,7 @@ const HIDDEN: &[&str] = &[
     "tablekit/src/__private/flatten.rs",
     "tablekit/src/fuzzing.rs",
     "tablekit-emulator/src/fuzzing.rs",
-    "tablekit/src/record/dispatch.rs",
+    "tablekit/src/model/record/dispatch.rs",
 ];
 
 /// A proc-macro crate exports only its macros: its other modules are private by nature.

@@ -1,5 +1,6 @@
 //! The documentation holds: every public item has a doc example, the README's set-up and
-//! examples table are true, and the examples do what they say (on both servers).
+//! examples table are true, the examples do what they say (on both servers), and the crate's
+//! layers are as its docs describe them.
 
 // Fixtures are `pub` for the modules that share them; a test binary has no API.
 #![allow(unreachable_pub)]
@@ -10,5 +11,6 @@ mod support;
 
 mod doc_examples;
 mod examples;
+mod layers;
 mod patterns_examples;
 mod readme;

@@ -7,6 +7,8 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Expr, LitStr};
 use tablekit_rules::KeyFormat;
+// The runtime's `spread::MAX_ROWS` and `spread::CHUNKS_PER_ROW` are these same constants.
+use tablekit_rules::{SPREAD_CHUNKS_PER_ROW as CHUNKS_PER_ROW, SPREAD_MAX_ROWS as MAX_ROWS};
 
 use super::role::KeyRole;
 use crate::internals::attr::{self, Attr, Spanned};
@@ -65,11 +67,6 @@ pub(crate) enum StorageAttr {
     },
     Json,
 }
-
-/// The most continuation rows a field may declare: the runtime's `spread::MAX_ROWS`.
-const MAX_ROWS: usize = 16;
-/// The chunks one continuation row holds: the runtime's `spread::CHUNKS_PER_ROW`.
-const CHUNKS_PER_ROW: usize = 11;
 
 /// Everything `#[tablekit(..)]` says about one field.
 pub(crate) struct FieldAttrs {

@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use http::HeaderValue;
-use tablekit::wire::{DateTimeText, Fraction};
+use tablekit::codec::{DateTimeText, Fraction};
 
 /// Appends `time` as the service writes it with seven digits, `colon` in place of each `:`
 /// (`%3A` inside ETags).

@@ -6,7 +6,7 @@
 //! the non-finite Doubles); `fullmetadata` adds `odata.type`, `odata.id`, `odata.editLink` and
 //! the Timestamp's annotation.
 
-use tablekit::wire::{self, DateTimeText, Fraction};
+use tablekit::codec::{self as wire, DateTimeText, Fraction};
 use tablekit::{DynamicEntity, Value};
 
 use crate::format::datetime;

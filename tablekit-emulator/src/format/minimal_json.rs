@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use tablekit::wire::{self, DateTimeText, Fraction};
+use tablekit::codec::{self as wire, DateTimeText, Fraction};
 use tablekit::{DynamicEntity, Value};
 
 use crate::format::datetime;

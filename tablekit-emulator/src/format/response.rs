@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use tablekit::codec;
-use tablekit::wire;
+use tablekit::codec as wire;
 use tablekit::DynamicEntity;
 
 use crate::format::datetime;

@@ -14,8 +14,8 @@ use super::{
     set_json, set_property_value, set_records, set_split, DynamicEntity, Error, IntoValue,
     JsonField, PropertyField, RecordsField, SplitField,
 };
-use crate::const_text::str_eq;
-use crate::split;
+use crate::model::split;
+use crate::values::const_text::str_eq;
 
 /// A stored name known at compile time: a flattened field's prefix.
 pub trait Prefix {

@@ -29,8 +29,8 @@ use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::{Reader, Writer};
 
 use crate::codec::DecodeError;
-use crate::limits::InvalidInput;
-use crate::sas::{TablePermissions, MAX_IDENTIFIER_CHARS};
+use crate::protocol::limits::InvalidInput;
+use crate::protocol::sas::{TablePermissions, MAX_IDENTIFIER_CHARS};
 
 /// Most stored access policies one table holds.
 pub const MAX_ACCESS_POLICIES: usize = 5;

@@ -25,9 +25,9 @@ use super::error::{Error, Result};
 use super::service_error::ServiceError;
 use super::table::Table;
 use crate::codec;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::model::{TableEntity, TableModel};
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// How many rows a check reads at once.
 const CONCURRENT_READS: usize = 8;
@@ -178,7 +178,7 @@ pub(crate) async fn earlier_insert<M: TableModel>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::values::value::Value;
 
     fn stored(properties: &[(&str, Value)], etag: &str) -> DynamicEntity {
         let mut e = DynamicEntity::new("p", "r");

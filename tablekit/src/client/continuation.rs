@@ -18,7 +18,7 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 
 use super::error::{Error, Result};
-use crate::limits::InvalidInput;
+use crate::protocol::limits::InvalidInput;
 
 const PREFIX: &str = "t2.";
 /// The prefix of tokens that did not say which query they belong to.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::error::{Error, Result};
 use super::token::TokenProvider;
-use crate::auth::{
+use crate::protocol::auth::{
     canonicalized_resource, shared_key_lite_string_to_sign, shared_key_string_to_sign, AccountKey,
 };
 
@@ -274,9 +274,9 @@ pub(crate) struct SignedParts<'a> {
     pub(crate) date: &'a str,
 }
 
-impl From<crate::sas::SasToken> for Credential {
+impl From<crate::protocol::sas::SasToken> for Credential {
     /// A signed token as the credential, e.g. from [`TableSas::sign`](crate::sas::TableSas::sign).
-    fn from(token: crate::sas::SasToken) -> Self {
+    fn from(token: crate::protocol::sas::SasToken) -> Self {
         Credential(Kind::Sas(token.into_string()))
     }
 }

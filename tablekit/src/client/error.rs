@@ -12,6 +12,7 @@
 //! | split values | [`SplitError`] | [`Error::Split`], or the variant of the error it wraps |
 //! | models | [`WrongKind`] | [`Error::WrongKind`] |
 //! | serde models | [`SerdeError`] | [`Error::Serde`], or [`Error::Property`] for a property's |
+//! | shared access signatures | [`SasError`] | [`Error::Sas`] |
 //! | client | service answers, transport, timeouts, credentials, configuration | its own variants |
 //! | storage patterns | each pattern's own error | [`Error::Pattern`], boxed |
 //!
@@ -62,17 +63,18 @@ use std::time::Duration;
 
 use super::retry::is_retryable_status;
 use super::service_error::{applied_note, ServiceError};
-use crate::auxiliary::AuxiliaryRow;
 use crate::codec::DecodeError;
-use crate::convert::ValueError;
-use crate::entity::PropertyError;
-use crate::index::UniqueViolation;
-use crate::limits::InvalidInput;
-use crate::model::WrongKind;
-use crate::params::ParamError;
-use crate::record::RecordError;
-use crate::serde_bridge::SerdeError;
-use crate::split::SplitError;
+use crate::filter::params::ParamError;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::index::UniqueViolation;
+use crate::model::record::RecordError;
+use crate::model::serde_bridge::SerdeError;
+use crate::model::split::SplitError;
+use crate::model::table_model::WrongKind;
+use crate::protocol::limits::InvalidInput;
+use crate::protocol::sas::SasError;
+use crate::values::convert::ValueError;
+use crate::values::entity::PropertyError;
 
 /// A `Result` whose error is tablekit's [`Error`].
 ///
@@ -196,6 +198,23 @@ pub enum Error {
     /// A connection string, endpoint, credential or handle that cannot work.
     #[error("invalid configuration: {0}")]
     Configuration(String),
+    /// A shared access signature that cannot be signed as asked: invalid configuration, as
+    /// the token is part of how a client is set up. Its [`SasError`] is the source.
+    ///
+    /// ```
+    /// use chrono::{Duration, Utc};
+    /// use tablekit::auth::AccountKey;
+    /// use tablekit::sas::{SasError, TablePermissions, TableSas};
+    /// use tablekit::Error;
+    /// let key = AccountKey::from_base64("a2V5")?;
+    /// let sas = TableSas::new("Gamers", TablePermissions::empty(), Utc::now() + Duration::hours(1));
+    /// let err: Error = sas.sign("acct", &key).unwrap_err().into();
+    /// assert!(matches!(err, Error::Sas(SasError::NoPermissions)));
+    /// assert!(err.to_string().starts_with("invalid configuration: "));
+    /// # Ok::<(), tablekit::auth::InvalidKey>(())
+    /// ```
+    #[error("invalid configuration: {0}")]
+    Sas(#[from] SasError),
     /// The error of a storage pattern built on the client (see the module docs): a backup
     /// file that cannot be read, a conflict retry that ran out of attempts. Get it back by
     /// type with [`pattern_error`](Error::pattern_error); the predicates answer for the

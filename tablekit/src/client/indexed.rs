@@ -17,15 +17,15 @@ use super::contention::{self, Contended};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
-use crate::auxiliary::AuxiliaryRow;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::index::{self, Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
-use crate::limits::InvalidInput;
-use crate::model::{TableEntity, TableModel};
-use crate::plan::check_kind_change;
-use crate::query::Query;
-use crate::value::Value;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::index::{self, Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
+use crate::model::plan::check_kind_change;
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::protocol::limits::InvalidInput;
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
+use crate::values::value::Value;
 
 /// How many entities a non-unique lookup reads at once.
 const LOOKUP_READS: usize = 8;
@@ -410,96 +410,8 @@ fn named<M: TableModel>(name: &str) -> Result<&'static Index> {
         .ok_or_else(|| InvalidInput::Other(format!("the model has no index `{name}`")).into())
 }
 
-impl<M: TableModel> Table<M> {
-    /// The entity of partition `partition_key` whose unique index `index` holds `value`:
-    /// one read of the index row and one of the entity, which is returned only if it still
-    /// holds `value`. `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
-    ///
-    /// ```
-    /// use tablekit::prelude::*;
-    /// use tablekit::Value;
-    /// #[derive(TableEntity)]
-    /// #[tablekit(table = "Employees")]
-    /// pub struct Employee {
-    ///     #[tablekit(partition_key)]
-    ///     pub department: String,
-    ///     #[tablekit(row_key)]
-    ///     pub id: String,
-    ///     #[tablekit(index(unique))]
-    ///     pub email: String,
-    /// }
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// let table = emulator.client().table::<Employee>();
-    /// table.create().await?;
-    /// let mut kim = EmployeeEntity::new("Sales", "e-1");
-    /// kim.set_email("kim@example.com");
-    /// table.insert(&mut kim).await?;
-    /// let found = table.find_unique("email", "Sales", Value::String("kim@example.com".into())).await?;
-    /// assert_eq!(found.map(|e| e.id()), Some("e-1".to_owned()));
-    /// let same = Employee::by_email(&table, "Sales", "kim@example.com").await?;
-    /// assert!(same.is_some());
-    /// assert!(Employee::by_email(&table, "Sales", "lee@example.com").await?.is_none());
-    /// # Ok(()) }
-    /// ```
-    pub async fn find_unique(
-        &self,
-        index: &str,
-        partition_key: &str,
-        value: Value,
-    ) -> Result<Option<M::Entity>> {
-        find_unique(self, index, partition_key, value).await
-    }
-
-    /// The entities of partition `partition_key` whose index `index` holds `value`, each
-    /// returned only if it still holds it, in the order of their RowKeys. For an index kept
-    /// in a named partition (`index(partition = "..")`) the entities of every partition are
-    /// found and `partition_key` is not used.
-    /// `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
-    ///
-    /// ```
-    /// use tablekit::prelude::*;
-    /// use tablekit::Value;
-    /// #[derive(TableEntity)]
-    /// #[tablekit(table = "Employees")]
-    /// pub struct Employee {
-    ///     #[tablekit(partition_key)]
-    ///     pub department: String,
-    ///     #[tablekit(row_key)]
-    ///     pub id: String,
-    ///     #[tablekit(index)]
-    ///     pub last_name: String,
-    /// }
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let emulator = tablekit_testing::Emulator::start().await?;
-    /// let table = emulator.client().table::<Employee>();
-    /// table.create().await?;
-    /// for (id, name) in [("e-1", "Smith"), ("e-2", "Jones"), ("e-3", "Smith")] {
-    ///     let mut e = EmployeeEntity::new("Sales", id);
-    ///     e.set_last_name(name);
-    ///     table.insert(&mut e).await?;
-    /// }
-    /// let smiths = table.find_indexed("last_name", "Sales", Value::String("Smith".into())).await?;
-    /// let ids: Vec<String> = smiths.iter().map(|e| e.id()).collect();
-    /// assert_eq!(ids, ["e-1", "e-3"]);
-    /// assert_eq!(Employee::by_last_name(&table, "Sales", "Jones").await?.len(), 1);
-    /// assert_eq!(table.query_all().count().await?, 3); // the index rows are no entities
-    /// # Ok(()) }
-    /// ```
-    pub async fn find_indexed(
-        &self,
-        index: &str,
-        partition_key: &str,
-        value: Value,
-    ) -> Result<Vec<M::Entity>> {
-        find_all(self, index, partition_key, value).await
-    }
-}
-
 /// See [`Table::find_unique`].
-async fn find_unique<M: TableModel>(
+pub(crate) async fn find_unique<M: TableModel>(
     table: &Table<M>,
     index: &str,
     partition_key: &str,
@@ -524,7 +436,7 @@ async fn find_unique<M: TableModel>(
 }
 
 /// See [`Table::find_indexed`].
-async fn find_all<M: TableModel>(
+pub(crate) async fn find_all<M: TableModel>(
     table: &Table<M>,
     index: &str,
     partition_key: &str,

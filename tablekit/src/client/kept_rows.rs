@@ -7,12 +7,56 @@ use super::contention::{self, Contended};
 use super::error::Result;
 use super::indexed::{follow, lost_race, IndexChanges};
 use super::table::Table;
-use crate::auxiliary::AuxiliaryRow;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::model::{check_kind, TableModel};
-use crate::plan::{any_spread, plan_of};
-use crate::spread;
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::plan::{any_spread, plan_of, StoragePlan};
+use crate::model::spread;
+use crate::model::table_model::{check_kind, TableModel};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
+
+// Here, not in `plan`: its error is the client's, which the model layer cannot name.
+impl StoragePlan {
+    /// Every row `entity` is stored as in its own table, as this plan's writes store it: the
+    /// main row (without the chunks that moved), its continuation rows and the index rows the
+    /// table holds (an index kept in another table is that table's). Backups and copies of
+    /// typed tables write these, so what they restore reads back and is found as it was.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::plan::StoragePlan;
+    /// #[derive(TableEntity)]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index(unique))]
+    ///     pub email: String,
+    /// }
+    /// let mut kim = EmployeeEntity::new("Sales", "e-1");
+    /// kim.set_email("kim@example.com");
+    /// let rows = StoragePlan::of::<Employee>().stored_rows(kim.into_dynamic())?;
+    /// let keys: Vec<&str> = rows.iter().map(|r| r.row_key()).collect();
+    /// assert_eq!(keys, ["e-1", "email_kim@example.com"]);
+    /// # Ok::<(), tablekit::Error>(())
+    /// ```
+    pub fn stored_rows(&self, entity: DynamicEntity) -> Result<Vec<DynamicEntity>> {
+        if !self.keeps_rows() {
+            return Ok(vec![entity]);
+        }
+        self.check()?;
+        let mut index_rows = Vec::with_capacity(self.indexes.len());
+        for index in self.indexes.iter().filter(|i| i.table().is_none()) {
+            index_rows.extend(index.row_of(&entity)?);
+        }
+        let parts = spread::spread(&entity, self.spread)?;
+        let mut rows = Vec::with_capacity(1 + parts.rows.len() + index_rows.len());
+        rows.push(parts.main);
+        rows.extend(parts.rows);
+        rows.extend(index_rows);
+        Ok(rows)
+    }
+}
 
 /// Deletes the entity at these keys and the rows its plan keeps, if `etag` matches
 /// ([`ETag::any`] for whatever is stored).

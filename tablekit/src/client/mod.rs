@@ -85,7 +85,7 @@ mod transport;
 mod writable;
 mod write;
 
-pub use crate::limits::Flavor;
+pub use crate::protocol::limits::Flavor;
 pub use access_policy::{
     access_policies_from_xml, access_policies_to_xml, AccessPolicy, SignedIdentifier,
     MAX_ACCESS_POLICIES,

@@ -20,11 +20,11 @@ use super::error::{Error, Result};
 use super::spread;
 use super::table::Table;
 use super::transport::{header_str, Call, OnHead, Reply};
-use crate::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
 use crate::codec;
-use crate::entity::Selection;
-use crate::model::{check_kind, hides_auxiliary, TableEntity, TableModel};
-use crate::query::Query;
+use crate::model::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
+use crate::model::table_model::{check_kind, hides_auxiliary, TableEntity, TableModel};
+use crate::query::builder::Query;
+use crate::values::entity::Selection;
 
 /// The most entities the service answers in one page.
 const MAX_TOP: u32 = 1000;
@@ -146,21 +146,8 @@ pub struct EntityQuery<M: TableModel> {
     read_ahead: bool,
 }
 
-impl<M: TableModel> Table<M> {
-    /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
-    /// continuation tokens.
-    pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
-        EntityQuery::new(self.clone(), query)
-    }
-
-    /// Every entity of the table (a query without a filter).
-    pub fn query_all(&self) -> EntityQuery<M> {
-        self.query(Query::new())
-    }
-}
-
 impl<M: TableModel> EntityQuery<M> {
-    fn new(table: Table<M>, query: Query<M>) -> Self {
+    pub(crate) fn new(table: Table<M>, query: Query<M>) -> Self {
         EntityQuery {
             table,
             query,

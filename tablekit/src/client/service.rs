@@ -23,7 +23,7 @@ use super::retry::RetryPolicy;
 use super::telemetry;
 use super::transport::{host_header, Call, Gone, Transport};
 use crate::codec;
-use crate::limits::{self, Flavor, InvalidInput, Limits};
+use crate::protocol::limits::{self, Flavor, InvalidInput, Limits};
 
 /// The default per-request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

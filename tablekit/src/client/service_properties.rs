@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
 use super::transport::Call;
-use crate::limits::{Feature, InvalidInput};
+use crate::protocol::limits::{Feature, InvalidInput};
 
 /// The most CORS rules one service holds.
 pub const MAX_CORS_RULES: usize = 5;
@@ -474,7 +474,7 @@ impl ServiceStatistics {
                 last_sync_time: self
                     .geo_replication
                     .last_sync_time
-                    .map(crate::auth::http_date),
+                    .map(crate::protocol::auth::http_date),
             },
         };
         let body = quick_xml::se::to_string(&wire)

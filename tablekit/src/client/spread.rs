@@ -10,13 +10,13 @@ use super::contention::{self, Contended};
 use super::error::{Error, Result};
 use super::table::{required_etag, Table};
 use super::writable::{self, record_written, Unsent, Write};
-use crate::auxiliary::AuxiliaryRow;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::model::{check_kind, TableEntity, TableModel};
-use crate::plan::{any_spread, check_kind_change, plan_of};
-use crate::query::Query;
-use crate::spread::{self, Spread, SpreadField};
+use crate::model::auxiliary::AuxiliaryRow;
+use crate::model::plan::{any_spread, check_kind_change, plan_of};
+use crate::model::spread::{self, Spread, SpreadField};
+use crate::model::table_model::{check_kind, TableEntity, TableModel};
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// How many times a read is tried when it met a concurrent write (main entity and rows of
 /// different versions); after that the value reads as the corruption it then is.

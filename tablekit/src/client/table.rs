@@ -3,10 +3,12 @@
 //!
 //! Every operation validates before sending (table name, keys, property names and values,
 //! entity size), so a call the service would refuse fails with [`Error::InvalidInput`] and
-//! nothing is sent. The operations on entities build on this handle, each in its own module
-//! above it (the writes in `write`, queries in `pages`, transactions in `batch`, the re-reads
-//! that settle a lost answer in `applied`): they take the handle, and this module names none
-//! of them.
+//! nothing is sent. Every public method of the handle is declared here, so its whole surface
+//! reads in one file; the operations on entities are thin and delegate to the module doing the
+//! work (reads in `read`, writes in `write`, queries in `pages`, transactions in `batch`,
+//! index lookups in `indexed`; the re-reads that settle a lost answer are in `applied`).
+//! The storage patterns add [`update_with_retry`](Table::update_with_retry) from their own
+//! layer, above the client.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -16,13 +18,18 @@ use http::Method;
 use percent_encoding::utf8_percent_encode;
 
 use super::access_policy::{self, SignedIdentifier};
+use super::batch::Batch;
 use super::error::{Error, Result};
+use super::pages::EntityQuery;
 use super::service::TableServiceClient;
 use super::transport::{Call, KEY_IN_PATH};
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::limits::{self, Feature, InvalidInput, KeyKind};
-use crate::model::{NamedTable, TableModel};
+use super::{indexed, read, write};
+use crate::model::table_model::{NamedTable, TableModel};
+use crate::protocol::limits::{self, Feature, InvalidInput, KeyKind};
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
+use crate::values::value::Value;
 
 /// One table, read and written as `M::Entity` (`GamerEntity` for a derived `Gamer`, or
 /// [`DynamicEntity`]). Cheap to clone: it shares the client's connection pool.
@@ -231,6 +238,332 @@ impl TableServiceClient {
     /// validated by each operation, before sending.
     pub fn table_named<M: TableModel>(&self, name: &str) -> Table<M> {
         Table::new(self.clone(), name)
+    }
+}
+
+// The operations on entities, declared here so a table's whole surface is in one place; each
+// delegates to the module doing its work (`read`, `write`, `pages`, `batch`, `indexed`).
+impl<M: TableModel> Table<M> {
+    /// Reads one entity by its keys: `Ok(None)` when there is no such entity (a missing
+    /// table is still an error, `TableNotFound`).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// # dragon.set("Score", 10);
+    /// # table.insert(&mut dragon).await?;
+    /// let dragon = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(dragon.get::<i32>("Score"), Some(10));
+    /// assert!(dragon.etag().is_some()); // ready for a conditional write
+    /// assert!(table.get("eu", "wyvern").await?.is_none());
+    /// let missing: Table = client.table_named("Missing");
+    /// let err = missing.get("eu", "dragon").await.unwrap_err(); // not `None`: a wrong table name
+    /// assert_eq!(err.code(), Some("TableNotFound"));
+    /// # Ok(()) }
+    /// ```
+    pub async fn get(&self, partition_key: &str, row_key: &str) -> Result<Option<M::Entity>> {
+        read::get(self, partition_key, row_key).await
+    }
+
+    /// Inserts a new entity (409 `EntityAlreadyExists` if the keys are taken) and records
+    /// the new ETag on it. A retry that meets 409 because an earlier attempt's insert was
+    /// applied (its answer lost) succeeds when the stored entity is exactly what was sent.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Score", 10);
+    /// table.insert(&mut dragon).await?;
+    /// assert!(dragon.etag().is_some()); // recorded: a conditional write can follow
+    /// let mut again = DynamicEntity::new("eu", "dragon");
+    /// let err = table.insert(&mut again).await.unwrap_err();
+    /// assert!(err.is_conflict());
+    /// # Ok(()) }
+    /// ```
+    pub async fn insert(&self, entity: &mut M::Entity) -> Result<()> {
+        write::insert(self, entity).await
+    }
+
+    /// Inserts the entity, or merges its properties into the stored one (no ETag check).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Tag", "Dragon");
+    /// table.upsert_merge(&mut dragon).await?; // inserted
+    /// let mut score = DynamicEntity::new("eu", "dragon");
+    /// score.set("Score", 30);
+    /// table.upsert_merge(&mut score).await?; // merged
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(stored.get::<String>("Tag").as_deref(), Some("Dragon"));
+    /// assert_eq!(stored.get::<i32>("Score"), Some(30));
+    /// # Ok(()) }
+    /// ```
+    pub async fn upsert_merge(&self, entity: &mut M::Entity) -> Result<()> {
+        write::upsert_merge(self, entity).await
+    }
+
+    /// Inserts the entity, or replaces the stored one entirely (no ETag check).
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// dragon.set("Tag", "Dragon");
+    /// table.upsert_replace(&mut dragon).await?; // inserted
+    /// let mut score = DynamicEntity::new("eu", "dragon");
+    /// score.set("Score", 30);
+    /// table.upsert_replace(&mut score).await?; // replaced: `Tag` is gone
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert!(!stored.contains("Tag"));
+    /// assert_eq!(stored.get::<i32>("Score"), Some(30));
+    /// # Ok(()) }
+    /// ```
+    pub async fn upsert_replace(&self, entity: &mut M::Entity) -> Result<()> {
+        write::upsert_replace(self, entity).await
+    }
+
+    /// Merges the entity's properties into the stored one if its ETag still matches (412
+    /// otherwise; 404 if it is gone). Set [`ETag::any`] on the entity for an unconditional
+    /// merge. An entity without an ETag is refused before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # let mut stored = DynamicEntity::new("eu", "dragon");
+    /// # stored.set("Tag", "Dragon");
+    /// # table.insert(&mut stored).await?;
+    /// let read = table.get("eu", "dragon").await?.expect("stored");
+    /// let mut change = DynamicEntity::new("eu", "dragon"); // only what changes
+    /// change.set("Score", 40);
+    /// change.set_etag(read.etag().cloned()); // on the condition nobody wrote since
+    /// table.merge(&mut change).await?;
+    /// let stored = table.get("eu", "dragon").await?.expect("stored");
+    /// assert_eq!(stored.get::<String>("Tag").as_deref(), Some("Dragon")); // kept
+    /// assert_eq!(stored.get::<i32>("Score"), Some(40));
+    /// # Ok(()) }
+    /// ```
+    pub async fn merge(&self, entity: &mut M::Entity) -> Result<()> {
+        write::merge(self, entity).await
+    }
+
+    /// Replaces the stored entity if its ETag still matches (412 otherwise; 404 if it is
+    /// gone). Set [`ETag::any`] on the entity for an unconditional replace. An entity without
+    /// an ETag is refused before sending.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// let mut dragon = table.get("eu", "dragon").await?.expect("stored");
+    /// let mut stale = dragon.clone();
+    /// dragon.set("Score", 40);
+    /// table.replace(&mut dragon).await?; // records the new ETag on `dragon`
+    /// stale.set("Score", 45);
+    /// let err = table.replace(&mut stale).await.unwrap_err();
+    /// assert!(err.is_precondition_failed()); // `dragon` was written since `stale` was read
+    /// let mut unread = DynamicEntity::new("eu", "dragon");
+    /// let err = table.replace(&mut unread).await.unwrap_err();
+    /// assert!(err.is_invalid_input()); // no ETag at all: refused before sending
+    /// # Ok(()) }
+    /// ```
+    pub async fn replace(&self, entity: &mut M::Entity) -> Result<()> {
+        write::replace(self, entity).await
+    }
+
+    /// Deletes the stored entity if its ETag still matches (412 otherwise; 404 if it is
+    /// gone). Set [`ETag::any`] on the entity for an unconditional delete. The ETag is cleared.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::DynamicEntity;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// let mut dragon = DynamicEntity::new("eu", "dragon");
+    /// table.insert(&mut dragon).await?;
+    /// table.delete(&mut dragon).await?; // If-Match: the ETag the insert recorded
+    /// assert!(dragon.etag().is_none());
+    /// assert!(table.get("eu", "dragon").await?.is_none());
+    /// # Ok(()) }
+    /// ```
+    pub async fn delete(&self, entity: &mut M::Entity) -> Result<()> {
+        write::delete(self, entity).await
+    }
+
+    /// Deletes an entity by its keys if `etag` matches ([`ETag::any`] for unconditional).
+    ///
+    /// A retried delete that answers 404 because an earlier attempt already deleted the
+    /// entity counts as success.
+    ///
+    /// ```
+    /// # use tablekit::client::Table;
+    /// # use tablekit::{DynamicEntity, ETag};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// # let client = emulator.client();
+    /// let table: Table = client.table_named("Players");
+    /// # table.create().await?;
+    /// # table.insert(&mut DynamicEntity::new("eu", "dragon")).await?;
+    /// let stale = ETag::new("W/\"datetime'2020-01-01T00%3A00%3A00Z'\"");
+    /// let result = table.delete_by_key("eu", "dragon", &stale).await;
+    /// assert!(result.unwrap_err().is_precondition_failed());
+    /// table.delete_by_key("eu", "dragon", &ETag::any()).await?; // whatever version is stored
+    /// assert!(table.get("eu", "dragon").await?.is_none());
+    /// # Ok(()) }
+    /// ```
+    pub async fn delete_by_key(
+        &self,
+        partition_key: &str,
+        row_key: &str,
+        etag: &ETag,
+    ) -> Result<()> {
+        write::delete_by_key(self, partition_key, row_key, etag).await
+    }
+
+    /// A query over this table; see [`EntityQuery`] for pages, entities, chunks and
+    /// continuation tokens.
+    pub fn query(&self, query: Query<M>) -> EntityQuery<M> {
+        EntityQuery::new(self.clone(), query)
+    }
+
+    /// Every entity of the table (a query without a filter).
+    pub fn query_all(&self) -> EntityQuery<M> {
+        self.query(Query::new())
+    }
+
+    /// An empty entity group transaction on this table.
+    pub fn batch(&self) -> Batch<M> {
+        Batch::new(self.clone())
+    }
+
+    /// The entity of partition `partition_key` whose unique index `index` holds `value`:
+    /// one read of the index row and one of the entity, which is returned only if it still
+    /// holds `value`. `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::Value;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Employees")]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index(unique))]
+    ///     pub email: String,
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table = emulator.client().table::<Employee>();
+    /// table.create().await?;
+    /// let mut kim = EmployeeEntity::new("Sales", "e-1");
+    /// kim.set_email("kim@example.com");
+    /// table.insert(&mut kim).await?;
+    /// let found = table.find_unique("email", "Sales", Value::String("kim@example.com".into())).await?;
+    /// assert_eq!(found.map(|e| e.id()), Some("e-1".to_owned()));
+    /// let same = Employee::by_email(&table, "Sales", "kim@example.com").await?;
+    /// assert!(same.is_some());
+    /// assert!(Employee::by_email(&table, "Sales", "lee@example.com").await?.is_none());
+    /// # Ok(()) }
+    /// ```
+    pub async fn find_unique(
+        &self,
+        index: &str,
+        partition_key: &str,
+        value: Value,
+    ) -> Result<Option<M::Entity>> {
+        indexed::find_unique(self, index, partition_key, value).await
+    }
+
+    /// The entities of partition `partition_key` whose index `index` holds `value`, each
+    /// returned only if it still holds it, in the order of their RowKeys. For an index kept
+    /// in a named partition (`index(partition = "..")`) the entities of every partition are
+    /// found and `partition_key` is not used.
+    /// `#[derive(TableEntity)]` generates a typed `Model::by_<index>` on it.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::Value;
+    /// #[derive(TableEntity)]
+    /// #[tablekit(table = "Employees")]
+    /// pub struct Employee {
+    ///     #[tablekit(partition_key)]
+    ///     pub department: String,
+    ///     #[tablekit(row_key)]
+    ///     pub id: String,
+    ///     #[tablekit(index)]
+    ///     pub last_name: String,
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// let table = emulator.client().table::<Employee>();
+    /// table.create().await?;
+    /// for (id, name) in [("e-1", "Smith"), ("e-2", "Jones"), ("e-3", "Smith")] {
+    ///     let mut e = EmployeeEntity::new("Sales", id);
+    ///     e.set_last_name(name);
+    ///     table.insert(&mut e).await?;
+    /// }
+    /// let smiths = table.find_indexed("last_name", "Sales", Value::String("Smith".into())).await?;
+    /// let ids: Vec<String> = smiths.iter().map(|e| e.id()).collect();
+    /// assert_eq!(ids, ["e-1", "e-3"]);
+    /// assert_eq!(Employee::by_last_name(&table, "Sales", "Jones").await?.len(), 1);
+    /// assert_eq!(table.query_all().count().await?, 3); // the index rows are no entities
+    /// # Ok(()) }
+    /// ```
+    pub async fn find_indexed(
+        &self,
+        index: &str,
+        partition_key: &str,
+        value: Value,
+    ) -> Result<Vec<M::Entity>> {
+        indexed::find_all(self, index, partition_key, value).await
     }
 }
 

@@ -214,7 +214,7 @@ pub(crate) fn error_type(error: &Error) -> String {
         Error::OperationTimeout { .. } => "operation_timeout".into(),
         Error::Transport { .. } => "transport".into(),
         Error::Credential(_) => "credential".into(),
-        Error::Configuration(_) => "configuration".into(),
+        Error::Configuration(_) | Error::Sas(_) => "configuration".into(),
         _ => "_OTHER".into(),
     }
 }

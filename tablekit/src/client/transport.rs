@@ -26,8 +26,8 @@ use super::location::{Location, LocationMode};
 use super::retry::{requested_wait, RetryPolicy};
 use super::service_error::ServiceError;
 use super::telemetry;
-use crate::auth::http_date;
-use crate::limits::Limits;
+use crate::protocol::auth::http_date;
+use crate::protocol::limits::Limits;
 
 /// The protocol version tablekit speaks.
 pub(crate) const API_VERSION: &str = "2019-02-02";
@@ -473,7 +473,7 @@ impl Transport {
         }
         let mut put = |name: HeaderName, value: &str| -> Result<()> {
             let value = HeaderValue::from_str(value).map_err(|_| {
-                Error::InvalidInput(crate::limits::InvalidInput::Other(format!(
+                Error::InvalidInput(crate::protocol::limits::InvalidInput::Other(format!(
                     "the `{name}` header value cannot be sent in HTTP"
                 )))
             })?;
@@ -526,7 +526,7 @@ impl Transport {
         let uri = uri.parse().map_err(|_| {
             // Not reached for paths and queries encoded as above; never shows the URI, which
             // may carry a SAS signature.
-            Error::InvalidInput(crate::limits::InvalidInput::Other(
+            Error::InvalidInput(crate::protocol::limits::InvalidInput::Other(
                 "the request path cannot be sent in HTTP".into(),
             ))
         })?;
@@ -610,7 +610,7 @@ pub(crate) fn host_header(endpoint: &Endpoint) -> Option<HeaderValue> {
 mod tests {
     use super::*;
     use crate::client::{TableServiceClient, DEVELOPMENT_KEY};
-    use crate::entity::DynamicEntity;
+    use crate::values::entity::DynamicEntity;
 
     const CAPTURE_ENDPOINT: &str = "http://127.0.0.1:10003/devstoreaccount1";
 

@@ -9,9 +9,9 @@
 //! [`Discriminator`](crate::Discriminator) only writes rows of its own kind.
 
 use super::error::Error;
-use crate::etag::ETag;
-use crate::limits::{InvalidInput, Limits};
-use crate::model::{TableEntity, TableModel};
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::protocol::limits::{InvalidInput, Limits};
+use crate::values::etag::ETag;
 
 /// What a write does to the stored properties the entity does not hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub(crate) fn check<M: TableModel>(
 /// The checks of [`check`] that look at the row alone, not at its model's kind: for a row a
 /// write sends in place of the entity (its main row, when values spread over more rows).
 pub(crate) fn check_row(
-    entity: &crate::entity::DynamicEntity,
+    entity: &crate::values::entity::DynamicEntity,
     unsent: Unsent,
     limits: &Limits,
 ) -> Result<(), Error> {
@@ -89,7 +89,7 @@ pub(crate) fn record_written<E: TableEntity>(entity: &mut E, etag: Option<ETag>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entity::DynamicEntity;
+    use crate::values::entity::DynamicEntity;
 
     #[test]
     fn an_allowed_overwrite_passes_and_an_unallowed_one_names_its_property() {

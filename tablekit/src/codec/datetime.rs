@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 ///
 /// ```
 /// use chrono::DateTime;
-/// use tablekit::wire::{DateTimeText, Fraction};
+/// use tablekit::codec::{DateTimeText, Fraction};
 /// let text = DateTimeText::new(&DateTime::from_timestamp(1_577_836_800, 0).unwrap());
 /// assert_eq!(text.without_zone(Fraction::Seven), "2020-01-01T00:00:00.0000000");
 /// assert_eq!(text.without_zone(Fraction::Trimmed), "2020-01-01T00:00:00");
@@ -44,7 +44,7 @@ pub(crate) fn write_datetime(out: &mut Vec<u8>, time: &DateTime<Utc>, fraction: 
 ///
 /// ```
 /// use chrono::DateTime;
-/// use tablekit::wire::{DateTimeText, Fraction};
+/// use tablekit::codec::{DateTimeText, Fraction};
 /// let text = DateTimeText::new(&DateTime::from_timestamp(0, 0).unwrap());
 /// assert_eq!(text.without_zone(Fraction::Seven), "1970-01-01T00:00:00.0000000");
 /// assert_eq!(text.without_zone(Fraction::Trimmed), "1970-01-01T00:00:00");
@@ -304,11 +304,14 @@ mod tests {
 
     #[test]
     fn range_ends_format_and_parse() {
-        for t in [crate::value::min_datetime(), crate::value::max_datetime()] {
+        for t in [
+            crate::values::value::min_datetime(),
+            crate::values::value::max_datetime(),
+        ] {
             assert_eq!(parse_datetime(&format_datetime(&t)), Some(t));
         }
         assert_eq!(
-            format_datetime(&crate::value::max_datetime()),
+            format_datetime(&crate::values::value::max_datetime()),
             "9999-12-31T23:59:59.9999999Z"
         );
     }

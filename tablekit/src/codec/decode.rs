@@ -14,9 +14,9 @@ use smol_str::SmolStr;
 use super::datetime::parse_datetime;
 use super::json::{bytes_equal, JsonReader, SyntaxError};
 use super::property::{retype, to_value, Reason, Scalar};
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::value::{smol_str, EdmType};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
+use crate::values::value::{smol_str, EdmType};
 
 /// Why a body from the service (or a file) could not be decoded: what was being decoded and
 /// what was wrong. It converts into [`Error::Decode`](crate::Error::Decode).
@@ -337,7 +337,7 @@ impl<'de> EntityReader<'de> {
         // cannot have the property yet, and the search below is skipped.
         let read_before = !self.names.is_next_and_new(&name, entity.len());
         if let Some(slot) = read_before.then(|| entity.value_mut(&name)).flatten() {
-            let untyped = std::mem::replace(slot, crate::value::Value::Bool(false));
+            let untyped = std::mem::replace(slot, crate::values::value::Value::Bool(false));
             match retype(untyped, edm) {
                 Ok(typed) => *slot = typed,
                 Err(reason) => return Err((name, reason)),
@@ -631,7 +631,7 @@ impl Members {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::values::value::Value;
 
     #[test]
     fn annotations_apply_before_and_after_their_value() {

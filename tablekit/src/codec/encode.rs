@@ -4,8 +4,8 @@ use base64::Engine;
 
 use super::datetime::{write_datetime, Fraction};
 use super::escape::write_json_str;
-use crate::entity::DynamicEntity;
-use crate::value::Value;
+use crate::values::entity::DynamicEntity;
+use crate::values::value::Value;
 
 /// Encodes an entity (keys and properties) as an insert/update body.
 ///
@@ -78,7 +78,7 @@ fn write_property(out: &mut Vec<u8>, name: &str, value: &Value) {
 /// answers with trailing zeros trimmed.
 ///
 /// ```
-/// use tablekit::wire::{write_value, Fraction};
+/// use tablekit::codec::{write_value, Fraction};
 /// use tablekit::Value;
 /// let mut out = Vec::new();
 /// write_value(&mut out, &Value::Int64(5), Fraction::Seven);

@@ -29,7 +29,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 ///
 /// ```
 /// let mut out = Vec::new();
-/// tablekit::wire::write_json_str(&mut out, "say \"hi\"\n");
+/// tablekit::codec::write_json_str(&mut out, "say \"hi\"\n");
 /// assert_eq!(out, br#""say \"hi\"\n""#);
 /// ```
 pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
@@ -40,6 +40,15 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Appends the escaped characters of `s` without quotes (to build a string from pieces).
+///
+/// ```
+/// use tablekit::codec::write_json_str_body;
+/// let mut out = b"\"".to_vec();
+/// write_json_str_body(&mut out, "a\tb");
+/// write_json_str_body(&mut out, "/c");
+/// out.push(b'"');
+/// assert_eq!(out, br#""a\tb/c""#);
+/// ```
 pub fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
     let mut rest = s.as_bytes();
     // The reader's search for a string's end finds exactly the bytes that need an escape.

@@ -9,8 +9,19 @@
 //! to entities and report a typed [`DecodeError`] naming the property; no input makes them
 //! panic.
 //!
-//! The codec stands on the entity layer and below everything that sends: it knows entities
+//! The codec stands on the values layer and below everything that sends: it knows entities
 //! and values, not filters, queries or the client.
+//!
+//! # What the client and the emulator both speak
+//!
+//! The writers below the entity encoders are public so that a server can answer with the bytes
+//! the service writes through the very code the client encodes requests with: the emulator of
+//! `tablekit-emulator` builds its responses from [`write_value`], [`write_json_str`],
+//! [`write_json_str_body`] and [`DateTimeText`] with a [`Fraction`], so the two ends cannot
+//! drift apart. Request bodies write DateTimes with seven fractional digits
+//! ([`Fraction::Seven`]); the service answers with trailing zeros trimmed
+//! ([`Fraction::Trimmed`]). The service's other shared rules are in [`limits`](crate::limits),
+//! [`auth`](crate::auth) and [`sas`](crate::sas).
 //!
 //! ```
 //! use tablekit::{codec, DynamicEntity};
@@ -21,9 +32,19 @@
 //! assert_eq!(back.get::<i64>("Big"), Some(1 << 40));
 //! # Ok::<(), tablekit::codec::DecodeError>(())
 //! ```
+//!
+//! A property written the way the service answers it, as the emulator does:
+//!
+//! ```
+//! use tablekit::codec::{write_json_str, write_value, Fraction};
+//! use tablekit::Value;
+//! let mut out = Vec::new();
+//! write_json_str(&mut out, "N");
+//! out.push(b':');
+//! write_value(&mut out, &Value::Int64(5), Fraction::Trimmed);
+//! assert_eq!(out, br#""N":"5""#);
+//! ```
 
-// The writing primitives of `datetime`, `encode` and `escape` are public only through the
-// hidden `wire` module, for the emulator that answers with the same bytes.
 pub(crate) mod datetime;
 mod decode;
 pub(crate) mod encode;
@@ -32,7 +53,8 @@ mod json;
 mod property;
 mod tables;
 
-pub use datetime::{format_datetime, parse_datetime};
+pub use datetime::{format_datetime, parse_datetime, DateTimeText, Fraction};
 pub use decode::{decode_entity, decode_page, DecodeError};
-pub use encode::{encode_entity, encode_entity_into};
+pub use encode::{encode_entity, encode_entity_into, write_value};
+pub use escape::{write_json_str, write_json_str_body};
 pub use tables::{decode_table_name, decode_table_names};

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use base64::Engine;
 
 use super::datetime::parse_datetime;
-use crate::value::{smol_str, EdmType, Value};
+use crate::values::value::{smol_str, EdmType, Value};
 
 /// A JSON value as the decoder met it, before its annotation (if any) gives it a type.
 #[derive(Debug)]

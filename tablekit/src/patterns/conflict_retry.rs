@@ -71,10 +71,10 @@ use rand::Rng;
 use crate::client::applied::{self, Effect};
 use crate::client::error::{Error, Result};
 use crate::client::{ServiceError, Table};
-use crate::entity::DynamicEntity;
-use crate::limits::{validate_property_name, InvalidInput};
-use crate::model::{TableEntity, TableModel};
-use crate::value::Value;
+use crate::model::table_model::{TableEntity, TableModel};
+use crate::protocol::limits::{validate_property_name, InvalidInput};
+use crate::values::entity::DynamicEntity;
+use crate::values::value::Value;
 
 /// How often and how patiently to retry a write that lost an optimistic-concurrency race.
 ///

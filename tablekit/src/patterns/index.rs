@@ -50,12 +50,12 @@ use std::collections::BTreeMap;
 use futures::TryStreamExt;
 
 use crate::client::{Batch, Table};
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::index::{Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
-use crate::model::TableModel;
-use crate::plan::plan_of;
-use crate::query::Query;
+use crate::model::index::{Index, TARGET_PARTITION_PROPERTY, TARGET_PROPERTY};
+use crate::model::plan::plan_of;
+use crate::model::table_model::TableModel;
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 use crate::Error;
 
 /// What [`verify`] found or [`repair`] changed.
@@ -249,7 +249,9 @@ fn take_row<M: TableModel>(
         }
         return Ok(());
     }
-    if crate::model::check_kind::<M>(&row).is_err() || crate::auxiliary::is_auxiliary(&row) {
+    if crate::model::table_model::check_kind::<M>(&row).is_err()
+        || crate::model::auxiliary::is_auxiliary(&row)
+    {
         return Ok(());
     }
     report.entities += 1;

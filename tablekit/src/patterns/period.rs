@@ -39,10 +39,10 @@ use futures::{StreamExt, TryStreamExt};
 
 use crate::client::error::{Error, Result};
 use crate::client::{Table, TableServiceClient};
-use crate::entity::DynamicEntity;
-use crate::limits::{validate_table_name, InvalidInput};
-use crate::model::TableModel;
-use crate::query::Query;
+use crate::model::table_model::TableModel;
+use crate::protocol::limits::{validate_table_name, InvalidInput};
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
 
 /// The length of time one table (or partition) covers.
 ///

@@ -8,12 +8,12 @@ use tokio::io::{AsyncBufRead, AsyncWrite};
 use super::format::{BackupHeader, BackupReader, BackupSummary, BackupWriter};
 use crate::client::error::{Error, Result};
 use crate::client::{OperationKind, Table};
-use crate::entity::DynamicEntity;
-use crate::model::{TableEntity, TableModel};
+use crate::model::plan::plan_of;
+use crate::model::table_model::{TableEntity, TableModel};
 use crate::patterns::bulk::{BulkReport, BulkWriter, WriteOp};
 use crate::patterns::progress::{ProgressCounter, ProgressSink};
-use crate::plan::plan_of;
-use crate::query::Query;
+use crate::query::builder::Query;
+use crate::values::entity::DynamicEntity;
 
 /// Streams every entity of `table` matching `query` into a backup written to `out`, page by
 /// page (never the whole table in memory), reporting progress per page (entities, file bytes).

@@ -3,9 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::client::OperationKind;
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
+use crate::protocol::limits::{self, InvalidInput, KeyKind, MAX_BATCH_BYTES, MAX_BATCH_OPERATIONS};
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// Whether the kind sends `If-Match` (and can fail with 412 or 404).
 pub(crate) fn is_conditional(kind: OperationKind) -> bool {

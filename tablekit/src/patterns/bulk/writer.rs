@@ -7,10 +7,10 @@ use futures::{stream, Stream, StreamExt};
 use super::plan::{BatchPlanner, Plan, WriteOp};
 use crate::client::error::{Error, Result};
 use crate::client::{Batch, BatchOutcome, OperationKind, TableServiceClient};
-use crate::entity::DynamicEntity;
-use crate::etag::ETag;
-use crate::limits::InvalidInput;
 use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
+use crate::protocol::limits::InvalidInput;
+use crate::values::entity::DynamicEntity;
+use crate::values::etag::ETag;
 
 /// Writes any number of operations as entity group transactions: grouped by table and
 /// PartitionKey, at most 100 operations and 4 MiB each (measured on the encoded body by the

@@ -1,5 +1,6 @@
 //! The command line: every command and option, as clap reads them.
 
+use std::marker::PhantomData;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -74,55 +75,223 @@ pub(crate) struct Global {
     pub(crate) allow_http: bool,
 }
 
-/// How to reach the account: a connection string, or an account with a key or SAS read from
-/// a variable or a file. Options given override the environment.
-#[derive(Args, Clone)]
-pub(crate) struct Connection {
-    /// A connection string, such as `UseDevelopmentStorage=true` (other users can read the
-    /// command line: prefer the variables). Without connection options, read from
-    /// `TABLEKIT_CONNECTION_STRING`, else `AZURE_STORAGE_CONNECTION_STRING`, else
-    /// `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`
-    #[arg(long, value_name = "STRING")]
+/// How to reach an account: a connection string, or an account with a key, a SAS or a token
+/// read from a variable or a file. Options given override the environment. `S` names the
+/// options: a command's own account, or the destination of `copy` (`--to-...`).
+#[derive(Clone)]
+pub(crate) struct Connection<S = SourceAccount> {
     pub(crate) connection_string: Option<String>,
-
-    /// The storage account's name (with a key, a SAS or an Entra ID token from --key-env,
-    /// --key-file, --sas-env, --sas-file, --token-env or --token-file; else from
-    /// `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`)
-    #[arg(long, value_name = "NAME")]
     pub(crate) account: Option<String>,
-
-    /// The Table service URL, when not `https://NAME.table.core.windows.net`
-    #[arg(long, value_name = "URL")]
     pub(crate) endpoint: Option<String>,
-
-    /// The environment variable holding the account's base64 key
-    #[arg(long, value_name = "VAR", group = "secret")]
     pub(crate) key_env: Option<String>,
-
-    /// The file holding the account's base64 key
-    #[arg(long, value_name = "PATH", group = "secret")]
     pub(crate) key_file: Option<PathBuf>,
-
-    /// The environment variable holding a SAS token
-    #[arg(long, value_name = "VAR", group = "secret")]
     pub(crate) sas_env: Option<String>,
-
-    /// The file holding a SAS token
-    #[arg(long, value_name = "PATH", group = "secret")]
     pub(crate) sas_file: Option<PathBuf>,
-
-    /// The environment variable holding a Microsoft Entra ID access token for Azure Storage
-    /// (`az account get-access-token --resource https://storage.azure.com`)
-    #[arg(long, value_name = "VAR", group = "secret")]
     pub(crate) token_env: Option<String>,
-
-    /// The file holding a Microsoft Entra ID access token for Azure Storage
-    #[arg(long, value_name = "PATH", group = "secret")]
     pub(crate) token_file: Option<PathBuf>,
+    side: PhantomData<S>,
+}
 
-    /// Which variables hold the connection when no option gives it.
-    #[arg(skip)]
-    pub(crate) environment: Environment,
+/// The destination of `copy`: the source's account unless told otherwise.
+pub(crate) type Destination = Connection<DestinationAccount>;
+
+/// The flags of one side's connection options, and the variables it falls back to.
+pub(crate) trait Side {
+    /// The variables the connection falls back to.
+    const ENVIRONMENT: Environment;
+    /// The group whose options conflict: one secret at most.
+    const SECRET_GROUP: &'static str;
+    /// The flag and help of each option, in the order of [`VALUE_NAMES`].
+    const FLAGS: [Flag; 9];
+}
+
+/// A connection option's long flag (also its id) and help.
+pub(crate) struct Flag {
+    long: &'static str,
+    help: &'static str,
+}
+
+/// The value names of the options, in field order; the last six are the secrets.
+const VALUE_NAMES: [&str; 9] = [
+    "STRING", "NAME", "URL", "VAR", "PATH", "VAR", "PATH", "VAR", "PATH",
+];
+/// Where the secrets start in [`VALUE_NAMES`] and [`Side::FLAGS`].
+const FIRST_SECRET: usize = 3;
+
+/// A command's own account.
+#[derive(Clone, Copy)]
+pub(crate) struct SourceAccount;
+
+impl Side for SourceAccount {
+    const ENVIRONMENT: Environment = Environment::Source;
+    const SECRET_GROUP: &'static str = "secret";
+    const FLAGS: [Flag; 9] = [
+        Flag {
+            long: "connection-string",
+            help: "A connection string, such as `UseDevelopmentStorage=true` (other users can \
+                   read the command line: prefer the variables). Without connection options, \
+                   read from `TABLEKIT_CONNECTION_STRING`, else \
+                   `AZURE_STORAGE_CONNECTION_STRING`, else `AZURE_STORAGE_ACCOUNT` with \
+                   `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`",
+        },
+        Flag {
+            long: "account",
+            help: "The storage account's name (with a key, a SAS or an Entra ID token from \
+                   --key-env, --key-file, --sas-env, --sas-file, --token-env or --token-file; \
+                   else from `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`)",
+        },
+        Flag {
+            long: "endpoint",
+            help: "The Table service URL, when not `https://NAME.table.core.windows.net`",
+        },
+        Flag {
+            long: "key-env",
+            help: "The environment variable holding the account's base64 key",
+        },
+        Flag {
+            long: "key-file",
+            help: "The file holding the account's base64 key",
+        },
+        Flag {
+            long: "sas-env",
+            help: "The environment variable holding a SAS token",
+        },
+        Flag {
+            long: "sas-file",
+            help: "The file holding a SAS token",
+        },
+        Flag {
+            long: "token-env",
+            help: "The environment variable holding a Microsoft Entra ID access token for \
+                   Azure Storage (`az account get-access-token --resource \
+                   https://storage.azure.com`)",
+        },
+        Flag {
+            long: "token-file",
+            help: "The file holding a Microsoft Entra ID access token for Azure Storage",
+        },
+    ];
+}
+
+/// The destination of `copy`.
+#[derive(Clone, Copy)]
+pub(crate) struct DestinationAccount;
+
+impl Side for DestinationAccount {
+    const ENVIRONMENT: Environment = Environment::Destination;
+    const SECRET_GROUP: &'static str = "to_secret";
+    const FLAGS: [Flag; 9] = [
+        Flag {
+            long: "to-connection-string",
+            help: "The destination's connection string (without destination options, read \
+                   from `TABLEKIT_TO_CONNECTION_STRING`; without that either, the source's \
+                   account)",
+        },
+        Flag {
+            long: "to-account",
+            help: "The destination's account name",
+        },
+        Flag {
+            long: "to-endpoint",
+            help: "The destination's Table service URL",
+        },
+        Flag {
+            long: "to-key-env",
+            help: "The environment variable holding the destination account's base64 key",
+        },
+        Flag {
+            long: "to-key-file",
+            help: "The file holding the destination account's base64 key",
+        },
+        Flag {
+            long: "to-sas-env",
+            help: "The environment variable holding the destination's SAS token",
+        },
+        Flag {
+            long: "to-sas-file",
+            help: "The file holding the destination's SAS token",
+        },
+        Flag {
+            long: "to-token-env",
+            help: "The environment variable holding an Entra ID access token for the \
+                   destination",
+        },
+        Flag {
+            long: "to-token-file",
+            help: "The file holding an Entra ID access token for the destination",
+        },
+    ];
+}
+
+// Written by hand rather than derived: clap's derive cannot give one struct's options a prefix,
+// and `copy` takes the same options twice, bare and as `--to-...`.
+impl<S: Side> Args for Connection<S> {
+    fn augment_args(mut cmd: clap::Command) -> clap::Command {
+        for (i, (flag, value_name)) in S::FLAGS.iter().zip(VALUE_NAMES).enumerate() {
+            let arg = clap::Arg::new(flag.long)
+                .long(flag.long)
+                .value_name(value_name)
+                .help(flag.help)
+                .action(clap::ArgAction::Set);
+            let arg = if value_name == "PATH" {
+                arg.value_parser(clap::value_parser!(PathBuf))
+            } else {
+                arg.value_parser(clap::value_parser!(String))
+            };
+            cmd = cmd.arg(if i >= FIRST_SECRET {
+                arg.group(S::SECRET_GROUP)
+            } else {
+                arg
+            });
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<S: Side> clap::FromArgMatches for Connection<S> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let text = |i: usize| matches.get_one::<String>(S::FLAGS[i].long).cloned();
+        let path = |i: usize| matches.get_one::<PathBuf>(S::FLAGS[i].long).cloned();
+        Ok(Self {
+            connection_string: text(0),
+            account: text(1),
+            endpoint: text(2),
+            key_env: text(3),
+            key_file: path(4),
+            sas_env: text(5),
+            sas_file: path(6),
+            token_env: text(7),
+            token_file: path(8),
+            side: PhantomData,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        let given = Self::from_arg_matches(matches)?;
+        macro_rules! update {
+            ($($field:ident),*) => {
+                $(if given.$field.is_some() {
+                    self.$field = given.$field;
+                })*
+            };
+        }
+        update!(
+            connection_string,
+            account,
+            endpoint,
+            key_env,
+            key_file,
+            sas_env,
+            sas_file,
+            token_env,
+            token_file
+        );
+        Ok(())
+    }
 }
 
 /// The variables a connection falls back to.
@@ -375,41 +544,8 @@ pub(crate) struct RestoreArgs {
 /// The variable naming the destination of `copy`.
 pub(crate) const TO_CONNECTION_STRING_VAR: &str = "TABLEKIT_TO_CONNECTION_STRING";
 
-/// The destination of `copy`: the source's account unless told otherwise.
-#[derive(Args, Clone)]
-pub(crate) struct Destination {
-    /// The destination's connection string (without destination options, read from
-    /// `TABLEKIT_TO_CONNECTION_STRING`; without that either, the source's account)
-    #[arg(long, value_name = "STRING")]
-    pub(crate) to_connection_string: Option<String>,
-    /// The destination's account name
-    #[arg(long, value_name = "NAME")]
-    pub(crate) to_account: Option<String>,
-    /// The destination's Table service URL
-    #[arg(long, value_name = "URL")]
-    pub(crate) to_endpoint: Option<String>,
-    /// The environment variable holding the destination account's base64 key
-    #[arg(long, value_name = "VAR", group = "to_secret")]
-    pub(crate) to_key_env: Option<String>,
-    /// The file holding the destination account's base64 key
-    #[arg(long, value_name = "PATH", group = "to_secret")]
-    pub(crate) to_key_file: Option<PathBuf>,
-    /// The environment variable holding the destination's SAS token
-    #[arg(long, value_name = "VAR", group = "to_secret")]
-    pub(crate) to_sas_env: Option<String>,
-    /// The file holding the destination's SAS token
-    #[arg(long, value_name = "PATH", group = "to_secret")]
-    pub(crate) to_sas_file: Option<PathBuf>,
-    /// The environment variable holding an Entra ID access token for the destination
-    #[arg(long, value_name = "VAR", group = "to_secret")]
-    pub(crate) to_token_env: Option<String>,
-    /// The file holding an Entra ID access token for the destination
-    #[arg(long, value_name = "PATH", group = "to_secret")]
-    pub(crate) to_token_file: Option<PathBuf>,
-}
-
 // A connection string holds the account key: Debug shows only whether one is given.
-impl std::fmt::Debug for Connection {
+impl<S> std::fmt::Debug for Connection<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
             .field(
@@ -422,31 +558,14 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-impl std::fmt::Debug for Destination {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&self.connection(), f)
-    }
-}
-
 impl Destination {
-    /// The destination as a [`Connection`]: the options given, else
-    /// `TABLEKIT_TO_CONNECTION_STRING`; `None` without either (the source's account then).
-    pub(crate) fn connection(&self) -> Option<Connection> {
-        let given = self.to_connection_string.is_some()
-            || self.to_account.is_some()
+    /// The destination, when the options or `TABLEKIT_TO_CONNECTION_STRING` give one; `None`
+    /// without either (the source's account then).
+    pub(crate) fn given(&self) -> Option<&Self> {
+        let given = self.connection_string.is_some()
+            || self.account.is_some()
             || std::env::var_os(TO_CONNECTION_STRING_VAR).is_some();
-        given.then(|| Connection {
-            connection_string: self.to_connection_string.clone(),
-            environment: Environment::Destination,
-            account: self.to_account.clone(),
-            endpoint: self.to_endpoint.clone(),
-            key_env: self.to_key_env.clone(),
-            key_file: self.to_key_file.clone(),
-            sas_env: self.to_sas_env.clone(),
-            sas_file: self.to_sas_file.clone(),
-            token_env: self.to_token_env.clone(),
-            token_file: self.to_token_file.clone(),
-        })
+        given.then_some(self)
     }
 }
 
@@ -525,9 +644,35 @@ pub(crate) struct CompletionsArgs {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
+    use clap::{CommandFactory, Parser};
 
     use super::Cli;
+
+    #[test]
+    fn the_destination_takes_the_source_options_with_a_to_prefix() {
+        let cli = Cli::command();
+        let copy = cli.find_subcommand("copy").unwrap();
+        let get = cli.find_subcommand("get").unwrap();
+        let mut source = 0;
+        for arg in get.get_arguments().filter(|a| !a.is_global_set()) {
+            let Some(long) = arg.get_long() else { continue };
+            let to = copy
+                .get_arguments()
+                .find(|a| a.get_long() == Some(&format!("to-{long}")))
+                .unwrap_or_else(|| panic!("no --to-{long}"));
+            assert_eq!(arg.get_value_names(), to.get_value_names(), "{long}");
+            source += 1;
+        }
+        assert_eq!(source, 9);
+        for secrets in [
+            ["--key-env", "X", "--sas-file", "f"],
+            ["--to-key-env", "X", "--to-sas-file", "f"],
+        ] {
+            let args = ["tablekit", "copy", "A", "B"].into_iter().chain(secrets);
+            let error = Cli::try_parse_from(args).unwrap_err();
+            assert_eq!(error.kind(), clap::error::ErrorKind::ArgumentConflict);
+        }
+    }
 
     #[test]
     fn debug_never_shows_a_connection_string() {

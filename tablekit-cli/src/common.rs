@@ -7,6 +7,7 @@ use std::path::Path;
 
 use tablekit::client::TableServiceClient;
 use tablekit::{DynamicEntity, Query};
+use unicode_width::UnicodeWidthStr;
 
 use crate::cli::Selection;
 use crate::exit::{Failure, Kind, Outcome};
@@ -29,12 +30,15 @@ pub(crate) fn check_filter(filter: &str) -> Outcome {
         .map(drop)
         .map_err(|e| {
             let at = e.position();
-            let column = filter.get(..at).map_or(at, |s| s.chars().count());
+            let before = filter.get(..at);
+            let column = before.map_or(at, |s| s.chars().count());
+            // The caret goes under the character on a terminal, where CJK takes two columns.
+            let indent = before.map_or(at, UnicodeWidthStr::width);
             Failure::bad_input(format!(
                 "malformed filter at character {}: {}\n  {filter}\n  {}^",
                 column + 1,
                 e.message(),
-                " ".repeat(column)
+                " ".repeat(indent)
             ))
         })
 }
@@ -100,4 +104,22 @@ pub(crate) fn input(path: Option<&Path>) -> Outcome<Box<dyn BufRead>> {
         )),
         None => Box::new(BufReader::with_capacity(1 << 16, std::io::stdin())),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_filter;
+
+    #[test]
+    fn the_caret_stands_under_the_error_after_wide_characters() {
+        let filter = "Name eq '東京' and and";
+        let message = check_filter(filter).unwrap_err().to_string();
+        let mut lines = message.lines().skip_while(|l| !l.contains(filter));
+        let (text, caret) = (lines.next().unwrap(), lines.next().unwrap());
+        let column = caret.find('^').unwrap();
+        // The caret's column counts the two-column characters as two.
+        let at = text.find(" and and").unwrap() + " and ".len();
+        let width = unicode_width::UnicodeWidthStr::width(&text[..at]);
+        assert_eq!(column, width, "{message}");
+    }
 }

@@ -18,7 +18,7 @@ use tablekit::client::{
     ClientBuilder, Credential, RetryPolicy, TableServiceClient, TokenFuture, TokenProvider,
 };
 
-use crate::cli::{Connection, Environment, Global, TO_CONNECTION_STRING_VAR};
+use crate::cli::{Connection, Environment, Global, Side, TO_CONNECTION_STRING_VAR};
 use crate::exit::{Failure, Outcome};
 
 /// The connection string variable tablekit reads first.
@@ -44,7 +44,7 @@ enum Source {
 }
 
 /// The client `connection` describes.
-pub(crate) fn client(connection: &Connection) -> Outcome<TableServiceClient> {
+pub(crate) fn client<S: Side>(connection: &Connection<S>) -> Outcome<TableServiceClient> {
     let mut builder = TableServiceClient::builder();
     match source(connection)? {
         Source::ConnectionString(text) => {
@@ -79,17 +79,17 @@ fn in_cli_terms(message: &str) -> String {
 }
 
 /// The options of the command line, then the variables: options always win.
-fn source(connection: &Connection) -> Outcome<Source> {
+fn source<S: Side>(connection: &Connection<S>) -> Outcome<Source> {
     match (&connection.connection_string, &connection.account) {
         (Some(_), Some(_)) => Err(Failure::bad_input(
             "give either a connection string or `--account`, not both",
         )),
         (Some(text), None) => {
-            warn_if_secret(text, connection.environment);
+            warn_if_secret(text, S::ENVIRONMENT);
             Ok(Source::ConnectionString(text.clone()))
         }
         (None, Some(account)) => Ok(Source::Account(account.clone())),
-        (None, None) => from_environment(connection.environment),
+        (None, None) => from_environment(S::ENVIRONMENT),
     }
 }
 
@@ -157,7 +157,7 @@ enum Secret {
 
 /// The credential of `--key-env`, `--key-file`, `--sas-env`, `--sas-file`, `--token-env` or
 /// `--token-file`.
-fn credential(connection: &Connection) -> Outcome<Credential> {
+fn credential<S>(connection: &Connection<S>) -> Outcome<Credential> {
     let sources = [
         (Secret::Key, &connection.key_env, &connection.key_file),
         (Secret::Sas, &connection.sas_env, &connection.sas_file),

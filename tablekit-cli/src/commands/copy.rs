@@ -40,8 +40,8 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
         query = query.filter_raw(filter.clone());
     }
     let source_client = client(&args.connection)?;
-    let target_client = match args.destination.connection() {
-        Some(connection) => client(&connection)?,
+    let target_client = match args.destination.given() {
+        Some(connection) => client(connection)?,
         None => source_client.clone(),
     };
     let same_service = source_client.endpoint().base_url() == target_client.endpoint().base_url();

@@ -10,6 +10,7 @@ use futures::TryStreamExt;
 use tablekit::client::Table;
 use tablekit::codec::encode_entity_into;
 use tablekit::{DynamicEntity, Query};
+use unicode_width::UnicodeWidthStr;
 
 use crate::cells::literal;
 use crate::cli::{QueryArgs, QueryFormat};
@@ -156,8 +157,8 @@ impl<W: Write> TableWriter<W> {
         self.widths = (0..names.len())
             .map(|i| {
                 rows.iter()
-                    .map(|row| row[i].chars().count())
-                    .chain([names[i].chars().count()])
+                    .map(|row| row[i].width())
+                    .chain([names[i].width()])
                     .max()
                     .unwrap_or(0)
             })
@@ -172,8 +173,11 @@ impl<W: Write> TableWriter<W> {
 
     fn line(&mut self, cells: &[String]) -> Outcome {
         let mut line = String::new();
+        // Padded by terminal columns, not chars: CJK and most emoji take two.
         for (cell, &width) in cells.iter().zip(&self.widths) {
-            line.push_str(&format!("{cell:<width$}  "));
+            line.push_str(cell);
+            let pad = width.saturating_sub(cell.width()) + 2;
+            line.extend(std::iter::repeat_n(' ', pad));
         }
         writeln!(self.out, "{}", line.trim_end()).map_err(write_failed)
     }
@@ -214,4 +218,52 @@ fn printable(text: &str) -> String {
         .collect::<String>()
         .replace("\\\"", "\"")
         .replace("\\'", "'")
+}
+
+#[cfg(test)]
+mod tests {
+    use tablekit::DynamicEntity;
+    use unicode_width::UnicodeWidthStr;
+
+    use super::TableWriter;
+
+    /// The terminal column where each space-separated word of `line` starts.
+    fn starts(line: &str) -> Vec<usize> {
+        let mut starts = Vec::new();
+        let mut previous = ' ';
+        for (i, c) in line.char_indices() {
+            if c != ' ' && previous == ' ' {
+                starts.push(line[..i].width());
+            }
+            previous = c;
+        }
+        starts
+    }
+
+    #[test]
+    fn cjk_and_emoji_cells_keep_the_columns_aligned() {
+        let rows = [
+            ("p", "東京", "日本語"),
+            ("p", "a", "abc"),
+            ("😀", "🎉🎉", "x"),
+        ];
+        let mut out = Vec::new();
+        let mut writer = TableWriter::new(&mut out);
+        for (partition_key, row_key, name) in rows {
+            let mut entity = DynamicEntity::new(partition_key, row_key);
+            entity.set("Name", name);
+            writer.push(entity).unwrap();
+        }
+        writer.finish().unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        // The header has a Timestamp column the rows leave empty.
+        let header = starts(lines[0]);
+        assert_eq!(header.len(), 4, "{text}");
+        for line in &lines[1..4] {
+            let row = starts(line);
+            assert_eq!(row, [header[0], header[1], header[3]], "{text}");
+        }
+    }
 }

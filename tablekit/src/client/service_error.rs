@@ -237,9 +237,85 @@ fn parse_body(body: &[u8]) -> (Option<String>, Option<String>) {
         return (code, message);
     }
     let text = String::from_utf8_lossy(body);
-    (xml_element(&text, "Code"), xml_element(&text, "Message"))
+    let (code, message) = xml_error(&text);
+    // A body the XML reader gives up on (a bare `&`, a truncated answer) still shows what a
+    // plain search finds: the error is more use with its code than without.
+    (
+        code.or_else(|| xml_element(&text, "Code")),
+        message.or_else(|| xml_element(&text, "Message")),
+    )
 }
 
+/// The `Code` and `Message` children of an XML error's root, entities and CDATA decoded;
+/// prefixes are ignored (`<m:code>` of OData's XML errors is read as well as Azurite's
+/// `<Code>`). Stops at the first malformed part, keeping what it read before.
+fn xml_error(text: &str) -> (Option<String>, Option<String>) {
+    use quick_xml::events::Event;
+
+    /// Which field the text being read belongs to.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Field {
+        Code,
+        Message,
+    }
+
+    let mut reader = quick_xml::Reader::from_str(text);
+    let (mut code, mut message) = (None, None);
+    let mut depth = 0usize;
+    let mut reading: Option<(Field, String)> = None;
+    loop {
+        let event = match reader.read_event() {
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(event) => event,
+        };
+        match event {
+            Event::Start(start) => {
+                depth += 1;
+                if depth == 2 && reading.is_none() {
+                    let field = match start.local_name().as_ref() {
+                        b"Code" | b"code" => Some(Field::Code),
+                        b"Message" | b"message" => Some(Field::Message),
+                        _ => None,
+                    };
+                    reading = field.map(|f| (f, String::new()));
+                }
+            }
+            Event::End(_) => {
+                if depth == 2 {
+                    if let Some((field, value)) = reading.take() {
+                        let slot = match field {
+                            Field::Code => &mut code,
+                            Field::Message => &mut message,
+                        };
+                        // The first of each wins, as the service sends one.
+                        slot.get_or_insert_with(|| value.trim().to_owned());
+                    }
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Event::Text(content) if depth == 2 => {
+                if let Some((_, value)) = &mut reading {
+                    match content.unescape() {
+                        Ok(content) => value.push_str(&content),
+                        Err(_) => break,
+                    }
+                }
+            }
+            Event::CData(content) if depth == 2 => {
+                if let Some((_, value)) = &mut reading {
+                    value.push_str(&String::from_utf8_lossy(&content));
+                }
+            }
+            _ => {}
+        }
+        if code.is_some() && message.is_some() {
+            break;
+        }
+    }
+    (code, message)
+}
+
+/// The text between the first `<name>` and `</name>`, as it stands.
 fn xml_element(text: &str, name: &str) -> Option<String> {
     let open = format!("<{name}>");
     let start = text.find(&open)? + open.len();
@@ -267,6 +343,65 @@ mod tests {
         assert_eq!(err.message(), "Server failed to authenticate the request.");
         let err = ServiceError::from_response(403, Some("AuthenticationFailed".into()), None, body);
         assert_eq!(err.code(), Some("AuthenticationFailed"));
+    }
+
+    #[test]
+    fn decodes_entities_and_cdata() {
+        let body = "<Error><Code>Bad&amp;Worse</Code><Message>a &lt;b&gt; &#233;&#x4E2D; \
+                    &quot;q&quot; &apos;s&apos;</Message></Error>";
+        let err = ServiceError::from_response(400, None, None, body.as_bytes());
+        assert_eq!(err.code(), Some("Bad&Worse"));
+        assert_eq!(err.message(), "a <b> \u{e9}\u{4e2d} \"q\" 's'");
+        let body = "<Error><Code><![CDATA[X<&>Y]]></Code>\
+                    <Message>one <![CDATA[<two>]]> &amp; three\nRequestId:1</Message></Error>";
+        let err = ServiceError::from_response(400, None, None, body.as_bytes());
+        assert_eq!(err.code(), Some("X<&>Y"));
+        assert_eq!(err.message(), "one <two> & three");
+    }
+
+    #[test]
+    fn reads_prefixed_and_odata_errors_and_skips_nested_ones() {
+        let body = r#"<?xml version="1.0" encoding="utf-8"?>
+<m:error xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata">
+  <m:code>ResourceNotFound</m:code>
+  <m:message xml:lang="en-US">The specified resource does not exist.
+RequestId:1</m:message>
+</m:error>"#;
+        let err = ServiceError::from_response(404, None, None, body.as_bytes());
+        assert_eq!(err.code(), Some("ResourceNotFound"));
+        assert_eq!(err.message(), "The specified resource does not exist.");
+        // A `Code` inside another element is not the error's.
+        let body = "<Error><Detail><Code>Inner</Code><Message>inner</Message></Detail>\
+                    <Code>Outer</Code><Message>outer</Message></Error>";
+        let err = ServiceError::from_response(400, None, None, body.as_bytes());
+        assert_eq!(err.code(), Some("Outer"));
+        assert_eq!(err.message(), "outer");
+    }
+
+    #[test]
+    fn malformed_and_truncated_xml_keeps_what_can_be_read() {
+        // Truncated in the message: the code is still there.
+        let body = b"<Error><Code>ServerBusy</Code><Message>The server is bu";
+        let err = ServiceError::from_response(503, None, None, body);
+        assert_eq!(err.code(), Some("ServerBusy"));
+        assert_eq!(err.message(), "");
+        // A bare `&` the reader refuses: the plain search still finds both.
+        let body = b"<Error><Code>Bad</Code><Message>a & b</Message></Error>";
+        let err = ServiceError::from_response(400, None, None, body);
+        assert_eq!(err.code(), Some("Bad"));
+        assert_eq!(err.message(), "a & b");
+        // Mismatched tags, unknown entities, invalid UTF-8, lone markup: no panic.
+        for body in [
+            &b"<Error><Code>A</Message></Code></Error>"[..],
+            b"<Error><Code>&bogus;</Code></Error>",
+            b"<Error><Code>\xff\xfe</Code></Error>",
+            b"<",
+            b"<![CDATA[",
+            b"<Error><Code><Code><Code>",
+            b"</Error></Error><Code>X</Code>",
+        ] {
+            let _ = ServiceError::from_response(400, None, None, body);
+        }
     }
 
     #[test]

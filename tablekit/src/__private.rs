@@ -34,6 +34,7 @@ pub use crate::family::{
 };
 pub use crate::filter::Filter;
 pub use crate::index::{Index, IndexValue};
+pub use crate::insight::{FieldInfo, FieldStorage, ModelFields};
 pub use crate::keys;
 pub use crate::limits::KeyKind;
 pub use crate::model::{Discriminator, NamedTable, TableEntity, TableModel, WrongKind};

@@ -22,6 +22,7 @@ pub mod filter;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod index;
+pub mod insight;
 pub mod keys;
 pub mod limits;
 mod model;

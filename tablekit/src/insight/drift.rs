@@ -241,12 +241,15 @@ fn keys_text(examples: &[(String, String)]) -> String {
         .join(", ")
 }
 
+/// Rows, the first reason and a few keys of one field's unreadable values.
+type UnreadableTally = (usize, String, Vec<(String, String)>);
+
 /// Counts being gathered.
 #[derive(Default)]
 struct Tally {
     unknown: BTreeMap<String, (usize, Vec<String>)>,
     absent: BTreeMap<usize, usize>,
-    unreadable: BTreeMap<usize, (usize, String, Vec<(String, String)>)>,
+    unreadable: BTreeMap<usize, UnreadableTally>,
     keys: [(usize, Vec<String>); 2],
 }
 

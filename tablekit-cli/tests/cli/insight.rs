@@ -49,7 +49,11 @@ async fn generated_model_then_drift(connection_string: &str) {
         connection_string,
         &["schema", "check", &name, "--model", model],
     ));
-    assert!(clean.stdout.contains("=> every field reads"), "{}", clean.stdout);
+    assert!(
+        clean.stdout.contains("=> every field reads"),
+        "{}",
+        clean.stdout
+    );
 
     // Later writers: a quantity as text, a property the model lacks, a RowKey of another form.
     let table = client(connection_string).table_named::<DynamicEntity>(&name);

@@ -48,6 +48,12 @@ pub(crate) enum Command {
     Migrate(MigrateArgs),
     /// Counts a table's entities and partitions, with an approximate size per partition
     Stats(StatsArgs),
+    /// Writes a model (a `#[derive(TableEntity)]` struct) inferred from a sample of a table
+    #[command(subcommand)]
+    Generate(crate::commands::insight::GenerateCommand),
+    /// Checks a table against a model: what a read of its rows would not see or not read
+    #[command(subcommand)]
+    Schema(crate::commands::insight::SchemaCommand),
     /// Runs the tablekit emulator (the options of `tablekit-emulator`) until Ctrl-C
     Emulator(EmulatorArgs),
     /// Prints a shell's completion script on stdout

@@ -59,6 +59,18 @@ const EXAMPLES: &[(&[&str], &str)] = &[
          tablekit migrate Gamers --retype Score:Int64 --remove Legacy",
     ),
     (&["stats"], "  tablekit stats Gamers --partitions"),
+    (&["generate"], "  tablekit generate model Gamers > src/gamer.rs"),
+    (
+        &["generate", "model"],
+        "  tablekit generate model Gamers --sample 5000 --name Gamer > src/gamer.rs\n  \
+         tablekit generate model Gamers --json > gamer.model.json",
+    ),
+    (&["schema"], "  tablekit schema check Gamers --model gamer.model.json"),
+    (
+        &["schema", "check"],
+        "  tablekit schema check Gamers --model gamer.model.json\n  \
+         tablekit schema check Gamers --model gamer.model.json --json > drift.json",
+    ),
     (&["emulator"], "  tablekit emulator --port 10002"),
     (&["completions"], "  tablekit completions bash > /etc/bash_completion.d/tablekit"),
 ];

@@ -163,6 +163,8 @@ async fn run(command: Command) -> Outcome {
         Command::Copy(args) => copy::run(*args, interrupt()).await,
         Command::Migrate(args) => migrate::run(args, interrupt()).await,
         Command::Stats(args) => stats::run(args).await,
+        Command::Generate(command) => insight::generate(command).await,
+        Command::Schema(command) => insight::schema(command).await,
         Command::Emulator(args) => args.serve().await.map_err(Failure::failed),
         Command::Completions(args) => {
             let mut command = help::command();

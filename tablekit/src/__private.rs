@@ -25,6 +25,7 @@ pub use smol_str::SmolStr;
 pub use crate::client::error::Error;
 pub use crate::client::Table;
 pub use crate::filter::Filter;
+pub use crate::insight::{FieldInfo, FieldStorage, ModelFields};
 pub use crate::model::family::{
     check_same_table, check_variant_pair, discriminator_of, kind_or_empty, only, Family, NoTable,
     TableOf, Variant,

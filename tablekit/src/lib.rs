@@ -16,6 +16,7 @@
 //! | queries | `query/` | [`Query`], [`column`](mod@column), [`keys`], [`select`] |
 //! | the client | `client/` | [`client`]: [`Table`](client::Table)'s methods are in `client/table.rs`, the work in the modules beside it |
 //! | storage patterns | `patterns/` | [`patterns`], built on the client |
+//! | insight | `insight/` | [`insight`]: models generated from a sample of a table, and drift checks |
 //!
 //! Every lower layer's error converts into the client's [`Error`] (see its docs). Two modules
 //! stand outside the layers: `__private`, the support of the derive macros, and `fuzzing`, the
@@ -31,6 +32,7 @@
 pub mod client;
 pub mod codec;
 pub mod filter;
+pub mod insight;
 mod model;
 pub mod patterns;
 mod protocol;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// The layer folders of `tablekit/src`, bottom to top.
 const LAYERS: &[&str] = &[
-    "values", "codec", "filter", "protocol", "model", "query", "client", "patterns",
+    "values", "codec", "filter", "protocol", "model", "query", "client", "patterns", "insight",
 ];
 
 /// Top-level modules that belong to no layer (see the module docs).

@@ -18,6 +18,7 @@ mod data_safety;
 mod filter_cases;
 mod index;
 mod index_races;
+mod insight;
 mod model_based;
 mod patterns;
 mod records_gamer;

@@ -9,6 +9,7 @@ mod conventions;
 mod copy;
 mod edge_values;
 mod entities;
+mod insight;
 mod migrate;
 mod output;
 #[cfg(feature = "parquet")]

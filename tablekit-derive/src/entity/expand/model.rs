@@ -44,7 +44,10 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
     });
     let indexes = super::index::indexes_const(g);
     let spread = spread_fields(g);
+    let fields = model_fields(g);
     quote! {
+        #fields
+
         #[automatically_derived]
         impl #p::TableModel for #model {
             type Entity = #wrapper;
@@ -73,6 +76,49 @@ pub(super) fn traits(g: &Gen<'_, '_>) -> TokenStream {
             fn as_dynamic_mut(&mut self) -> &mut #p::DynamicEntity {
                 &mut self.0
             }
+        }
+    }
+}
+
+/// `ModelFields`: every field but skipped ones, with a reader calling its `try_` getter, so
+/// drift checks read stored values exactly as the model's getters do.
+fn model_fields(g: &Gen<'_, '_>) -> TokenStream {
+    let (p, model, wrapper) = (g.p, g.c.ident, &g.wrapper);
+    let fields = g.c.fields.iter().filter_map(|f| {
+        let storage = match f.storage {
+            Storage::Skipped => return None,
+            Storage::Property => quote!(Property),
+            Storage::Records { .. } | Storage::Split { .. } | Storage::Json => quote!(Spread),
+            Storage::Flatten => quote!(Flatten),
+            Storage::KeyOnly => quote!(KeyOnly),
+        };
+        let field = f.ident.to_string();
+        let field = field.trim_start_matches("r#");
+        let property = if f.storage == Storage::KeyOnly {
+            ""
+        } else {
+            f.name.as_str()
+        };
+        let (old, optional) = (&f.old_names, f.optional);
+        let ty = f.ty;
+        let rust_type = quote!(#ty).to_string().replace(' ', "");
+        let try_get = format_ident!("try_{}", field);
+        Some(quote! {
+            #p::FieldInfo {
+                field: #field,
+                property: #property,
+                old_names: &[#(#old),*],
+                rust_type: #rust_type,
+                optional: #optional,
+                storage: #p::FieldStorage::#storage,
+                read: |entity: &#wrapper| entity.#try_get().map(#p::drop),
+            }
+        })
+    });
+    quote! {
+        #[automatically_derived]
+        impl #p::ModelFields for #model {
+            const FIELDS: &'static [#p::FieldInfo<#wrapper>] = &[#(#fields),*];
         }
     }
 }

@@ -1,0 +1,138 @@
+//! Models generated from a live table: Microsoft's Python SDK (the interop suite's pinned
+//! `azure-data-tables`, in its venv) fills a table on the emulator with two kinds of rows,
+//! every EDM type, missing properties, composite keys and inverted ticks; the generated source
+//! must equal `insight_model.rs` exactly, and that file is compiled here and reads every row.
+//!
+//! `TABLEKIT_UPDATE_SNAPSHOTS=1` rewrites the snapshot instead of comparing.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use tablekit::insight::{check_model, generate_model, sample, GenerateOptions, SampleOptions};
+use tablekit::DynamicEntity;
+use tablekit_testing::Emulator;
+
+#[path = "../interop/install.rs"]
+#[allow(dead_code)]
+mod install;
+
+/// The generated model, compiled: it must read every row it was generated from.
+#[path = "insight_model.rs"]
+#[allow(missing_docs, dead_code)]
+mod insight_model;
+
+/// The interop suite's venv with the pinned SDK, installed the same way if it is not yet:
+/// same requirements, same directory (named after the pinned version).
+fn python() -> std::path::PathBuf {
+    static VENV: OnceLock<Result<std::path::PathBuf, String>> = OnceLock::new();
+    let venv = VENV.get_or_init(|| {
+        let requirements = install::sources().join("python/requirements.txt");
+        let text = std::fs::read_to_string(&requirements).map_err(|e| e.to_string())?;
+        let version = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("azure-data-tables=="))
+            .ok_or("requirements.txt pins no azure-data-tables")?
+            .to_owned();
+        install::installed(
+            &format!("python-azure-data-tables-{version}"),
+            |dir| dir.join(".installed").is_file(),
+            |dir| {
+                install::run(
+                    Command::new("python3").args(["-m", "venv", "."]),
+                    dir,
+                    "make a Python venv (Python 3 with its `venv` module is needed)",
+                )?;
+                install::run(
+                    Command::new(dir.join("bin/python"))
+                        .args([
+                            "-m",
+                            "pip",
+                            "install",
+                            "--quiet",
+                            "--disable-pip-version-check",
+                        ])
+                        .arg("--requirement")
+                        .arg(&requirements),
+                    dir,
+                    "install the pinned Python packages with pip",
+                )?;
+                std::fs::write(dir.join(".installed"), &version)
+                    .map_err(|e| format!("cannot mark the venv installed: {e}"))
+            },
+        )
+    });
+    match venv {
+        Ok(dir) => dir.join("bin/python"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The table the Python SDK filled, every entity of it.
+async fn filled(emulator: &Emulator) -> Vec<DynamicEntity> {
+    let name = crate::support::servers::unique_name("Insight");
+    let output = Command::new(python())
+        .arg(install::sources().join("python/fill_insight.py"))
+        .arg(emulator.connection_string())
+        .arg(&name)
+        .output()
+        .expect("python runs");
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = emulator.client().table_named::<DynamicEntity>(&name);
+    let read = sample(&table, &SampleOptions::default())
+        .await
+        .expect("sample");
+    assert!(read.complete, "a small table is read whole");
+    read.entities
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_generated_from_a_python_filled_table_is_the_snapshot_and_reads_every_row() {
+    let emulator = Emulator::start().await.expect("starts");
+    let entities = filled(&emulator).await;
+    assert_eq!(entities.len(), 15);
+    let model = generate_model(
+        &entities,
+        &GenerateOptions {
+            name: Some("Shop".into()),
+            table: Some("Shops".into()),
+        },
+    );
+    let snapshot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/insight_model.rs");
+    if std::env::var_os("TABLEKIT_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&snapshot, &model.source).expect("write the snapshot");
+    }
+    assert_eq!(
+        model.source,
+        include_str!("insight_model.rs"),
+        "the generated model changed"
+    );
+
+    // The compiled snapshot reads every row, keys included: only its optional fields are
+    // absent, from the rows of the other kind.
+    let d = &model.description;
+    let report =
+        check_model::<insight_model::Shop>(&entities, Some((&d.partition_key, &d.row_key)));
+    let quiet = |r: &tablekit::insight::DriftReport| {
+        !r.fails_reads()
+            && r.unknown_properties.is_empty()
+            && r.absent_fields.iter().all(|a| a.optional)
+    };
+    assert!(quiet(&report), "{report}");
+    assert_eq!(report.absent_fields.len(), 12, "{report}");
+    let first = <insight_model::ShopEntity as tablekit::TableEntity>::wrap(entities[0].clone());
+    assert_eq!(first.shop(), 1);
+    assert_eq!(
+        tablekit::keys::inverted_ticks(&first.row()),
+        tablekit::TableEntity::row_key(&first)
+    );
+    // The description says the same as the derive's own field list.
+    let described = tablekit::insight::check(d, &entities);
+    assert!(quiet(&described), "{described}");
+    assert_eq!(described.absent_fields, report.absent_fields);
+}

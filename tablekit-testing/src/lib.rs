@@ -2,6 +2,13 @@
 
 mod azurite;
 
+// The user guide's code blocks run as this crate's doc tests: the guide cannot drift from the API.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../guide/getting-started.md")]
+    mod getting_started {}
+}
+
 pub use azurite::{
     azurite_client, azurite_connection_string, AZURITE_CONNECTION_STRING_VAR, AZURITE_VERSION,
 };

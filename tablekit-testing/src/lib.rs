@@ -7,6 +7,8 @@ mod azurite;
 mod guide {
     #[doc = include_str!("../../guide/getting-started.md")]
     mod getting_started {}
+    #[doc = include_str!("../../guide/modelling.md")]
+    mod modelling {}
 }
 
 pub use azurite::{

@@ -9,6 +9,8 @@ mod guide {
     mod getting_started {}
     #[doc = include_str!("../../guide/modelling.md")]
     mod modelling {}
+    #[doc = include_str!("../../guide/querying.md")]
+    mod querying {}
 }
 
 pub use azurite::{

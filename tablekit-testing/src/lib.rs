@@ -11,6 +11,8 @@ mod guide {
     mod modelling {}
     #[doc = include_str!("../../guide/querying.md")]
     mod querying {}
+    #[doc = include_str!("../../guide/writing.md")]
+    mod writing {}
 }
 
 pub use azurite::{

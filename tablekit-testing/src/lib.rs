@@ -13,6 +13,8 @@ mod guide {
     mod querying {}
     #[doc = include_str!("../../guide/writing.md")]
     mod writing {}
+    #[doc = include_str!("../../guide/connecting.md")]
+    mod connecting {}
 }
 
 pub use azurite::{

@@ -15,6 +15,8 @@ mod guide {
     mod writing {}
     #[doc = include_str!("../../guide/connecting.md")]
     mod connecting {}
+    #[doc = include_str!("../../guide/testing.md")]
+    mod testing {}
 }
 
 pub use azurite::{

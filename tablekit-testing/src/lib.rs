@@ -17,6 +17,12 @@ mod guide {
     mod connecting {}
     #[doc = include_str!("../../guide/testing.md")]
     mod testing {}
+    #[doc = include_str!("../../guide/operating.md")]
+    mod operating {}
+    #[doc = include_str!("../../guide/migrating.md")]
+    mod migrating {}
+    #[doc = include_str!("../../guide/troubleshooting.md")]
+    mod troubleshooting {}
 }
 
 pub use azurite::{

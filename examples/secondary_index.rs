@@ -84,7 +84,10 @@ fn main() -> ExitCode {
 
 /// Hires three employees in a fresh table, looks them up, and deletes the table.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
-    let name = format!("Employees{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let name = format!(
+        "Employees{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
     let employees = client.table_named::<Employee>(&name);
     employees.create().await?;
     let outcome = demo(&employees).await;

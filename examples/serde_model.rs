@@ -101,7 +101,10 @@ fn main() -> ExitCode {
 
 /// Writes and reads customers through both models in a fresh table, then deletes it.
 pub async fn run(client: &TableServiceClient) -> Result<Outcome, BoxError> {
-    let name = format!("Customers{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let name = format!(
+        "Customers{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
     client.create_table(&name).await?;
     let outcome = demo(client, &name).await;
     client.delete_table(&name).await?;
@@ -128,7 +131,10 @@ async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxErr
         customers.insert(&mut Serde::from_model(&customer)?).await?;
     }
     // Read, change, and write back only if nobody wrote it since (the ETag read travels along).
-    let mut read = customers.get("Oslo", "Lee").await?.ok_or("Lee was inserted")?;
+    let mut read = customers
+        .get("Oslo", "Lee")
+        .await?
+        .ok_or("Lee was inserted")?;
     let mut model = read.model()?;
     model.visits += 1;
     read.set_model(&model)?;
@@ -140,8 +146,7 @@ async fn demo(client: &TableServiceClient, name: &str) -> Result<Outcome, BoxErr
         .model()?
         .visits;
     // `Visits` is an Int64: the literal needs its `L`, or the service matches nothing.
-    let q = Query::<Serde<Customer>>::new()
-        .filter_raw("PartitionKey eq 'Oslo' and Visits ge 2L");
+    let q = Query::<Serde<Customer>>::new().filter_raw("PartitionKey eq 'Oslo' and Visits ge 2L");
     for customer in customers.query(q).collect_all().await? {
         outcome.frequent_in_oslo.push(customer.model()?.surname);
     }

@@ -119,9 +119,16 @@ pub mod tests {
     /// A tag is registered once per region.
     pub async fn registering_twice_is_refused(client: &TableServiceClient) -> Result<(), BoxError> {
         let repo = fresh(client).await?;
-        repo.register("eu", "dragon").await.map_err(|e| format!("{e:?}"))?;
-        assert_eq!(repo.register("eu", "dragon").await, Err(RegisterError::Taken));
-        repo.register("us", "dragon").await.map_err(|e| format!("{e:?}"))?;
+        repo.register("eu", "dragon")
+            .await
+            .map_err(|e| format!("{e:?}"))?;
+        assert_eq!(
+            repo.register("eu", "dragon").await,
+            Err(RegisterError::Taken)
+        );
+        repo.register("us", "dragon")
+            .await
+            .map_err(|e| format!("{e:?}"))?;
         assert!(matches!(
             repo.register("eu", "a/b").await,
             Err(RegisterError::InvalidTag(_))
@@ -133,7 +140,9 @@ pub mod tests {
     /// Points added at the same time are all counted.
     pub async fn concurrent_points_all_count(client: &TableServiceClient) -> Result<(), BoxError> {
         let repo = fresh(client).await?;
-        repo.register("eu", "dragon").await.map_err(|e| format!("{e:?}"))?;
+        repo.register("eu", "dragon")
+            .await
+            .map_err(|e| format!("{e:?}"))?;
         let adds = (0..5).map(|_| repo.add_points("eu", "dragon", 10));
         futures::future::try_join_all(adds).await?;
         assert_eq!(repo.leaderboard("eu").await?, [("dragon".to_owned(), 50)]);
@@ -145,7 +154,9 @@ pub mod tests {
     pub async fn leaderboard_is_best_first(client: &TableServiceClient) -> Result<(), BoxError> {
         let repo = fresh(client).await?;
         for (region, tag, points) in [("eu", "a", 5), ("eu", "b", 20), ("us", "c", 99)] {
-            repo.register(region, tag).await.map_err(|e| format!("{e:?}"))?;
+            repo.register(region, tag)
+                .await
+                .map_err(|e| format!("{e:?}"))?;
             repo.add_points(region, tag, points).await?;
         }
         let board = repo.leaderboard("eu").await?;

@@ -10,14 +10,24 @@
 // Each example includes the shared `support` module itself, as a standalone example must.
 #![allow(clippy::duplicate_mod)]
 
+#[path = "../../examples/entra_id.rs"]
+mod entra_id;
 #[path = "../../examples/expenses.rs"]
 mod expenses;
 #[path = "../../examples/gamers.rs"]
 mod gamers;
 #[path = "../../examples/microblog.rs"]
 mod microblog;
+#[path = "../../examples/secondary_index.rs"]
+mod secondary_index;
+#[path = "../../examples/serde_model.rs"]
+mod serde_model;
+#[path = "../../examples/testing_repository.rs"]
+mod testing_repository;
 #[path = "../../examples/titles.rs"]
 mod titles;
+#[path = "../../examples/web_paging.rs"]
+mod web_paging;
 
 use tablekit::client::TableServiceClient;
 
@@ -26,6 +36,10 @@ on_servers!(
     microblog_queries_transactions_and_upgrade,
     expenses_read_by_prefix_and_delete_atomically,
     titles_starts_with_is_a_case_insensitive_range,
+    web_paging_follows_next_links_and_refuses_foreign_tokens,
+    secondary_index_finds_by_unique_and_shared_values,
+    serde_model_and_derived_model_read_the_same_entities,
+    testing_repository_tests_pass,
 );
 
 fn tags(shown: &[gamers::Shown]) -> Vec<&str> {
@@ -159,4 +173,60 @@ async fn titles_starts_with_is_a_case_insensitive_range(client: &TableServiceCli
     );
     let refused = outcome.refused.expect("AC/DC is refused");
     assert!(refused.contains("forbidden character '/'"), "{refused}");
+}
+
+async fn web_paging_follows_next_links_and_refuses_foreign_tokens(client: &TableServiceClient) {
+    let outcome = web_paging::run(client)
+        .await
+        .expect("the web_paging example runs");
+    assert_eq!(outcome.page_sizes, [10, 10, 5]);
+    let expected: Vec<String> = (1..=25).map(|i| format!("player-{i:02}")).collect();
+    assert_eq!(outcome.tags, expected, "nothing skipped, nothing repeated");
+    assert_eq!(outcome.foreign_token_status, 400);
+}
+
+async fn secondary_index_finds_by_unique_and_shared_values(client: &TableServiceClient) {
+    let outcome = secondary_index::run(client)
+        .await
+        .expect("the secondary_index example runs");
+    assert_eq!(outcome.by_email.as_deref(), Some("e1"));
+    assert_eq!(outcome.by_last_name, ["e1", "e2"]);
+    assert!(outcome.duplicate_refused);
+    assert_eq!(outcome.old_email_finds, None, "the old index row is gone");
+    assert_eq!(outcome.new_email_finds.as_deref(), Some("e1"));
+    assert_eq!(outcome.entities, 3, "index rows are not entities");
+}
+
+async fn serde_model_and_derived_model_read_the_same_entities(client: &TableServiceClient) {
+    let outcome = serde_model::run(client)
+        .await
+        .expect("the serde_model example runs");
+    assert_eq!(outcome.visits_after_update, 2);
+    assert_eq!(outcome.frequent_in_oslo, ["Berg", "Lee"]);
+    assert_eq!(outcome.derived, ("kim@example.com".to_owned(), 2));
+    assert_eq!(outcome.frequent_typed, outcome.frequent_in_oslo);
+}
+
+async fn testing_repository_tests_pass(client: &TableServiceClient) {
+    let passed = testing_repository::run_tests(client)
+        .await
+        .expect("the repository's tests pass");
+    assert_eq!(passed.len(), 4);
+}
+
+// Azurite accepts bearer tokens only over https: the Entra ID example runs on the emulator.
+mod entra {
+    use crate::support::servers::OnEmulator;
+
+    on_servers!({ emulator: crate::support::servers::emulator().await } entra_id_asks_for_one_storage_token);
+
+    async fn entra_id_asks_for_one_storage_token(server: &OnEmulator) {
+        server.emulator.accept_bearer_token(super::entra_id::TOKEN);
+        let outcome = super::entra_id::run(&server.emulator.endpoint())
+            .await
+            .expect("the entra_id example runs");
+        assert_eq!(outcome.token_calls, 1, "the token is cached");
+        assert_eq!(outcome.scopes, ["https://storage.azure.com/.default"]);
+        assert_eq!(outcome.score, Some(30));
+    }
 }

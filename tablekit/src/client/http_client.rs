@@ -50,7 +50,7 @@ pub(crate) struct HttpClient {
 
 /// How an endpoint is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Route {
+pub(crate) enum Delivery {
     Direct,
     Proxied,
     /// No network: the client's [`InProcessService`].
@@ -88,13 +88,13 @@ impl HttpClient {
     pub(crate) fn new<'a>(
         endpoints: impl IntoIterator<Item = &'a Url>,
         connect_timeout: Duration,
-    ) -> Result<(HttpClient, Vec<Route>), String> {
+    ) -> Result<(HttpClient, Vec<Delivery>), String> {
         let proxies = Matcher::from_env();
-        let routes: Vec<Route> = endpoints
+        let deliveries: Vec<Delivery> = endpoints
             .into_iter()
-            .map(|url| route(&proxies, url))
+            .map(|url| delivery(&proxies, url))
             .collect();
-        let proxied = match routes.contains(&Route::Proxied) {
+        let proxied = match deliveries.contains(&Delivery::Proxied) {
             true => Some(proxied(connect_timeout)?),
             false => None,
         };
@@ -104,11 +104,11 @@ impl HttpClient {
             in_process: None,
             bodies: Arc::default(),
         };
-        Ok((client, routes))
+        Ok((client, deliveries))
     }
 
     /// A client whose requests `service` answers, whatever their URL.
-    /// Its pool for servers is made but stays empty: every route is in-process.
+    /// Its pool for servers is made but stays empty: every delivery is in-process.
     pub(crate) fn in_process(
         service: Arc<dyn InProcessService>,
         connect_timeout: Duration,
@@ -121,13 +121,13 @@ impl HttpClient {
         })
     }
 
-    /// Sends `request` by `route` and waits for the response's head.
+    /// Sends `request` by `delivery` and waits for the response's head.
     pub(crate) async fn send(
         &self,
         request: Request<Bytes>,
-        route: Route,
+        delivery: Delivery,
     ) -> Result<Answer, HttpError> {
-        if let (Route::InProcess, Some(service)) = (route, &self.in_process) {
+        if let (Delivery::InProcess, Some(service)) = (delivery, &self.in_process) {
             let (parts, body) = service
                 .call(request)
                 .await
@@ -140,8 +140,8 @@ impl HttpClient {
                 bodies: self.bodies.clone(),
             });
         }
-        match (route, &self.proxied) {
-            (Route::Proxied, Some(proxied)) => {
+        match (delivery, &self.proxied) {
+            (Delivery::Proxied, Some(proxied)) => {
                 let request = reqwest::Request::try_from(request).map_err(HttpError::reqwest)?;
                 let mut response = proxied.execute(request).await.map_err(HttpError::reqwest)?;
                 Ok(Answer {
@@ -216,14 +216,14 @@ async fn next_data(body: &mut hyper::body::Incoming) -> Result<Option<Bytes>, Ht
 }
 
 /// Whether the environment's proxy settings send requests to `url` through a proxy.
-fn route(proxies: &Matcher, url: &Url) -> Route {
+fn delivery(proxies: &Matcher, url: &Url) -> Delivery {
     let proxied = url
         .as_str()
         .parse::<http::Uri>()
         .is_ok_and(|uri| proxies.intercept(&uri).is_some());
     match proxied {
-        true => Route::Proxied,
-        false => Route::Direct,
+        true => Delivery::Proxied,
+        false => Delivery::Direct,
     }
 }
 
@@ -249,7 +249,7 @@ fn direct(connect_timeout: Duration) -> Result<Direct, String> {
 // an endpoint takes and opens `CONNECT` tunnels with credentials, but the rest of what reqwest
 // does would be ours to write and keep: absolute-form requests with `Proxy-Authorization`
 // for http endpoints (the legacy client sends them only over a connection its connector marks
-// as proxied), TLS to an `https://` proxy under the tunnel, and mapping each route to its own
+// as proxied), TLS to an `https://` proxy under the tunnel, and mapping each delivery to its own
 // connector stack. Until that is written and tested against real proxies, one well-worn
 // implementation beats a second, younger one.
 fn proxied(connect_timeout: Duration) -> Result<reqwest::Client, String> {
@@ -344,14 +344,14 @@ mod tests {
             .build();
         let url = |s: &str| Url::parse(s).unwrap();
         let account = url("https://account.table.core.windows.net");
-        assert_eq!(route(&proxies, &account), Route::Proxied);
+        assert_eq!(delivery(&proxies, &account), Delivery::Proxied);
         let local = url("https://127.0.0.1:10002/devstoreaccount1");
-        assert_eq!(route(&proxies, &local), Route::Direct);
+        assert_eq!(delivery(&proxies, &local), Delivery::Direct);
         // Only https goes through this proxy.
         let plain = url("http://emulator.example:10002/devstoreaccount1");
-        assert_eq!(route(&proxies, &plain), Route::Direct);
+        assert_eq!(delivery(&proxies, &plain), Delivery::Direct);
         let none = Matcher::builder().build();
-        assert_eq!(route(&none, &account), Route::Direct);
+        assert_eq!(delivery(&none, &account), Delivery::Direct);
     }
 
     #[tokio::test]
@@ -360,9 +360,9 @@ mod tests {
         let address = listener.local_addr().unwrap();
         drop(listener);
         let url = Url::parse(&format!("http://{address}/t?sig=SECRETSIG")).unwrap();
-        let (client, routes) = HttpClient::new([&url], Duration::from_secs(5)).unwrap();
+        let (client, deliveries) = HttpClient::new([&url], Duration::from_secs(5)).unwrap();
         let request = Request::get(url.as_str()).body(Bytes::new()).unwrap();
-        let error = match client.send(request, routes[0]).await {
+        let error = match client.send(request, deliveries[0]).await {
             Err(error) => error,
             Ok(_) => panic!("nothing listens there"),
         };
@@ -384,9 +384,9 @@ mod tests {
             }
         });
         let url = Url::parse(&format!("https://{address}/")).unwrap();
-        let (client, routes) = HttpClient::new([&url], Duration::from_secs(5)).unwrap();
+        let (client, deliveries) = HttpClient::new([&url], Duration::from_secs(5)).unwrap();
         let request = Request::get(url.as_str()).body(Bytes::new()).unwrap();
-        match client.send(request, routes[0]).await {
+        match client.send(request, deliveries[0]).await {
             Err(error) => assert!(error.connect, "{error}"),
             Ok(answer) => panic!("read {} from a plain HTTP server", answer.status),
         }

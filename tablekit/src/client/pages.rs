@@ -19,7 +19,7 @@ use super::continuation::{ContinuationToken, QueryId};
 use super::error::{Error, Result};
 use super::spread;
 use super::table::Table;
-use super::transport::{header_str, Call, OnHead, Reply};
+use super::transport::{header_str, OnHead, ServiceRequest, ServiceResponse};
 use crate::codec;
 use crate::model::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
 use crate::model::table_model::{check_kind, hides_auxiliary, TableEntity, TableModel};
@@ -644,7 +644,7 @@ impl<M: TableModel> Sent<M> {
     /// The entities of one answer as the model's entity type, each marked with what the
     /// select fetched and checked to be of the model's kind, and the answer's continuation.
     /// The answer's buffer then goes back for the next page.
-    fn decode(&self, reply: Reply) -> Result<Page<M::Entity>> {
+    fn decode(&self, reply: ServiceResponse) -> Result<Page<M::Entity>> {
         let entities: Vec<_> = codec::decode_page(&reply.body)?
             .into_iter()
             // Typed pages skip the rows models keep beside their entities (index rows).
@@ -668,8 +668,8 @@ async fn request_page<M: TableModel>(
     position: Option<ContinuationToken>,
     top: u32,
     on_head: OnHead<'_>,
-) -> Result<Reply> {
-    let mut call = Call::new(Method::GET, sent.path.clone());
+) -> Result<ServiceResponse> {
+    let mut call = ServiceRequest::new(Method::GET, sent.path.clone());
     call.query.extend(sent.parameters.iter().cloned());
     // No `$top` for a full page: the service's own 1000 applies.
     if top < MAX_TOP || sent.page_size.is_some() {

@@ -9,7 +9,7 @@ use http::Method;
 use super::error::Result;
 use super::spread;
 use super::table::Table;
-use super::transport::Call;
+use super::transport::ServiceRequest;
 use crate::codec;
 use crate::model::auxiliary::AuxiliaryRow;
 use crate::model::plan::any_spread;
@@ -25,7 +25,7 @@ impl<M: TableModel> Table<M> {
         row_key: &str,
     ) -> Result<DynamicEntity> {
         let path = self.entity_path(partition_key, row_key)?;
-        let call = Call::new(Method::GET, path);
+        let call = ServiceRequest::new(Method::GET, path);
         let reply = self.client().transport().send(&call).await?;
         let mut entity = codec::decode_entity(&reply.body)?;
         if entity.etag().is_none() {

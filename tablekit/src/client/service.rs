@@ -16,12 +16,12 @@ use super::connection_string::ConnectionString;
 use super::credential::Credential;
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
-use super::http_client::{HttpClient, Route};
+use super::http_client::{Delivery, HttpClient};
 use super::in_process::InProcessService;
 use super::location::{secondary_endpoint, LocationMode};
 use super::retry::RetryPolicy;
 use super::telemetry;
-use super::transport::{host_header, Call, Gone, Transport};
+use super::transport::{host_header, Gone, ServiceRequest, Transport};
 use crate::codec;
 use crate::protocol::limits::{self, Flavor, InvalidInput, Limits};
 
@@ -162,7 +162,7 @@ impl TableServiceClient {
         limits::validate_table_name(name)?;
         let body = serde_json::to_vec(&serde_json::json!({ "TableName": name }))
             .map_err(|e| Error::decode("table name", e.to_string()))?;
-        let mut call = Call::new(Method::POST, "/Tables".to_owned()).json(body);
+        let mut call = ServiceRequest::new(Method::POST, "/Tables".to_owned()).json(body);
         call.prefer_no_content = true;
         self.transport.send(&call).await?;
         Ok(())
@@ -195,7 +195,7 @@ impl TableServiceClient {
 
     async fn delete_table_call(&self, name: &str) -> Result<()> {
         limits::validate_table_name(name)?;
-        let mut call = Call::new(Method::DELETE, format!("/Tables('{name}')"));
+        let mut call = ServiceRequest::new(Method::DELETE, format!("/Tables('{name}')"));
         call.gone = Gone::Table;
         self.transport.send(&call).await?;
         Ok(())
@@ -279,7 +279,7 @@ impl TableServiceClient {
         filter: Option<String>,
         next: Option<String>,
     ) -> Result<(Vec<String>, Option<String>)> {
-        let mut call = Call::new(Method::GET, "/Tables".to_owned());
+        let mut call = ServiceRequest::new(Method::GET, "/Tables".to_owned());
         if let Some(filter) = filter {
             call.query.push(("$filter", filter));
         }
@@ -729,10 +729,10 @@ impl ClientBuilder {
             Flavor::from_host(endpoint.base_url().host_str().unwrap_or_default())
         });
         let urls = std::iter::once(&endpoint).chain(&secondary);
-        let (http, routes) = match self.in_process {
+        let (http, deliveries) = match self.in_process {
             Some(service) => (
                 HttpClient::in_process(service, timeout).map_err(Error::Configuration)?,
-                vec![Route::InProcess; 2],
+                vec![Delivery::InProcess; 2],
             ),
             None => HttpClient::new(urls.map(Endpoint::base_url), timeout)
                 .map_err(Error::Configuration)?,
@@ -740,12 +740,12 @@ impl ClientBuilder {
         Ok(TableServiceClient {
             transport: Arc::new(Transport {
                 http,
-                route: routes[0],
+                delivery: deliveries[0],
                 host: host_header(&endpoint),
                 endpoint,
                 secondary: secondary.map(|s| {
                     let host = host_header(&s);
-                    (s, host, routes[1])
+                    (s, host, deliveries[1])
                 }),
                 location_mode: self.location_mode,
                 credential,

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{Error, Result};
 use super::service::TableServiceClient;
-use super::transport::Call;
+use super::transport::ServiceRequest;
 use crate::protocol::limits::{Feature, InvalidInput};
 
 /// The most CORS rules one service holds.
@@ -563,8 +563,8 @@ impl TableServiceClient {
 }
 
 /// `/?restype=service&comp={comp}`.
-fn service_call(method: Method, comp: &str) -> Call {
-    let mut call = Call::new(method, "/".to_owned());
+fn service_call(method: Method, comp: &str) -> ServiceRequest {
+    let mut call = ServiceRequest::new(method, "/".to_owned());
     call.query.push(("restype", "service".to_owned()));
     call.query.push(("comp", comp.to_owned()));
     call

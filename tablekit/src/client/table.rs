@@ -22,7 +22,7 @@ use super::batch::Batch;
 use super::error::{Error, Result};
 use super::pages::EntityQuery;
 use super::service::TableServiceClient;
-use super::transport::{Call, KEY_IN_PATH};
+use super::transport::{ServiceRequest, KEY_IN_PATH};
 use super::{indexed, read, write};
 use crate::model::table_model::{NamedTable, TableModel};
 use crate::protocol::limits::{self, Feature, InvalidInput, KeyKind};
@@ -139,7 +139,7 @@ impl<M: TableModel> Table<M> {
         self.client
             .limits()
             .check_supported(Feature::TableAccessPolicies)?;
-        let mut call = Call::new(Method::GET, format!("/{}", self.checked_name()?));
+        let mut call = ServiceRequest::new(Method::GET, format!("/{}", self.checked_name()?));
         call.query.push(("comp", "acl".to_owned()));
         call.accept = Some("application/xml");
         let reply = self.client.transport().send(&call).await?;
@@ -174,7 +174,7 @@ impl<M: TableModel> Table<M> {
             .check_supported(Feature::TableAccessPolicies)?;
         let name = self.checked_name()?;
         access_policy::validate(identifiers)?;
-        let mut call = Call::new(Method::PUT, format!("/{name}"));
+        let mut call = ServiceRequest::new(Method::PUT, format!("/{name}"));
         call.query.push(("comp", "acl".to_owned()));
         call.content_type = Some("application/xml".to_owned());
         call.accept = Some("application/xml");

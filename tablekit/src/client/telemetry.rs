@@ -222,9 +222,9 @@ pub(crate) fn error_type(error: &Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::transport::Call;
+    use crate::client::transport::ServiceRequest;
 
-    fn operation_name(call: &Call) -> &'static str {
+    fn operation_name(call: &ServiceRequest) -> &'static str {
         super::operation_name(
             &call.method,
             &call.path,
@@ -235,7 +235,8 @@ mod tests {
 
     #[test]
     fn names_each_operation() {
-        let call = |method: &str, path: &str| Call::new(method.parse().unwrap(), path.into());
+        let call =
+            |method: &str, path: &str| ServiceRequest::new(method.parse().unwrap(), path.into());
         assert_eq!(
             operation_name(&call("POST", "/Tables")),
             "TableService.create_table"

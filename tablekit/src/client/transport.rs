@@ -21,7 +21,7 @@ use tracing::Instrument;
 use super::credential::{Credential, SignedParts};
 use super::endpoint::Endpoint;
 use super::error::{Error, Result};
-use super::http_client::{HttpClient, HttpError, Route};
+use super::http_client::{Delivery, HttpClient, HttpError};
 use super::location::{Location, LocationMode};
 use super::retry::{requested_wait, RetryPolicy};
 use super::service_error::ServiceError;
@@ -83,7 +83,7 @@ pub(crate) enum Gone {
 }
 
 /// One request to send.
-pub(crate) struct Call {
+pub(crate) struct ServiceRequest {
     pub(crate) method: Method,
     /// Path under the endpoint, percent-encoded, starting with `/`.
     pub(crate) path: String,
@@ -98,10 +98,10 @@ pub(crate) struct Call {
     pub(crate) gone: Gone,
 }
 
-impl Call {
+impl ServiceRequest {
     /// A request without a body.
     pub(crate) fn new(method: Method, path: String) -> Self {
-        Call {
+        ServiceRequest {
             method,
             path,
             query: Vec::new(),
@@ -123,7 +123,7 @@ impl Call {
 }
 
 /// A successful answer.
-pub(crate) struct Reply {
+pub(crate) struct ServiceResponse {
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
     /// Whether it answers a write after an earlier attempt that may have been applied: a
@@ -131,7 +131,7 @@ pub(crate) struct Reply {
     pub(crate) after_uncertain_attempt: bool,
 }
 
-impl Reply {
+impl ServiceResponse {
     /// A header's value as text (names compare case-insensitively).
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
         header_str(&self.headers, name)
@@ -146,7 +146,7 @@ pub(crate) struct Transport {
     pub(crate) http: HttpClient,
     pub(crate) endpoint: Endpoint,
     /// How the endpoint is reached: straight, or through the environment's proxy.
-    pub(crate) route: Route,
+    pub(crate) delivery: Delivery,
     pub(crate) credential: Credential,
     pub(crate) retry: RetryPolicy,
     /// The timeout of each attempt.
@@ -157,8 +157,8 @@ pub(crate) struct Transport {
     pub(crate) operation_timeout: Option<Duration>,
     /// The `Host` header, made once: otherwise the HTTP client formats it for every request.
     pub(crate) host: Option<HeaderValue>,
-    /// The read-only secondary, with its `Host` header and route, when reads may go there.
-    pub(crate) secondary: Option<(Endpoint, Option<HeaderValue>, Route)>,
+    /// The read-only secondary, with its `Host` header and delivery, when reads may go there.
+    pub(crate) secondary: Option<(Endpoint, Option<HeaderValue>, Delivery)>,
     pub(crate) location_mode: LocationMode,
     pub(crate) user_agent: HeaderValue,
 }
@@ -174,7 +174,7 @@ struct Progress {
 
 /// The outcome of one attempt.
 enum Attempt {
-    Done(Reply),
+    Done(ServiceResponse),
     Failed {
         error: Error,
         retry_after: Option<Duration>,
@@ -187,24 +187,24 @@ impl Transport {
     /// The same connection pool, credential and policies, sending every request to the
     /// secondary: the configured one, else the primary's by the `-secondary` convention.
     pub(crate) fn at_secondary(&self) -> Result<Transport> {
-        let (endpoint, http, route) = match &self.secondary {
-            Some((endpoint, _, route)) => (endpoint.clone(), self.http.clone(), *route),
+        let (endpoint, http, delivery) = match &self.secondary {
+            Some((endpoint, _, delivery)) => (endpoint.clone(), self.http.clone(), *delivery),
             // The same service in this process answers for both.
-            None if self.route == Route::InProcess => {
+            None if self.delivery == Delivery::InProcess => {
                 let endpoint = super::location::secondary_endpoint(&self.endpoint)?;
-                (endpoint, self.http.clone(), self.route)
+                (endpoint, self.http.clone(), self.delivery)
             }
             None => {
                 let endpoint = super::location::secondary_endpoint(&self.endpoint)?;
                 // Another host, which the proxy settings may treat otherwise: its own pools.
-                let (http, routes) = HttpClient::new([endpoint.base_url()], self.timeout)
+                let (http, deliveries) = HttpClient::new([endpoint.base_url()], self.timeout)
                     .map_err(Error::Configuration)?;
-                (endpoint, http, routes[0])
+                (endpoint, http, deliveries[0])
             }
         };
         Ok(Transport {
             http,
-            route,
+            delivery,
             host: host_header(&endpoint),
             endpoint,
             credential: self.credential.clone(),
@@ -220,13 +220,17 @@ impl Transport {
 
     /// Sends `call`, retrying transient failures; a non-2xx answer becomes
     /// [`Error::Service`].
-    pub(crate) async fn send(&self, call: &Call) -> Result<Reply> {
+    pub(crate) async fn send(&self, call: &ServiceRequest) -> Result<ServiceResponse> {
         self.send_observed(call, &|_| {}).await
     }
 
     /// [`send`](Self::send), calling `on_head` with the headers of a successful answer as
     /// soon as they arrive, before its body is read (once per attempt that gets that far).
-    pub(crate) async fn send_observed(&self, call: &Call, on_head: OnHead<'_>) -> Result<Reply> {
+    pub(crate) async fn send_observed(
+        &self,
+        call: &ServiceRequest,
+        on_head: OnHead<'_>,
+    ) -> Result<ServiceResponse> {
         let mut id_text = [0u8; uuid::fmt::Hyphenated::LENGTH];
         let client_request_id: &str = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
         let span = telemetry::operation_span(
@@ -268,11 +272,11 @@ impl Transport {
     /// Every attempt of `call`, until one succeeds or retrying must stop.
     async fn attempts(
         &self,
-        call: &Call,
+        call: &ServiceRequest,
         client_request_id: &str,
         on_head: OnHead<'_>,
         progress: &Progress,
-    ) -> Result<Reply> {
+    ) -> Result<ServiceResponse> {
         let write = call.method != Method::GET;
         let mut maybe_applied = false;
         let mut attempt = 1;
@@ -305,7 +309,7 @@ impl Transport {
             };
             if maybe_applied && already_gone(call.gone, &error) {
                 tracing::debug!("404 after a possibly applied delete: the delete took effect");
-                return Ok(Reply {
+                return Ok(ServiceResponse {
                     headers: HeaderMap::new(),
                     body: Bytes::new(),
                     after_uncertain_attempt: true,
@@ -332,18 +336,18 @@ impl Transport {
     /// One attempt: `Err` only for failures that must not be retried before sending.
     async fn attempt(
         &self,
-        call: &Call,
+        call: &ServiceRequest,
         client_request_id: &str,
         location: Location,
         on_head: OnHead<'_>,
         operation: &tracing::Span,
     ) -> Result<Attempt> {
         let date = http_date(chrono::Utc::now());
-        let (request, route) = self
+        let (request, delivery) = self
             .build_at(call, &date, client_request_id, location)
             .await?;
         // The attempt's timeout covers its answer's body too.
-        let exchange = self.exchange(request, route, on_head, operation);
+        let exchange = self.exchange(request, delivery, on_head, operation);
         let (status, headers, body) = match tokio::time::timeout(self.timeout, exchange).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => return Ok(self.transport_failure(e)),
@@ -351,7 +355,7 @@ impl Transport {
         };
         if (200..300).contains(&status) {
             tracing::debug!("done");
-            return Ok(Attempt::Done(Reply {
+            return Ok(Attempt::Done(ServiceResponse {
                 headers,
                 body,
                 after_uncertain_attempt: false,
@@ -377,11 +381,11 @@ impl Transport {
     async fn exchange(
         &self,
         request: Request<Bytes>,
-        route: Route,
+        delivery: Delivery,
         on_head: OnHead<'_>,
         operation: &tracing::Span,
     ) -> std::result::Result<(u16, HeaderMap, Bytes), HttpError> {
-        let mut answer = self.http.send(request, route).await?;
+        let mut answer = self.http.send(request, delivery).await?;
         let status = answer.status;
         // Taken, not copied: reading the body needs no headers.
         let headers = std::mem::take(&mut answer.headers);
@@ -421,7 +425,7 @@ impl Transport {
     #[cfg(test)]
     pub(crate) async fn build(
         &self,
-        call: &Call,
+        call: &ServiceRequest,
         date: &str,
         client_request_id: &str,
     ) -> Result<Request<Bytes>> {
@@ -435,14 +439,14 @@ impl Transport {
     /// goes there.
     async fn build_at(
         &self,
-        call: &Call,
+        call: &ServiceRequest,
         date: &str,
         client_request_id: &str,
         location: Location,
-    ) -> Result<(Request<Bytes>, Route)> {
-        let (endpoint, host, route) = match (location, &self.secondary) {
-            (Location::Secondary, Some((endpoint, host, route))) => (endpoint, host, *route),
-            _ => (&self.endpoint, &self.host, self.route),
+    ) -> Result<(Request<Bytes>, Delivery)> {
+        let (endpoint, host, delivery) = match (location, &self.secondary) {
+            (Location::Secondary, Some((endpoint, host, delivery))) => (endpoint, host, *delivery),
+            _ => (&self.endpoint, &self.host, self.delivery),
         };
         let (uri, path) = self.uri(endpoint, call)?;
         let content_type = call.content_type.as_deref().unwrap_or("");
@@ -499,12 +503,12 @@ impl Transport {
         *request.method_mut() = call.method.clone();
         *request.uri_mut() = uri;
         *request.headers_mut() = headers;
-        Ok((request, route))
+        Ok((request, delivery))
     }
 
     /// The request URI (endpoint + path + encoded query + the SAS token, if any) and its
     /// path, which the signature covers.
-    fn uri(&self, endpoint: &Endpoint, call: &Call) -> Result<(http::Uri, String)> {
+    fn uri(&self, endpoint: &Endpoint, call: &ServiceRequest) -> Result<(http::Uri, String)> {
         let base = endpoint.base_url();
         let path = [base.path().trim_end_matches('/'), &call.path].concat();
         let mut uri = String::with_capacity(128 + path.len());
@@ -622,7 +626,11 @@ mod tests {
             .unwrap()
     }
 
-    async fn authorization(client: &TableServiceClient, call: &Call, date: &str) -> String {
+    async fn authorization(
+        client: &TableServiceClient,
+        call: &ServiceRequest,
+        date: &str,
+    ) -> String {
         let request = client.transport().build(call, date, "id").await.unwrap();
         request.headers()["authorization"]
             .to_str()
@@ -658,7 +666,7 @@ mod tests {
     async fn signs_like_the_captured_requests() {
         let key = client(Credential::shared_key(DEVELOPMENT_KEY).unwrap());
         let lite = client(Credential::shared_key_lite(DEVELOPMENT_KEY).unwrap());
-        let tables = Call::new(Method::GET, "/Tables".into());
+        let tables = ServiceRequest::new(Method::GET, "/Tables".into());
         // captures/raw_auth.txt
         assert_eq!(
             authorization(&key, &tables, "Sun, 22 Nov 2026 11:42:25 GMT").await,
@@ -671,13 +679,13 @@ mod tests {
         // captures/raw_keys.txt: quotes doubled, non-ASCII percent-encoded
         let table = key.table_named::<DynamicEntity>("rawtest");
         let path = table.entity_path("keys", "a b'c ü ☃").unwrap();
-        let get = Call::new(Method::GET, path);
+        let get = ServiceRequest::new(Method::GET, path);
         assert_eq!(
             authorization(&key, &get, "Sun, 22 Nov 2026 11:42:25 GMT").await,
             "SharedKey devstoreaccount1:be51DqL0SFIrEH9fFHpoTdzwMg+chqbHG1ElqYQk558="
         );
         // captures/01_create_table.txt: the body's content type is signed
-        let mut create = Call::new(Method::POST, "/Tables".into());
+        let mut create = ServiceRequest::new(Method::POST, "/Tables".into());
         create.content_type = Some("application/json;odata=nometadata".into());
         assert_eq!(
             authorization(&key, &create, "Sun, 22 Nov 2026 11:42:23 GMT").await,
@@ -688,7 +696,7 @@ mod tests {
     #[tokio::test]
     async fn sends_the_protocol_headers_and_keeps_secrets_out_of_sight() {
         let key = client(Credential::shared_key(DEVELOPMENT_KEY).unwrap());
-        let mut call = Call::new(Method::GET, "/T()".into());
+        let mut call = ServiceRequest::new(Method::GET, "/T()".into());
         call.query.push(("$filter", "PartitionKey eq 'a b'".into()));
         let request = key.transport().build(&call, "d", "rid").await.unwrap();
         let h = request.headers();

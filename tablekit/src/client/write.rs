@@ -13,7 +13,7 @@ use super::indexed;
 use super::kept_rows;
 use super::spread;
 use super::table::{required_etag, Table};
-use super::transport::{Call, Gone};
+use super::transport::{Gone, ServiceRequest};
 use super::writable::{self, record_written, Unsent, Write};
 use crate::codec;
 use crate::model::plan::{any_keeps_rows, plan_of, StoragePlan};
@@ -38,7 +38,7 @@ impl<M: TableModel> Table<M> {
         etag: &ETag,
     ) -> Result<()> {
         let path = self.entity_path(partition_key, row_key)?;
-        let mut call = Call::new(Method::DELETE, path);
+        let mut call = ServiceRequest::new(Method::DELETE, path);
         call.if_match = Some(etag.as_str().to_owned());
         call.gone = Gone::Entity;
         self.client().transport().send(&call).await?;
@@ -68,7 +68,7 @@ impl<M: TableModel> Table<M> {
         };
         writable::check::<M>(entity, unsent, self.client().limits())?;
         let path = self.entity_path(dynamic.partition_key(), dynamic.row_key())?;
-        let mut call = Call::new(method, path).json(codec::encode_entity(dynamic));
+        let mut call = ServiceRequest::new(method, path).json(codec::encode_entity(dynamic));
         call.if_match = if_match;
         let reply = self.client().transport().send(&call).await?;
         record_written(entity, reply.header("etag").map(ETag::new));
@@ -85,7 +85,8 @@ pub(crate) async fn insert<M: TableModel>(table: &Table<M>, entity: &mut M::Enti
     let name = table.checked_name()?;
     let dynamic = entity.as_dynamic();
     writable::check::<M>(entity, Unsent::Kept, table.client().limits())?;
-    let mut call = Call::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
+    let mut call =
+        ServiceRequest::new(Method::POST, format!("/{name}")).json(codec::encode_entity(dynamic));
     call.prefer_no_content = true;
     let etag = match table.client().transport().send(&call).await {
         Ok(reply) => reply.header("etag").map(ETag::new),

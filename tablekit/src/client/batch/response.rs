@@ -8,7 +8,7 @@ use crate::client::applied;
 use crate::client::error::{Error, Result};
 use crate::client::multipart::{self, PartResponse};
 use crate::client::service_error::ServiceError;
-use crate::client::transport::Call;
+use crate::client::transport::ServiceRequest;
 use crate::model::index::UniqueViolation;
 use crate::model::table_model::{TableEntity, TableModel};
 use crate::protocol::limits::InvalidInput;
@@ -62,7 +62,7 @@ impl<M: TableModel> Batch<M> {
             return Err(InvalidInput::EmptyBatch.into());
         }
         self.table.checked_name()?;
-        let mut call = Call::new(Method::POST, "/$batch".to_owned());
+        let mut call = ServiceRequest::new(Method::POST, "/$batch".to_owned());
         call.content_type = Some(self.content_type());
         call.body = self.encode().into();
         let reply = match self.table.client().transport().send(&call).await {

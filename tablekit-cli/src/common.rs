@@ -45,7 +45,8 @@ pub(crate) fn check_filter(filter: &str) -> Outcome {
 
 /// The query of `--filter`, `--select` and `--top`, checked.
 pub(crate) fn query(selection: &Selection) -> Outcome<Query<DynamicEntity>> {
-    let mut query = Query::new();
+    // An operator's command reads what it is told to, scans included.
+    let mut query = Query::new().allow_table_scan();
     if let Some(filter) = &selection.filter {
         check_filter(filter)?;
         query = query.filter_raw(filter.clone());

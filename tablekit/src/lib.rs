@@ -45,6 +45,7 @@ pub mod fuzzing;
 
 pub use model::{family, index, plan, record, serde_bridge, split, spread};
 pub use protocol::{auth, cosmos, limits, sas};
+pub use query::plan as query_plan;
 pub use query::{column, keys, select};
 pub use values::value;
 

@@ -11,6 +11,7 @@ mod support;
 
 mod bad_input;
 mod flavor;
+mod query_plans;
 mod refused_input;
 mod sas_vectors;
 mod secondary;

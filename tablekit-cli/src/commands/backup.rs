@@ -19,7 +19,7 @@ use crate::progress::{bar, file_bar};
 
 /// Runs `backup`.
 pub(crate) async fn backup(args: BackupArgs, interrupt: Interrupt) -> Outcome {
-    let mut query = Query::<DynamicEntity>::new();
+    let mut query = Query::<DynamicEntity>::new().allow_table_scan();
     if let Some(filter) = &args.filter {
         check_filter(filter)?;
         query = query.filter_raw(filter.clone());

@@ -34,7 +34,7 @@ fn checkpoint_path(args: &CopyArgs) -> PathBuf {
 
 /// Runs `copy`.
 pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
-    let mut query = Query::<DynamicEntity>::new();
+    let mut query = Query::<DynamicEntity>::new().allow_table_scan();
     if let Some(filter) = &args.filter {
         check_filter(filter)?;
         query = query.filter_raw(filter.clone());

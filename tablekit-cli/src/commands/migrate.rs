@@ -55,7 +55,7 @@ pub(crate) async fn run(args: MigrateArgs, interrupt: Interrupt) -> Outcome {
     plan.migration(&Arc::default())
         .validate()
         .map_err(|e| Failure::bad_input(e.to_string()))?;
-    let mut query = Query::<DynamicEntity>::new();
+    let mut query = Query::<DynamicEntity>::new().allow_table_scan();
     if let Some(filter) = &args.filter {
         check_filter(filter)?;
         query = query.filter_raw(filter.clone());

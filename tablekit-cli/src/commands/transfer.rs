@@ -36,7 +36,7 @@ fn format_of(format: Option<FileFormat>, path: Option<&Path>) -> FileFormat {
 }
 
 fn export_query(filter: Option<&String>) -> Outcome<Query<DynamicEntity>> {
-    let mut query = Query::new();
+    let mut query = Query::new().allow_table_scan();
     if let Some(filter) = filter {
         check_filter(filter)?;
         query = query.filter_raw(filter.clone());

@@ -344,6 +344,20 @@ impl Error {
         matches!(self.answering(), Error::InvalidInput(_))
     }
 
+    /// The problem with the input, when the client refused it before sending.
+    ///
+    /// ```
+    /// use tablekit::{Error, InvalidInput};
+    /// let err = Error::from(InvalidInput::TopOutOfRange { top: 0 });
+    /// assert_eq!(err.invalid_input(), Some(&InvalidInput::TopOutOfRange { top: 0 }));
+    /// ```
+    pub fn invalid_input(&self) -> Option<&InvalidInput> {
+        match self.answering() {
+            Error::InvalidInput(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The service's error, for a failed request or a failed transaction operation.
     pub fn service_error(&self) -> Option<&ServiceError> {
         match self.answering() {

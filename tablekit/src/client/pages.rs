@@ -23,6 +23,7 @@ use super::transport::{header_str, OnHead, ServiceRequest, ServiceResponse};
 use crate::codec;
 use crate::model::auxiliary::{is_auxiliary, AUXILIARY_PROPERTY};
 use crate::model::table_model::{check_kind, hides_auxiliary, TableEntity, TableModel};
+use crate::protocol::limits::InvalidInput;
 use crate::query::builder::Query;
 use crate::values::entity::Selection;
 
@@ -590,10 +591,37 @@ struct Sent<M: TableModel> {
     id: QueryId,
 }
 
+/// Warns of a table scan, and refuses a query that may scan when the table refuses scans and
+/// the query does not allow one.
+fn check_plan<M: TableModel>(table: &Table<M>, query: &Query<M>) -> Result<()> {
+    let plan = query.plan();
+    if !plan.may_scan() || query.allows_table_scan() {
+        return Ok(());
+    }
+    if table.refuses_scans() {
+        return Err(InvalidInput::TableScan {
+            table: table.name().to_owned(),
+        }
+        .into());
+    }
+    // Only a scan the plan is sure of is worth a warning: hand-written text may well fix
+    // the PartitionKey.
+    if plan.is_table_scan() {
+        tracing::warn!(
+            target: "tablekit::query",
+            table = table.name(),
+            filter = query.filter_string().unwrap_or(""),
+            "the query scans the whole table"
+        );
+    }
+    Ok(())
+}
+
 impl<M: TableModel> Sent<M> {
     /// Checks the query and builds what every page request sends.
     fn new(table: Table<M>, query: &Query<M>) -> Result<Self> {
         let name = table.checked_name()?;
+        check_plan(&table, query)?;
         let path = format!("/{name}()");
         let filter = query.sent_filter();
         let select = query.sent_select();

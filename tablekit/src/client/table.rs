@@ -58,6 +58,8 @@ use crate::values::value::Value;
 pub struct Table<M: TableModel = DynamicEntity> {
     client: TableServiceClient,
     name: Arc<str>,
+    /// Whether a query that would scan the table is refused unless it allows one.
+    refuses_scans: bool,
     model: PhantomData<fn() -> M>,
 }
 
@@ -66,6 +68,7 @@ impl<M: TableModel> Clone for Table<M> {
         Table {
             client: self.client.clone(),
             name: self.name.clone(),
+            refuses_scans: self.refuses_scans,
             model: PhantomData,
         }
     }
@@ -76,6 +79,7 @@ impl<M: TableModel> fmt::Debug for Table<M> {
         f.debug_struct("Table")
             .field("name", &self.name)
             .field("model", &std::any::type_name::<M>())
+            .field("refuses_scans", &self.refuses_scans)
             .finish()
     }
 }
@@ -85,8 +89,39 @@ impl<M: TableModel> Table<M> {
         Table {
             client,
             name: Arc::from(name),
+            refuses_scans: false,
             model: PhantomData,
         }
+    }
+
+    /// The same table, refusing every query whose [plan](crate::Query::plan) is a table
+    /// scan, before it is sent, unless the query says it means one
+    /// ([`allow_table_scan`](crate::Query::allow_table_scan)): a guard for code whose
+    /// queries must stay within partitions as the table grows.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::{Column, DynamicEntity, InvalidInput, Query};
+    /// let client = emulator.client();
+    /// let gamers = client.table_named::<DynamicEntity>("Gamers").refuse_table_scans();
+    /// gamers.create().await?;
+    /// let score: Column<DynamicEntity, i32> = Column::dynamic("Score");
+    /// let err = gamers.query(Query::new().filter(score.gt(10))).first_page().await.unwrap_err();
+    /// assert!(matches!(err.invalid_input(), Some(InvalidInput::TableScan { .. })));
+    /// let audit = Query::new().filter(score.gt(10)).allow_table_scan();
+    /// assert!(gamers.query(audit).first_page().await?.is_empty());
+    /// # Ok(()) }
+    /// ```
+    pub fn refuse_table_scans(mut self) -> Self {
+        self.refuses_scans = true;
+        self
+    }
+
+    /// Whether [`refuse_table_scans`](Self::refuse_table_scans) was called.
+    pub(crate) fn refuses_scans(&self) -> bool {
+        self.refuses_scans
     }
 
     /// The table's name, as given.

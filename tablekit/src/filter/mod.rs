@@ -67,6 +67,49 @@ impl CompareOp {
     }
 }
 
+/// What a filter requires of one key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KeyCondition {
+    /// The one value it must equal.
+    pub(crate) equal: Option<String>,
+    /// Whether it is bounded above or below.
+    pub(crate) ranged: bool,
+}
+
+/// What a filter requires of the PartitionKey and the RowKey (see [`Filter::key_conditions`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KeyConditions {
+    pub(crate) partition: KeyCondition,
+    pub(crate) row: KeyCondition,
+    /// Whether a top-level conjunct is hand-written text, which may fix keys unseen.
+    pub(crate) unread_text: bool,
+}
+
+impl KeyConditions {
+    fn read(&mut self, expr: &Expr) {
+        match expr {
+            Expr::And(a, b) => {
+                self.read(a);
+                self.read(b);
+            }
+            Expr::Compare(name, op, Some(Value::String(value))) => {
+                let key = match *name {
+                    "PartitionKey" => &mut self.partition,
+                    "RowKey" => &mut self.row,
+                    _ => return,
+                };
+                match op {
+                    CompareOp::Eq => key.equal = Some(value.to_string()),
+                    CompareOp::Ne => {}
+                    _ => key.ranged = true,
+                }
+            }
+            Expr::Raw(_) => self.unread_text = true,
+            _ => {}
+        }
+    }
+}
+
 /// The expression tree, independent of the model.
 #[derive(Clone, Debug, PartialEq)]
 enum Expr {
@@ -208,6 +251,15 @@ impl<M> Filter<M> {
     /// ```
     pub fn grouped(self) -> Self {
         self
+    }
+
+    /// What the filter's top-level `and` conjuncts say of the keys: a condition under an
+    /// `or` or a `not`, or in hand-written text, is not read, so the answer may know less
+    /// than the filter, never more.
+    pub(crate) fn key_conditions(&self) -> KeyConditions {
+        let mut conditions = KeyConditions::default();
+        conditions.read(&self.expr);
+        conditions
     }
 
     /// The `$filter` text.

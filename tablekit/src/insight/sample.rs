@@ -61,7 +61,7 @@ pub async fn sample(table: &Table<DynamicEntity>, options: &SampleOptions) -> Re
     while entities.len() < max {
         let want = round.min(max - entities.len());
         let top = u32::try_from(want.min(1_000)).unwrap_or(1_000);
-        let mut query = Query::<DynamicEntity>::new().top(top)?;
+        let mut query = Query::<DynamicEntity>::new().allow_table_scan().top(top)?;
         if let Some(pk) = &after {
             query = query.filter_raw(format!("PartitionKey gt '{}'", pk.replace('\'', "''")));
         }

@@ -370,7 +370,7 @@ fn stored_rows(index: &Index, range: (&Option<String>, &Option<String>)) -> Quer
     .flatten()
     .collect();
     match bounds.is_empty() {
-        true => Query::new(),
+        true => Query::new().allow_table_scan(),
         false => Query::new().filter_raw(bounds.join(" and ")),
     }
 }

@@ -513,6 +513,17 @@ pub enum InvalidInput {
         /// The page size given.
         top: u32,
     },
+    /// A query that would (or, with hand-written filter text, might) read every entity, sent
+    /// to a table that refuses table scans
+    /// (`Table::refuse_table_scans`) without saying it means one (`Query::allow_table_scan`).
+    #[error(
+        "the query on table `{table}` scans the whole table (its filter fixes no PartitionKey); \
+         filter on the PartitionKey, or call `allow_table_scan` if a scan is meant"
+    )]
+    TableScan {
+        /// The table.
+        table: String,
+    },
     /// Service properties with more than five CORS rules.
     #[error("the service holds at most 5 CORS rules, these properties have {count}")]
     TooManyCorsRules {

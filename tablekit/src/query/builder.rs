@@ -27,6 +27,7 @@ use std::marker::PhantomData;
 use crate::filter::{bind_params, Filter, IntoFilter, ParamError};
 use crate::model::table_model::{hides_auxiliary, TableModel};
 use crate::protocol::limits::InvalidInput;
+use crate::query::plan::QueryPlan;
 use crate::query::select::Select;
 use crate::values::convert::IntoValue;
 
@@ -48,6 +49,11 @@ const MAX_TOP: u32 = 1000;
 /// ```
 pub struct Query<M> {
     filter: Option<String>,
+    /// The same conditions as `filter`, kept typed for [`plan`](Query::plan) (hand-written
+    /// text as [`Filter::raw`], which the plan does not read).
+    typed: Filter<M>,
+    /// Whether the query says it means to scan the table.
+    scan_allowed: bool,
     select: Option<Vec<String>>,
     top: Option<u32>,
     take: Option<usize>,
@@ -59,6 +65,8 @@ impl<M: TableModel> Query<M> {
     pub fn new() -> Self {
         Query {
             filter: None,
+            typed: Filter::all(),
+            scan_allowed: false,
             select: None,
             top: None,
             take: None,
@@ -82,7 +90,12 @@ impl<M> Query<M> {
         let filter = filter.into_filter();
         match filter.is_all() {
             true => self,
-            false => self.and_filter(filter.to_string()),
+            false => {
+                let text = filter.to_string();
+                let mut query = self.and_filter(text);
+                query.typed = std::mem::replace(&mut query.typed, Filter::all()).and(filter);
+                query
+            }
         }
     }
 
@@ -113,7 +126,12 @@ impl<M> Query<M> {
         let filter = filter.into();
         match filter.trim().is_empty() {
             true => self,
-            false => self.and_filter(filter),
+            false => {
+                let mut query = self.and_filter(filter.clone());
+                let typed = std::mem::replace(&mut query.typed, Filter::all());
+                query.typed = typed.and(Filter::raw(filter));
+                query
+            }
         }
     }
 
@@ -252,6 +270,24 @@ impl<M> Query<M> {
         self
     }
 
+    /// Says the query means to read the whole table, so a table that
+    /// [refuses table scans](crate::client::Table::refuse_table_scans) runs it.
+    ///
+    /// ```
+    /// use tablekit::{DynamicEntity, Query};
+    /// let audit = Query::<DynamicEntity>::new().allow_table_scan();
+    /// assert!(audit.allows_table_scan());
+    /// ```
+    pub fn allow_table_scan(mut self) -> Self {
+        self.scan_allowed = true;
+        self
+    }
+
+    /// Whether [`allow_table_scan`](Self::allow_table_scan) was called.
+    pub fn allows_table_scan(&self) -> bool {
+        self.scan_allowed
+    }
+
     /// The `$filter` text, if any.
     pub fn filter_string(&self) -> Option<&str> {
         self.filter.as_deref()
@@ -278,6 +314,46 @@ impl<M> Query<M> {
 const ALWAYS_SELECTED: [&str; 3] = ["PartitionKey", "RowKey", "Timestamp"];
 
 impl<M: TableModel> Query<M> {
+    /// How the service will find this query's entities, from the key conditions of its
+    /// filter and of the model's kind (see [`QueryPlan`]): a point read, a RowKey range in
+    /// one partition, a whole partition, a range of partitions, or a table scan. Known before
+    /// anything is sent; the client logs a warning (`tracing`, target `tablekit::query`) for
+    /// each table scan it sends, and a table made with
+    /// [`refuse_table_scans`](crate::client::Table::refuse_table_scans) refuses them unless
+    /// the query [allows](Self::allow_table_scan) one.
+    ///
+    /// ```
+    /// use tablekit::prelude::*;
+    /// use tablekit::query_plan::QueryPlan;
+    /// #[derive(TableEntity)]
+    /// struct Gamer {
+    ///     #[tablekit(partition_key)]
+    ///     region: String,
+    ///     #[tablekit(row_key)]
+    ///     tag: String,
+    ///     score: i64,
+    /// }
+    /// let europe = Query::<Gamer>::new().filter(Gamer::PARTITION_KEY.eq("eu").and(Gamer::SCORE.gt(10)));
+    /// assert_eq!(europe.plan(), QueryPlan::Partition { partition_key: "eu".into() });
+    /// // The region is also stored as a property: a filter on it is a scan.
+    /// assert!(Query::<Gamer>::new().filter(Gamer::REGION.eq("eu")).plan().is_table_scan());
+    /// let everywhere = Query::<Gamer>::new().filter(Gamer::SCORE.gt(10));
+    /// assert!(everywhere.plan().is_table_scan());
+    /// // Hand-written text is not read.
+    /// assert_eq!(Query::<Gamer>::new().filter_raw("PartitionKey eq 'eu'").plan(), QueryPlan::Unknown);
+    /// ```
+    pub fn plan(&self) -> QueryPlan {
+        let kind = match M::FAMILY {
+            Some(family) => family.filter::<M>(),
+            None => M::DISCRIMINATOR.map(|kind| kind.filter::<M>()),
+        };
+        let filter = match kind {
+            Some(kind) => self.typed.clone().and(kind),
+            None => self.typed.clone(),
+        };
+        QueryPlan::of(filter.key_conditions())
+    }
+
     /// The `$filter` sent: the query's own and, for a model with a
     /// [`Discriminator`](crate::Discriminator), its kind.
     pub(crate) fn sent_filter(&self) -> Option<String> {
@@ -332,6 +408,8 @@ impl<M> Clone for Query<M> {
     fn clone(&self) -> Self {
         Query {
             filter: self.filter.clone(),
+            typed: self.typed.clone(),
+            scan_allowed: self.scan_allowed,
             select: self.select.clone(),
             top: self.top,
             take: self.take,
@@ -347,6 +425,7 @@ impl<M> fmt::Debug for Query<M> {
             .field("select", &self.select)
             .field("top", &self.top)
             .field("take", &self.take)
+            .field("scan_allowed", &self.scan_allowed)
             .finish()
     }
 }

@@ -13,4 +13,5 @@
 pub(crate) mod builder;
 pub mod column;
 pub mod keys;
+pub mod plan;
 pub mod select;

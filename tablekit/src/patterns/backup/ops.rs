@@ -58,7 +58,8 @@ pub async fn backup_table<M: TableModel, W: AsyncWrite + Unpin>(
     }
     let counter = ProgressCounter::new(progress);
     let mut writer = BackupWriter::new(out, &header).await?;
-    let mut pages = table.query(query).pages();
+    // A backup reads the table by design.
+    let mut pages = table.query(query.allow_table_scan()).pages();
     while let Some(page) = pages.try_next().await? {
         let before = writer.bytes();
         for entity in page.entities() {
@@ -520,7 +521,7 @@ pub async fn copy_table<M: TableModel>(
     let kind = options.mode.kind();
     // Each entity as it is stored: with the rows its model keeps beside it.
     let ops = source
-        .query(query)
+        .query(query.allow_table_scan())
         .entities()
         .map(|e| {
             let dynamic = e?.into_dynamic();

@@ -350,7 +350,8 @@ impl Migration {
             .into());
         }
         let table: Table<DynamicEntity> = table.client().table_named(table.name());
-        let mut dynamic_query = Query::<DynamicEntity>::new();
+        // A migration walks the table by design.
+        let mut dynamic_query = Query::<DynamicEntity>::new().allow_table_scan();
         if let Some(filter) = query.filter_string() {
             dynamic_query = dynamic_query.filter_raw(filter);
         }

@@ -77,7 +77,7 @@ async fn seeded(client: &TableServiceClient) -> Table {
     table.create().await.unwrap();
     for p in 0..3 {
         for r in 0..4 {
-            let mut e = DynamicEntity::new(&format!("p{p}"), &format!("r{r}"));
+            let mut e = DynamicEntity::new(format!("p{p}"), format!("r{r}"));
             e.set("Score", r);
             table.upsert_merge(&mut e).await.unwrap();
         }

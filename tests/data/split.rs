@@ -3,7 +3,7 @@
 //! Guide to Working with Azure Storage Tables via C# and other .NET Languages", one test each.
 
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use tablekit::limits::{self, InvalidInput};
 use tablekit::split::{self, SplitError, HEADER_LEN};
 use tablekit::{DynamicEntity, Value};
@@ -13,7 +13,7 @@ const KIB: usize = 1024;
 /// Incompressible, position-dependent bytes: a reused buffer or a misplaced chunk shows.
 fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..len).map(|_| rng.gen()).collect()
+    (0..len).map(|_| rng.random()).collect()
 }
 
 fn entity() -> DynamicEntity {

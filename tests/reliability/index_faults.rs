@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use tablekit::client::{RetryPolicy, Table};
 use tablekit::index::TARGET_PROPERTY;
 use tablekit::patterns::index::{repair, repair_holding, verify};
@@ -45,13 +45,13 @@ async fn indexed_writes_under_faults_leave_an_exact_index() {
     let mut rng = StdRng::seed_from_u64(5);
     let (mut applied, mut failed) = (0, 0);
     for _ in 0..120 {
-        let id = format!("e{}", rng.gen_range(0..6));
+        let id = format!("e{}", rng.random_range(0..6));
         let mut e = employee(
             &id,
-            &format!("{}@example.com", rng.gen_range(0..8)),
-            ["Smith", "Jones", "Lee"][rng.gen_range(0..3)],
+            &format!("{}@example.com", rng.random_range(0..8)),
+            ["Smith", "Jones", "Lee"][rng.random_range(0..3)],
         );
-        let result = match rng.gen_range(0..4) {
+        let result = match rng.random_range(0..4) {
             0 => table.insert(&mut e).await,
             1 => table.upsert_replace(&mut e).await,
             2 => table.upsert_merge(&mut e).await,
@@ -226,15 +226,15 @@ async fn repair_converges_after_writes_fail_between_the_two_steps() {
     let mut rng = StdRng::seed_from_u64(9);
     let mut applied = 0;
     for _ in 0..80 {
-        let department = ["Sales", "Support"][rng.gen_range(0..2)];
-        let id = format!("c{}", rng.gen_range(0..5));
+        let department = ["Sales", "Support"][rng.random_range(0..2)];
+        let id = format!("c{}", rng.random_range(0..5));
         let mut c = contact(
             department,
             &id,
-            &format!("{}@x", rng.gen_range(0..4)),
-            ["Oslo", "Bergen"][rng.gen_range(0..2)],
+            &format!("{}@x", rng.random_range(0..4)),
+            ["Oslo", "Bergen"][rng.random_range(0..2)],
         );
-        let result = match rng.gen_range(0..3) {
+        let result = match rng.random_range(0..3) {
             0 | 1 => table.upsert_replace(&mut c).await,
             _ => table.delete_by_key(department, &id, &ETag::any()).await,
         };

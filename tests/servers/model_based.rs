@@ -25,7 +25,7 @@ use std::fmt;
 
 use futures::future::join_all;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::index::TARGET_PROPERTY;
 use tablekit::patterns::index::repair;
@@ -131,22 +131,22 @@ enum Held {
 
 impl Held {
     fn random(rng: &mut StdRng) -> Held {
-        match rng.gen_range(0..4) {
+        match rng.random_range(0..4) {
             0 => Held::Member {
-                email: rng.gen_range(0..4),
-                city: rng.gen_range(0..3),
-                zip: rng.gen_range(0..3),
+                email: rng.random_range(0..4),
+                city: rng.random_range(0..3),
+                zip: rng.random_range(0..3),
             },
             1 => Held::Contact {
-                phone: rng.gen_range(0..3),
+                phone: rng.random_range(0..3),
             },
             // None, one or two continuation rows.
             2 => Held::Scan {
-                len: [10, 70_000, 800_000][rng.gen_range(0..3)],
-                salt: rng.gen_range(0..255),
+                len: [10, 70_000, 800_000][rng.random_range(0..3)],
+                salt: rng.random_range(0..255),
             },
             _ => Held::Note {
-                title: rng.gen_range(0..9),
+                title: rng.random_range(0..9),
             },
         }
     }
@@ -313,13 +313,13 @@ enum Op {
 
 impl Op {
     fn random(rng: &mut StdRng) -> Op {
-        let key = rng.gen_range(0..KEYS);
+        let key = rng.random_range(0..KEYS);
         let held = Held::random(rng);
-        match rng.gen_range(0..19) {
+        match rng.random_range(0..19) {
             0..=3 => Op::Insert {
                 key,
                 held,
-                variant: rng.gen_bool(0.3),
+                variant: rng.random_bool(0.3),
             },
             4 | 5 => Op::UpsertReplace { key, held },
             6 | 7 => Op::UpsertMerge { key, held },
@@ -327,12 +327,12 @@ impl Op {
             10 | 11 => Op::Delete { key },
             12 | 13 => {
                 let mut keys: Vec<u8> = (0..KEYS).collect();
-                let n = rng.gen_range(1..=3);
+                let n = rng.random_range(1..=3);
                 let inserts = (0..n)
                     .map(|_| {
-                        let key = keys.remove(rng.gen_range(0..keys.len()));
+                        let key = keys.remove(rng.random_range(0..keys.len()));
                         // Mostly what a transaction holds, sometimes what it refuses.
-                        let held = match (rng.gen_bool(0.8), Held::random(rng)) {
+                        let held = match (rng.random_bool(0.8), Held::random(rng)) {
                             (true, Held::Contact { .. }) => Held::Note { title: 2 },
                             (_, held) => held,
                         };
@@ -343,13 +343,13 @@ impl Op {
             }
             14 | 15 => Op::SelectMerge {
                 pick: key,
-                zip: rng.gen_range(0..3),
+                zip: rng.random_range(0..3),
             },
             16 => Op::Repair,
             _ => Op::Legacy {
-                n: rng.gen_range(0..3),
-                reply: rng.gen_bool(0.5),
-                remove: rng.gen_bool(0.3),
+                n: rng.random_range(0..3),
+                reply: rng.random_bool(0.5),
+                remove: rng.random_bool(0.3),
             },
         }
     }
@@ -907,7 +907,7 @@ async fn racing_writers_keep_the_invariants(client: &TableServiceClient) {
             .map(|_| {
                 // Keys 0 and 1 hold members, 2 and 3 contacts (an index in another partition),
                 // so each key's writers race on one plan.
-                let key = rng.gen_range(0..4);
+                let key = rng.random_range(0..4);
                 let held = match (key < 2, Held::random(&mut rng)) {
                     (true, member @ Held::Member { .. }) => member,
                     (true, _) => Held::Member {
@@ -916,10 +916,10 @@ async fn racing_writers_keep_the_invariants(client: &TableServiceClient) {
                         zip: 0,
                     },
                     (false, _) => Held::Contact {
-                        phone: rng.gen_range(0..2),
+                        phone: rng.random_range(0..2),
                     },
                 };
-                (key, held, rng.gen_range(0..3))
+                (key, held, rng.random_range(0..3))
             })
             .collect();
         let answers = join_all(writers.iter().map(|(key, held, how)| {

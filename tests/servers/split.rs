@@ -6,7 +6,7 @@
 //! the data layer.
 
 use chrono::Utc;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use reqwest::{Method, StatusCode};
 use tablekit::auth::{canonicalized_resource, shared_key_string_to_sign, AccountKey};
 use tablekit::client::TableServiceClient;
@@ -117,7 +117,7 @@ impl Service {
 
 fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..len).map(|_| rng.gen()).collect()
+    (0..len).map(|_| rng.random()).collect()
 }
 
 async fn large_values_round_trip_bit_exactly_through_the_service(client: &TableServiceClient) {

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 use crate::pipeline::counter::Operation;
 
@@ -371,7 +371,7 @@ impl FaultState {
         if self.plan.at_most.is_some_and(|n| self.injected >= n) {
             return None;
         }
-        let roll: f64 = self.rng.gen();
+        let roll: f64 = self.rng.random();
         let mut threshold = 0.0;
         for (fault, rate) in &self.plan.rates {
             threshold += rate;

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rand::Rng;
+use rand::RngExt;
 
 /// How often and how patiently to retry transient failures.
 ///
@@ -186,7 +186,7 @@ impl RetryPolicy {
         let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
         // Half fixed, half random: a retry never fires immediately.
         let half = nanos / 2;
-        Duration::from_nanos(half + rand::thread_rng().gen_range(0..=half))
+        Duration::from_nanos(half + rand::rng().random_range(0..=half))
     }
 }
 

@@ -66,7 +66,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use rand::Rng;
+use rand::RngExt;
 
 use crate::client::applied::{self, Effect};
 use crate::client::error::{Error, Result};
@@ -275,7 +275,7 @@ impl ConflictRetry {
 
     /// Sleeps the jittered wait after failed attempt `attempt`.
     pub(crate) async fn pause(&self, attempt: u32) {
-        let jitter: f64 = rand::thread_rng().gen();
+        let jitter: f64 = rand::rng().random();
         tokio::time::sleep(self.delay(attempt, jitter)).await;
     }
 

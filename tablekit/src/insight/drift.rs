@@ -19,6 +19,39 @@ use crate::values::value::Value;
 const EXAMPLES: usize = 3;
 
 /// How a field is kept, as [`FieldInfo`] says.
+///
+/// ```
+/// use tablekit::prelude::*;
+/// use tablekit::insight::{FieldStorage, ModelFields};
+///
+/// #[derive(Debug, Clone, PartialEq, Default, TableFields)]
+/// pub struct Address {
+///     pub city: String,
+/// }
+///
+/// #[derive(TableEntity)]
+/// #[tablekit(row_key(constant = "order", order = 0))]
+/// pub struct Order {
+///     #[tablekit(partition_key)]
+///     pub region: String,
+///     #[tablekit(row_key(order = 1, pad = 6), key_only)]
+///     pub number: u64,
+///     pub total: f64,
+///     #[tablekit(json)]
+///     pub tags: Vec<String>,
+///     #[tablekit(flatten)]
+///     pub address: Address,
+/// }
+///
+/// let kept: Vec<_> = Order::FIELDS.iter().map(|f| (f.field, f.property, f.storage)).collect();
+/// assert_eq!(kept, [
+///     ("region", "Region", FieldStorage::Property),
+///     ("number", "", FieldStorage::KeyOnly),
+///     ("total", "Total", FieldStorage::Property),
+///     ("tags", "Tags", FieldStorage::Spread),
+///     ("address", "Address", FieldStorage::Flatten),
+/// ]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldStorage {
     /// One property.
@@ -33,6 +66,31 @@ pub enum FieldStorage {
 }
 
 /// One field of a `#[derive(TableEntity)]` model, as [`ModelFields::FIELDS`] lists it.
+///
+/// ```
+/// use tablekit::prelude::*;
+/// use tablekit::insight::{FieldStorage, ModelFields};
+/// use tablekit::TableEntity;
+///
+/// #[derive(TableEntity)]
+/// pub struct Gamer {
+///     #[tablekit(partition_key)]
+///     pub tag: String,
+///     pub score: i32,
+/// }
+///
+/// let score = Gamer::FIELDS.iter().find(|f| f.field == "score").unwrap();
+/// assert_eq!((score.property, score.rust_type, score.optional), ("Score", "i32", false));
+/// assert_eq!(score.storage, FieldStorage::Property);
+///
+/// // `read` reads a stored row as `try_score` does.
+/// let mut row = DynamicEntity::new("dragon", "");
+/// row.set("Score", 12i32);
+/// assert!((score.read)(&GamerEntity::wrap(row.clone())).is_ok());
+/// row.set("Score", "twelve");
+/// let error = (score.read)(&GamerEntity::wrap(row)).unwrap_err();
+/// assert!(error.to_string().contains("Score"));
+/// ```
 pub struct FieldInfo<E> {
     /// The Rust field.
     pub field: &'static str,
@@ -85,6 +143,30 @@ pub trait ModelFields: TableModel {
 }
 
 /// A property the model does not know: kept on writes, but read by no field.
+///
+/// ```
+/// use tablekit::insight::{check, generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let order = |id: &str, total: f64| {
+///     let mut e = DynamicEntity::new("eu", id);
+///     e.set("Total", total);
+///     e
+/// };
+/// let model = generate_model(&[order("1", 12.5), order("2", 3.0)], &GenerateOptions::default());
+///
+/// // Newer rows carry a coupon, as text or as a number.
+/// let mut text = order("3", 9.0);
+/// text.set("Coupon", "SPRING");
+/// let mut number = order("4", 7.0);
+/// number.set("Coupon", 15i32);
+/// let report = check(&model.description, &[text, number]);
+/// let unknown = &report.unknown_properties[0];
+/// assert_eq!((unknown.property.as_str(), unknown.rows), ("Coupon", 2));
+/// assert_eq!(unknown.types, ["String", "Int32"]);
+/// assert!(!report.fails_reads());
+/// assert!(report.to_string().contains("unknown property: `Coupon` (String, Int32) in 2 rows"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UnknownProperty {
     /// The stored name.
@@ -96,6 +178,27 @@ pub struct UnknownProperty {
 }
 
 /// A field some rows lack: it reads `None` or its default there.
+///
+/// ```
+/// use tablekit::insight::{check, generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let mut first = DynamicEntity::new("eu", "1");
+/// first.set("Total", 12.5);
+/// first.set("Note", "gift");
+/// let mut second = DynamicEntity::new("eu", "2");
+/// second.set("Total", 3.0);
+/// let model = generate_model(&[first, second], &GenerateOptions::default());
+///
+/// // A row with neither property.
+/// let report = check(&model.description, &[DynamicEntity::new("eu", "3")]);
+/// let absent = |field: &str| report.absent_fields.iter().find(|a| a.field == field).unwrap();
+/// assert_eq!((absent("total").property.as_str(), absent("total").optional), ("Total", false));
+/// assert_eq!((absent("note").rows, absent("note").optional), (1, true));
+/// let text = report.to_string();
+/// assert!(text.contains("absent: `total` (Total) in 1 rows: reads its default"), "{text}");
+/// assert!(text.contains("absent: `note` (Note) in 1 rows: reads None"), "{text}");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AbsentField {
     /// The Rust field.
@@ -110,6 +213,27 @@ pub struct AbsentField {
 
 /// A field some rows hold a value of that it cannot read: its getter gives the default, its
 /// `try_` getter an error, and a setter over it makes writes refuse the entity.
+///
+/// ```
+/// use tablekit::insight::{check, generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let order = |id: &str| DynamicEntity::new("eu", id);
+/// let (mut first, mut second) = (order("1"), order("2"));
+/// first.set("Total", 12.5);
+/// second.set("Total", 3.0);
+/// let model = generate_model(&[first, second], &GenerateOptions::default());
+///
+/// // A newer writer stores the total as text.
+/// let mut text = order("3");
+/// text.set("Total", "12.50");
+/// let report = check(&model.description, &[text]);
+/// let unreadable = &report.unreadable[0];
+/// assert_eq!((unreadable.field.as_str(), unreadable.property.as_str(), unreadable.rows), ("total", "Total", 1));
+/// assert_eq!(unreadable.examples, [("eu".to_owned(), "3".to_owned())]);
+/// assert!(report.fails_reads());
+/// assert!(report.to_string().contains("unreadable: `total` (Total) in 1 rows"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Unreadable {
     /// The Rust field.
@@ -125,6 +249,26 @@ pub struct Unreadable {
 }
 
 /// Keys not of the model's shape.
+///
+/// ```
+/// use tablekit::insight::{check, generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let rows = [DynamicEntity::new("eu", "order_000001"), DynamicEntity::new("eu", "order_000002")];
+/// let model = generate_model(&rows, &GenerateOptions::default());
+///
+/// // A writer that forgot the padding.
+/// let newer = [DynamicEntity::new("eu", "order_17"), DynamicEntity::new("eu", "order_000018")];
+/// let report = check(&model.description, &newer);
+/// let mismatch = &report.key_mismatches[0];
+/// assert_eq!(mismatch.key, "RowKey");
+/// assert_eq!(mismatch.expected, "\"order\"_{6 digits}");
+/// assert_eq!((mismatch.rows, mismatch.examples.as_slice()), (1, &["order_17".to_owned()][..]));
+/// assert_eq!(
+///     serde_json::to_value(mismatch).unwrap(),
+///     serde_json::json!({ "key": "RowKey", "expected": "\"order\"_{6 digits}", "rows": 1, "examples": ["order_17"] }),
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KeyMismatch {
     /// `PartitionKey` or `RowKey`.
@@ -143,6 +287,40 @@ pub struct KeyMismatch {
 /// absent fields are kept safe by the model (unknown ones survive writes, absent ones read a
 /// default), so only unreadable values and keys of another shape fail reads
 /// ([`fails_reads`](Self::fails_reads)).
+///
+/// ```
+/// use tablekit::insight::{check, generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let order = |id: &str, total: f64| {
+///     let mut e = DynamicEntity::new("eu", id);
+///     e.set("Total", total);
+///     e
+/// };
+/// let rows = [order("1", 12.5), order("2", 3.0)];
+/// let options = GenerateOptions { name: Some("Order".into()), ..Default::default() };
+/// let model = generate_model(&rows, &options);
+///
+/// let report = check(&model.description, &rows);
+/// assert!(report.is_clean());
+/// assert_eq!(report.to_string(), "model `Order` against 2 sampled rows:\n  no drift\n");
+///
+/// let mut newer = order("3", 9.0);
+/// newer.set("Total", "9.00");
+/// newer.set("Currency", "EUR");
+/// let report = check(&model.description, &[newer]);
+/// assert!(report.fails_reads());
+/// let text = report.to_string();
+/// assert!(text.contains("unreadable: `total` (Total) in 1 rows"), "{text}");
+/// assert!(text.contains("unknown property: `Currency` (String) in 1 rows"), "{text}");
+/// assert!(text.ends_with("=> reads of these rows fail or lose values\n"), "{text}");
+///
+/// // For CI: the same as JSON.
+/// let json = serde_json::to_value(&report).unwrap();
+/// assert_eq!(json["sampled"], 1);
+/// assert_eq!(json["unreadable"][0]["field"], "total");
+/// assert_eq!(json["unknown_properties"][0]["types"][0], "String");
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DriftReport {
     /// The model's name.

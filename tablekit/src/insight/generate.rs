@@ -37,6 +37,30 @@ const WRAPPER_METHODS: &[&str] = &[
 const FAMILY_MAX_KINDS: usize = 8;
 
 /// What to call the model.
+///
+/// ```
+/// use tablekit::insight::{generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let mut row = DynamicEntity::new("eu", "1");
+/// row.set("Score", 5i32);
+/// let rows = [row];
+///
+/// // Named after the table by default, which the struct's attribute names too.
+/// let options = GenerateOptions { table: Some("Players".into()), ..Default::default() };
+/// let model = generate_model(&rows, &options);
+/// assert_eq!(model.description.name, "Player");
+/// assert!(model.source.contains("#[tablekit(table = \"Players\""));
+///
+/// // Or named as given.
+/// let options = GenerateOptions { name: Some("Gamer".into()), ..options };
+/// assert!(generate_model(&rows, &options).source.contains("pub struct Gamer {"));
+///
+/// // Neither: a struct `Entity` without a table.
+/// let model = generate_model(&rows, &GenerateOptions::default());
+/// assert!(model.source.contains("pub struct Entity {"));
+/// assert!(!model.source.contains("table ="));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct GenerateOptions {
     /// The struct's name (default: the table's name, singular-ish, in PascalCase).
@@ -47,6 +71,33 @@ pub struct GenerateOptions {
 
 /// A model as data: what `schema check` compares a table with, and what
 /// [`generate_model`] wrote the source from. Its JSON is stable, for files kept beside code.
+///
+/// ```
+/// # fn main() -> Result<(), serde_json::Error> {
+/// use tablekit::insight::{check, generate_model, GenerateOptions, ModelDescription};
+/// use tablekit::DynamicEntity;
+///
+/// let rows: Vec<_> = (1..=2)
+///     .map(|i| {
+///         let mut e = DynamicEntity::new("eu", format!("order_{i:06}"));
+///         e.set("Total", 12.5);
+///         e
+///     })
+///     .collect();
+/// let options = GenerateOptions { table: Some("Orders".into()), ..Default::default() };
+/// let model = generate_model(&rows, &options);
+///
+/// // Kept in a file beside the code, read back for later checks.
+/// let json = serde_json::to_string_pretty(&model.description)?;
+/// let description: ModelDescription = serde_json::from_str(&json)?;
+/// assert_eq!(description, model.description);
+/// assert_eq!((description.name.as_str(), description.table.as_deref()), ("Order", Some("Orders")));
+/// assert_eq!(description.row_key.to_string(), "\"order\"_{6 digits}");
+/// let value: serde_json::Value = serde_json::from_str(&json)?;
+/// assert_eq!(value["row_key"]["separator"], "_");
+/// assert!(check(&description, &rows).is_clean());
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelDescription {
     /// The struct's name.
@@ -65,6 +116,36 @@ pub struct ModelDescription {
 }
 
 /// One field of a [`ModelDescription`].
+///
+/// ```
+/// use tablekit::insight::{check, generate_model, FieldDescription, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let mut first = DynamicEntity::new("eu", "order_000001");
+/// first.set("Total", 12.5);
+/// first.set("Note", "gift");
+/// let mut second = DynamicEntity::new("eu", "order_000002");
+/// second.set("Total", 3.0);
+/// let rows = [first, second];
+/// let mut description = generate_model(&rows, &GenerateOptions::default()).description;
+///
+/// let field = |name: &str| description.fields.iter().find(|f| f.field == name).unwrap().clone();
+/// let order = field("order"); // the number in the RowKey
+/// assert_eq!((order.property, order.rust_type.as_str(), order.optional), (None, "u64", false));
+/// let note = field("note"); // in one row of two
+/// assert_eq!((note.property.as_deref(), note.rust_type.as_str(), note.optional), (Some("Note"), "String", true));
+///
+/// // A field added by hand: no sampled row holds it yet.
+/// description.fields.push(FieldDescription {
+///     field: "currency".into(),
+///     property: Some("Currency".into()),
+///     rust_type: "String".into(),
+///     optional: false,
+/// });
+/// let report = check(&description, &rows);
+/// let absent = report.absent_fields.iter().find(|a| a.field == "currency").unwrap();
+/// assert_eq!(absent.rows, 2);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FieldDescription {
     /// The Rust field.
@@ -81,6 +162,26 @@ pub struct FieldDescription {
 }
 
 /// A generated model: the source of the struct and the same model as data.
+///
+/// ```
+/// use tablekit::insight::{generate_model, GenerateOptions};
+/// use tablekit::DynamicEntity;
+///
+/// let mut row = DynamicEntity::new("eu", "o-1");
+/// row.set("Total", 12.5);
+/// let options = GenerateOptions { table: Some("Orders".into()), ..Default::default() };
+/// let model = generate_model(&[row], &options);
+///
+/// // The source, for the code base.
+/// assert!(model.source.starts_with("// A model of table `Orders`, from a sample of 1 entities in 1 partitions."));
+/// assert!(model.source.contains("use tablekit::prelude::*;"));
+/// assert!(model.source.contains("pub struct Order {"));
+/// assert!(model.source.contains("pub total: f64,"));
+///
+/// // The same model as data, for drift checks.
+/// let total = model.description.fields.iter().find(|f| f.field == "total").unwrap();
+/// assert_eq!((total.property.as_deref(), total.rust_type.as_str()), (Some("Total"), "f64"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct GeneratedModel {
     /// Rust source: a header comment, `use tablekit::prelude::*;` and the struct.

@@ -8,6 +8,29 @@ use crate::query::builder::Query;
 use crate::values::entity::DynamicEntity;
 
 /// How much to read.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::insight::{sample, SampleOptions};
+/// use tablekit::DynamicEntity;
+/// # let client = emulator.client();
+/// let table = client.table_named::<DynamicEntity>("Readings");
+/// table.create().await?;
+/// for sensor in ["a", "b", "c"] {
+///     for i in 0..4 {
+///         table.insert(&mut DynamicEntity::new(sensor, format!("{i:03}"))).await?;
+///     }
+/// }
+/// // Six entities, at most two from a partition before moving on to the next.
+/// let options = SampleOptions { max_entities: 6, per_partition: Some(2) };
+/// let read = sample(&table, &options).await?;
+/// let keys: Vec<_> = read.entities.iter().map(|e| (e.partition_key(), e.row_key())).collect();
+/// assert_eq!(keys, [("a", "000"), ("a", "001"), ("b", "000"), ("b", "001"), ("c", "000"), ("c", "001")]);
+/// assert!(!read.complete);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug)]
 pub struct SampleOptions {
     /// The most entities read (default 1,000).
@@ -27,6 +50,33 @@ impl Default for SampleOptions {
 }
 
 /// What [`sample`] read.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::insight::{generate_model, sample, GenerateOptions, SampleOptions};
+/// use tablekit::DynamicEntity;
+/// # let client = emulator.client();
+/// let table = client.table_named::<DynamicEntity>("Orders");
+/// table.create().await?;
+/// for (region, id) in [("eu", "o-1"), ("eu", "o-2"), ("us", "o-3")] {
+///     let mut order = DynamicEntity::new(region, id);
+///     order.set("Total", 12.5);
+///     table.insert(&mut order).await?;
+/// }
+/// let read = sample(&table, &SampleOptions::default()).await?;
+/// assert_eq!(read.entities.len(), 3);
+/// assert!(read.complete); // the whole table
+///
+/// let part = sample(&table, &SampleOptions { max_entities: 2, ..Default::default() }).await?;
+/// assert_eq!(part.entities.len(), 2);
+/// assert!(!part.complete);
+///
+/// let model = generate_model(&read.entities, &GenerateOptions { table: Some(table.name().to_owned()), ..Default::default() });
+/// assert!(model.source.contains("from a sample of 3 entities in 2 partitions"));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Sample {
     /// The entities, in key order.

@@ -27,6 +27,9 @@
 //! assert_eq!(tablekit::keys::pad(7, 4), "0007");
 //! ```
 
+// On docs.rs (nightly, `--cfg docsrs`), items behind a feature say which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 // The layers, bottom to top (see "Layout" above); `tests/docs/layers.rs` of the workspace
 // fails when one imports from a layer above it.
 pub mod client;

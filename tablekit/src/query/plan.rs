@@ -3,6 +3,13 @@
 //! which keys its filter fixes: one entity, a range in one partition, a whole partition, a
 //! range of partitions, or every entity of the table — the scan the Azure Table design
 //! guide ("Design for querying") warns about first.
+//!
+//! ```
+//! use tablekit::{Column, DynamicEntity, Query};
+//! let pk: Column<DynamicEntity, String> = Column::dynamic("PartitionKey");
+//! let plan = Query::<DynamicEntity>::new().filter(pk.eq("eu")).plan();
+//! assert_eq!(plan.to_string(), r#"whole partition "eu""#);
+//! ```
 
 use std::fmt;
 

@@ -64,6 +64,47 @@ pub(crate) fn run(command: &mut Command, dir: &Path, what: &str) -> Result<(), S
     }
 }
 
+/// The Python of a venv named `name` in the cache directory, with the packages pinned in
+/// `requirements` installed once (`version` marks the install): what every suite that runs
+/// a Python program (an SDK, pyarrow) uses.
+pub(crate) fn python_venv(
+    name: &str,
+    requirements: &Path,
+    version: &str,
+) -> Result<PathBuf, String> {
+    let venv = installed(
+        name,
+        |dir| dir.join(".installed").is_file(),
+        |dir| {
+            let venv_failed = "make a Python venv (Python 3 with its `venv` module, \
+                               the `python3-venv` package on Debian, is needed)";
+            run(
+                Command::new("python3").args(["-m", "venv", "."]),
+                dir,
+                venv_failed,
+            )?;
+            run(
+                Command::new(dir.join("bin/python"))
+                    .args([
+                        "-m",
+                        "pip",
+                        "install",
+                        "--quiet",
+                        "--disable-pip-version-check",
+                    ])
+                    .arg("--requirement")
+                    .arg(requirements),
+                dir,
+                "install the pinned Python packages with pip",
+            )?;
+            std::fs::write(dir.join(".installed"), version)
+                .map_err(|e| format!("cannot mark the venv installed: {e}"))
+        },
+    )?;
+    // Only `bin/python` is used: it finds the venv's packages wherever the venv was renamed to.
+    Ok(venv.join("bin/python"))
+}
+
 /// The directory of the interop sources, `tests/interop`.
 pub(crate) fn sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")

@@ -25,8 +25,8 @@ mod insight_model;
 /// The interop suite's venv with the pinned SDK, installed the same way if it is not yet:
 /// same requirements, same directory (named after the pinned version).
 fn python() -> std::path::PathBuf {
-    static VENV: OnceLock<Result<std::path::PathBuf, String>> = OnceLock::new();
-    let venv = VENV.get_or_init(|| {
+    static PYTHON: OnceLock<Result<std::path::PathBuf, String>> = OnceLock::new();
+    let python = PYTHON.get_or_init(|| {
         let requirements = install::sources().join("python/requirements.txt");
         let text = std::fs::read_to_string(&requirements).map_err(|e| e.to_string())?;
         let version = text
@@ -34,38 +34,10 @@ fn python() -> std::path::PathBuf {
             .find_map(|l| l.trim().strip_prefix("azure-data-tables=="))
             .ok_or("requirements.txt pins no azure-data-tables")?
             .to_owned();
-        install::installed(
-            &format!("python-azure-data-tables-{version}"),
-            |dir| dir.join(".installed").is_file(),
-            |dir| {
-                install::run(
-                    Command::new("python3").args(["-m", "venv", "."]),
-                    dir,
-                    "make a Python venv (Python 3 with its `venv` module is needed)",
-                )?;
-                install::run(
-                    Command::new(dir.join("bin/python"))
-                        .args([
-                            "-m",
-                            "pip",
-                            "install",
-                            "--quiet",
-                            "--disable-pip-version-check",
-                        ])
-                        .arg("--requirement")
-                        .arg(&requirements),
-                    dir,
-                    "install the pinned Python packages with pip",
-                )?;
-                std::fs::write(dir.join(".installed"), &version)
-                    .map_err(|e| format!("cannot mark the venv installed: {e}"))
-            },
-        )
+        let name = format!("python-azure-data-tables-{version}");
+        install::python_venv(&name, &requirements, &version)
     });
-    match venv {
-        Ok(dir) => dir.join("bin/python"),
-        Err(e) => panic!("{e}"),
-    }
+    python.clone().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The table the Python SDK filled, every entity of it.

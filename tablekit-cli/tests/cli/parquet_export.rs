@@ -4,10 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use tablekit::{DynamicEntity, EdmType, Value};
+
+#[path = "../../../tests/interop/install.rs"]
+#[allow(dead_code)]
+mod install;
 
 use crate::edge_values::{edge_values, table_of_values, typed_json};
 use crate::support::{client, entities, ok, on_servers, table_name, tablekit};
@@ -15,90 +19,19 @@ use crate::support::{client, entities, ok, on_servers, table_name, tablekit};
 /// The pinned pyarrow: it names the venv.
 const PYARROW: &str = "26.0.1";
 
-/// The cache directory, as for Azurite: `TABLEKIT_CACHE_DIR`, else the user's cache.
-fn cache_root() -> PathBuf {
-    std::env::var_os("TABLEKIT_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("tablekit")))
-        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/tablekit")))
-        .unwrap_or_else(|| std::env::temp_dir().join("tablekit-cache"))
-}
-
 fn sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/pyarrow")
 }
 
-/// Runs an install step; a failure says what could not be done, with its output.
-fn step(command: &mut Command, what: &str) -> Result<(), String> {
-    let output = command
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot {what}: {e}"))?;
-    if output.status.success() {
-        return Ok(());
-    }
-    Err(format!(
-        "cannot {what} ({}): {}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout).trim(),
-        String::from_utf8_lossy(&output.stderr).trim()
-    ))
-}
-
-/// The venv's Python with the pinned pyarrow, installed once: into a directory of this
-/// process's own, renamed into place when complete, so a half-made venv is never used.
+/// The venv's Python with the pinned pyarrow, installed once as the interop suites install
+/// theirs.
 fn python() -> PathBuf {
-    static VENV: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let venv = VENV.get_or_init(|| {
-        let dir = cache_root().join(format!("python-pyarrow-{PYARROW}"));
-        let ready = |dir: &Path| dir.join(".installed").is_file();
-        if ready(&dir) {
-            return Ok(dir);
-        }
-        let staging = cache_root().join(format!(".python-pyarrow-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&staging);
-        std::fs::create_dir_all(&staging).map_err(|e| format!("cannot make {staging:?}: {e}"))?;
-        let made = step(
-            Command::new("python3").args(["-m", "venv"]).arg(&staging),
-            "make a Python venv (Python 3 with its `venv` module is needed)",
-        )
-        .and_then(|()| {
-            step(
-                Command::new(staging.join("bin/python"))
-                    .args([
-                        "-m",
-                        "pip",
-                        "install",
-                        "--quiet",
-                        "--disable-pip-version-check",
-                    ])
-                    .arg("--requirement")
-                    .arg(sources().join("requirements.txt")),
-                "install the pinned pyarrow with pip",
-            )
-        })
-        .and_then(|()| {
-            std::fs::write(staging.join(".installed"), PYARROW)
-                .map_err(|e| format!("cannot mark the venv installed: {e}"))
-        });
-        if let Err(e) = made {
-            let _ = std::fs::remove_dir_all(&staging);
-            return Err(e);
-        }
-        // Another process may have won the race: its venv is used and ours dropped.
-        if std::fs::rename(&staging, &dir).is_err() {
-            let _ = std::fs::remove_dir_all(&staging);
-        }
-        if ready(&dir) {
-            Ok(dir)
-        } else {
-            Err(format!("the venv in {dir:?} is incomplete: delete it"))
-        }
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let python = PYTHON.get_or_init(|| {
+        let requirements = sources().join("requirements.txt");
+        install::python_venv(&format!("python-pyarrow-{PYARROW}"), &requirements, PYARROW)
     });
-    match venv {
-        Ok(dir) => dir.join("bin/python"),
-        Err(e) => panic!("{e}"),
-    }
+    python.clone().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// What pyarrow reads: the schema (column to Arrow type) and every row.

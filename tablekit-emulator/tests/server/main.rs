@@ -27,12 +27,16 @@ use tablekit_emulator::Emulator;
 async fn gamers_with_sas() -> (Emulator, String) {
     let emulator = Emulator::start().await.unwrap();
     emulator.create_table("Gamers").unwrap();
-    let sas = emulator
-        .sas(&TableSas::new(
-            "Gamers",
-            TablePermissions::ALL,
-            Utc::now() + Duration::hours(1),
-        ))
-        .unwrap();
+    let sas = full_sas(&emulator, "Gamers");
     (emulator, sas)
+}
+
+/// A SAS granting everything on `table` for an hour.
+fn full_sas(emulator: &Emulator, table: &str) -> String {
+    let sas = TableSas::new(
+        table,
+        TablePermissions::ALL,
+        Utc::now() + Duration::hours(1),
+    );
+    emulator.sas(&sas).unwrap()
 }

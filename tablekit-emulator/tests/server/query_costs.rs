@@ -81,13 +81,7 @@ async fn point_gets_count_hits_and_misses() {
 #[tokio::test]
 async fn the_answer_carries_its_cost_in_headers() {
     let emulator = gamers().await;
-    let sas = emulator
-        .sas(&tablekit::sas::TableSas::new(
-            "Gamers",
-            tablekit::sas::TablePermissions::ALL,
-            chrono::Utc::now() + chrono::Duration::hours(1),
-        ))
-        .unwrap();
+    let sas = crate::full_sas(&emulator, "Gamers");
     let answer = reqwest::Client::new()
         .get(format!(
             "{}/Gamers()?{sas}&$filter=PartitionKey%20eq%20'p2'",

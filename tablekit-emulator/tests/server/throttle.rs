@@ -28,13 +28,7 @@ async fn throttled(throttle: Throttle, flavor: Flavor) -> (Emulator, TableServic
 /// Sends raw requests: the answer's status and headers as the service writes them.
 async fn raw_insert(emulator: &Emulator, pk: &str, rk: &str) -> reqwest::Response {
     // A table SAS needs no signing of each request.
-    let sas = emulator
-        .sas(&tablekit::sas::TableSas::new(
-            "Hot",
-            tablekit::sas::TablePermissions::ALL,
-            chrono::Utc::now() + chrono::Duration::hours(1),
-        ))
-        .unwrap();
+    let sas = crate::full_sas(emulator, "Hot");
     reqwest::Client::new()
         .post(format!("{}/Hot?{sas}", emulator.endpoint()))
         .header("Accept", "application/json;odata=nometadata")

@@ -30,7 +30,8 @@ use tablekit::client::{Table, TableServiceClient};
 use tablekit::index::TARGET_PROPERTY;
 use tablekit::patterns::index::repair;
 use tablekit::prelude::*;
-use tablekit::{spread, Query};
+use tablekit::query_plan::QueryPlan;
+use tablekit::{spread, InvalidInput, Query};
 
 use crate::composition::{Post, PostEntity};
 use crate::spread::bytes;
@@ -419,7 +420,8 @@ struct Tables {
 impl Tables {
     async fn new(client: &TableServiceClient) -> Tables {
         let name = unique_name("Plan");
-        let club = client.table_named::<Club>(&name);
+        // Every typed read of the family stays within a partition, or says it scans.
+        let club = client.table_named::<Club>(&name).refuse_table_scans();
         club.create().await.unwrap();
         Tables {
             members: client.table_named(&name),
@@ -711,9 +713,32 @@ async fn check(t: &Tables, reference: &Reference) -> Result<(), String> {
             ));
         }
     }
+    // The family's kinds are an `or`, which bounds no key: the partition is what plans it,
+    // and a query without it is refused before it is sent.
+    let in_partition = Query::new()
+        .filter(Club::PARTITION_KEY.eq(PARTITION))
+        .top(2)
+        .unwrap();
+    let plan = in_partition.plan();
+    if plan
+        != (QueryPlan::Partition {
+            partition_key: PARTITION.into(),
+        })
+    {
+        return Err(format!("the partition's query plans as {plan}"));
+    }
+    let everything = t.club.query(Query::new()).first_page().await;
+    if !matches!(
+        everything.as_ref().map_err(|e| e.invalid_input()),
+        Err(Some(InvalidInput::TableScan { .. }))
+    ) {
+        return Err(format!(
+            "a scan of a refusing table answered {everything:?}"
+        ));
+    }
     let listed: Vec<ClubEntity> = t
         .club
-        .query(Query::new().top(2).unwrap())
+        .query(in_partition)
         .collect_all()
         .await
         .map_err(|e| e.to_string())?;

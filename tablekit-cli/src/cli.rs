@@ -428,6 +428,13 @@ pub(crate) struct QueryArgs {
     /// CSV reads the result twice, once for the header's columns
     #[arg(long, value_enum)]
     pub(crate) format: Option<QueryFormat>,
+    /// Prints how the service finds the matches instead of the entities: the plan (point
+    /// read, RowKey range, whole partition, range of partitions or table scan, from the
+    /// filter's key conditions), then runs the query to count its pages and entities and, on
+    /// the tablekit emulator, the entities the server examined. `--format json` prints it as
+    /// JSON
+    #[arg(long)]
+    pub(crate) explain: bool,
     #[command(flatten)]
     pub(crate) connection: Connection,
 }

@@ -3,6 +3,7 @@
 pub(crate) mod backup;
 pub(crate) mod copy;
 pub(crate) mod entity;
+pub(crate) mod explain;
 pub(crate) mod insight;
 pub(crate) mod migrate;
 pub(crate) mod query;

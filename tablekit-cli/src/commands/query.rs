@@ -26,6 +26,10 @@ pub(crate) async fn run(args: QueryArgs) -> Outcome {
     let client = client(&args.connection)?;
     require_table(&client, &args.table).await?;
     let table = client.table_named::<DynamicEntity>(&args.table);
+    if args.explain {
+        let json = matches!(args.format, Some(QueryFormat::Json | QueryFormat::Jsonl));
+        return super::explain::run(&table, query, args.selection.filter.as_deref(), json).await;
+    }
     let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
         QueryFormat::Table
     } else {

@@ -9,6 +9,7 @@ mod conventions;
 mod copy;
 mod edge_values;
 mod entities;
+mod explain;
 mod insight;
 mod migrate;
 mod output;

@@ -10,10 +10,11 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-/// The header with the entities a read examined (the emulator's own; Azure sends none).
-pub const EXAMINED_HEADER: &str = "x-tablekit-entities-examined";
+/// The header with the entities a read examined (the emulator's own; Azure sends none): the
+/// name the client reads it by.
+pub use tablekit::client::EXAMINED_HEADER;
 /// The header with the entities a read returned (the emulator's own; Azure sends none).
-pub const RETURNED_HEADER: &str = "x-tablekit-entities-returned";
+pub use tablekit::client::RETURNED_HEADER;
 
 /// How many of the latest reads [`QueryCosts::recent`] keeps.
 pub const RECENT_READS: usize = 1_024;

@@ -17,6 +17,7 @@ use http::Method;
 
 use super::continuation::{ContinuationToken, QueryId};
 use super::error::{Error, Result};
+use super::read_cost::ReadCost;
 use super::spread;
 use super::table::Table;
 use super::transport::{header_str, OnHead, ServiceRequest, ServiceResponse};
@@ -44,6 +45,7 @@ const MAX_TOP: u32 = 1000;
 pub struct Page<E> {
     entities: Vec<E>,
     continuation: Option<ContinuationToken>,
+    cost: Option<ReadCost>,
 }
 
 impl<E> Page<E> {
@@ -52,7 +54,26 @@ impl<E> Page<E> {
         Page {
             entities,
             continuation,
+            cost: None,
         }
+    }
+
+    /// What answering this page cost the server, when it says: the tablekit emulator does
+    /// (see [`ReadCost`]), the Table service and Azurite do not.
+    ///
+    /// ```
+    /// use tablekit::client::Page;
+    /// use tablekit::DynamicEntity;
+    /// let page: Page<DynamicEntity> = Page::new(Vec::new(), None);
+    /// assert_eq!(page.server_cost(), None);
+    /// ```
+    pub fn server_cost(&self) -> Option<ReadCost> {
+        self.cost
+    }
+
+    fn with_cost(mut self, cost: Option<ReadCost>) -> Self {
+        self.cost = cost;
+        self
     }
 
     /// The entities on this page (possibly none, even when more follow).
@@ -87,7 +108,7 @@ impl<E> Page<E> {
         match left.filter(|left| self.entities.len() > *left) {
             Some(left) => {
                 self.entities.truncate(left);
-                Page::new(self.entities, None)
+                Page::new(self.entities, None).with_cost(self.cost)
             }
             None => self,
         }
@@ -686,7 +707,8 @@ impl<M: TableModel> Sent<M> {
             })
             .collect::<Result<_>>()?;
         self.table.client().transport().http.give_back(reply.body);
-        Ok(Page::new(entities, self.continuation_in(&reply.headers)))
+        let cost = ReadCost::from_headers(&reply.headers);
+        Ok(Page::new(entities, self.continuation_in(&reply.headers)).with_cost(cost))
     }
 }
 

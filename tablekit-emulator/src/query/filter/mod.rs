@@ -87,6 +87,22 @@ impl ParsedFilter {
         eval::prefetch(&self.expr, entity);
     }
 
+    /// How the service finds this filter's matches, from the key bounds of its top-level
+    /// `and` conjuncts: the plan of hand-written filter text, which
+    /// [`Query::plan`](tablekit::Query::plan) reports as unknown.
+    ///
+    /// ```
+    /// use tablekit::query_plan::QueryPlan;
+    /// use tablekit_emulator::filter::ParsedFilter;
+    /// let plan = ParsedFilter::parse("PartitionKey eq 'eu' and Score ge 10")?.plan();
+    /// assert_eq!(plan, QueryPlan::Partition { partition_key: "eu".into() });
+    /// assert!(ParsedFilter::parse("Score ge 10")?.plan().is_table_scan());
+    /// # Ok::<(), tablekit_emulator::filter::FilterError>(())
+    /// ```
+    pub fn plan(&self) -> tablekit::query_plan::QueryPlan {
+        self.key_range().plan()
+    }
+
     /// The keys every match lies within, from the filter's top-level `and` conjuncts: lets
     /// a query seek instead of scanning the table.
     pub(crate) fn key_range(&self) -> KeyRange {

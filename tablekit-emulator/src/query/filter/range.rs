@@ -9,6 +9,7 @@
 use std::cmp::Ordering;
 use std::ops::Bound;
 
+use tablekit::query_plan::QueryPlan;
 use tablekit::Value;
 
 use super::eval::utf16_cmp;
@@ -115,6 +116,27 @@ pub(crate) struct KeyRange {
     pub(crate) row: KeyBounds,
 }
 
+impl KeyRange {
+    /// How the service finds the matches within these bounds.
+    pub(crate) fn plan(&self) -> QueryPlan {
+        let bounded = |b: &KeyBounds| b.lower != Bound::Unbounded || b.upper != Bound::Unbounded;
+        match (self.partition.single(), self.row.single()) {
+            (Some(pk), Some(rk)) => QueryPlan::PointRead {
+                partition_key: pk.to_owned(),
+                row_key: rk.to_owned(),
+            },
+            (Some(pk), None) if bounded(&self.row) => QueryPlan::RowRange {
+                partition_key: pk.to_owned(),
+            },
+            (Some(pk), None) => QueryPlan::Partition {
+                partition_key: pk.to_owned(),
+            },
+            (None, _) if bounded(&self.partition) => QueryPlan::PartitionRange,
+            (None, _) => QueryPlan::TableScan,
+        }
+    }
+}
+
 /// Reads the bounds from the conjuncts reachable from the root through `and` only.
 pub(crate) fn key_range(expr: &Expr) -> KeyRange {
     let mut range = KeyRange::default();
@@ -182,6 +204,35 @@ mod tests {
         assert_eq!((r.row.lower, r.row.upper), (inc("a"), exc("b")));
         let r = range("'m' lt PartitionKey and (PartitionKey le 'x' and N eq 1)");
         assert_eq!((r.partition.lower, r.partition.upper), (exc("m"), inc("x")));
+    }
+
+    #[test]
+    fn bounds_plan_as_the_service_seeks() {
+        let plan = |text| ParsedFilter::parse(text).unwrap().plan().to_string();
+        assert_eq!(
+            plan("PartitionKey eq 'p' and RowKey eq 'r'"),
+            r#"point read of ("p", "r")"#
+        );
+        assert_eq!(
+            plan("PartitionKey eq 'p' and RowKey ge 'a' and Score gt 3"),
+            r#"RowKey range in partition "p""#
+        );
+        assert_eq!(
+            plan("PartitionKey eq 'p' and Score gt 3"),
+            r#"whole partition "p""#
+        );
+        assert_eq!(
+            plan("PartitionKey ge 'a' and PartitionKey lt 'b'"),
+            "range of partitions"
+        );
+        assert!(ParsedFilter::parse("PartitionKey eq 'p' or RowKey eq 'r'")
+            .unwrap()
+            .plan()
+            .is_table_scan());
+        assert!(ParsedFilter::parse("RowKey eq 'r'")
+            .unwrap()
+            .plan()
+            .is_table_scan());
     }
 
     #[test]

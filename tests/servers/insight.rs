@@ -9,9 +9,14 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use tablekit::insight::{check_model, generate_model, sample, GenerateOptions, SampleOptions};
+use tablekit::client::TableServiceClient;
+use tablekit::insight::{
+    check_model, generate_model, sample, FamilyCheck, GenerateOptions, SampleOptions,
+};
 use tablekit::DynamicEntity;
 use tablekit_testing::Emulator;
+
+use crate::support::servers::unique_name;
 
 #[path = "../interop/install.rs"]
 #[allow(dead_code)]
@@ -108,3 +113,49 @@ async fn a_model_generated_from_a_python_filled_table_is_the_snapshot_and_reads_
     assert!(quiet(&described), "{described}");
     assert_eq!(described.absent_fields, report.absent_fields);
 }
+
+/// A report whose values spread over continuation rows.
+#[derive(tablekit::TableEntity)]
+#[tablekit(kind = "Report")]
+pub struct Report {
+    #[tablekit(partition_key)]
+    pub team: String,
+    #[tablekit(row_key)]
+    pub id: String,
+    #[tablekit(split(rows = 2))]
+    pub pdf: Vec<u8>,
+}
+
+/// A value spread over continuation rows reads whole in the drift check as in a read: its
+/// rows are joined, not reported as properties or entities of their own, and a row missing
+/// from the table is found.
+async fn values_over_continuation_rows_are_checked_whole(client: &TableServiceClient) {
+    let name = unique_name("Spread");
+    let reports = client.table_named::<Report>(&name);
+    reports.create().await.expect("create");
+    let mut report = ReportEntity::new("ops", "q3");
+    // Two continuation rows' worth: more than one entity holds.
+    let pdf: Vec<u8> = (0..1_500_000u32).map(|i| i as u8).collect();
+    report.set_pdf(&pdf);
+    reports.insert(&mut report).await.expect("insert");
+    let raw = client.table_named::<DynamicEntity>(&name);
+    let rows = raw.query_all().collect_all().await.expect("rows");
+    assert_eq!(rows.len(), 3, "the entity and its continuation rows");
+
+    let clean = check_model::<Report>(&rows, None);
+    assert!(clean.is_clean(), "{clean}");
+    assert_eq!(clean.sampled, 1);
+    let family = FamilyCheck::new(&rows).kind::<Report>().finish();
+    assert!(family.is_clean() && family.helper_rows == 2, "{family}");
+
+    // A sample without the continuation rows leaves the value unchecked...
+    let main_only = check_model::<Report>(&rows[..1], None);
+    assert!(main_only.is_clean(), "{main_only}");
+    // ...but one with a row lost reads as the model would: unreadable.
+    let lost = [rows[0].clone(), rows[1].clone()];
+    let report = check_model::<Report>(&lost, None);
+    assert_eq!(report.unreadable.len(), 1, "{report}");
+    assert_eq!(report.unreadable[0].field, "pdf");
+}
+
+on_servers!(values_over_continuation_rows_are_checked_whole);

@@ -6,7 +6,7 @@
 //! property read by a family told by RowKey prefix, each checked after every step against a
 //! reference model and the invariants: every entity reads back as the reference holds it, typed queries return
 //! exactly the entities, every entity has exactly its index rows and its continuation rows,
-//! and no helper row is left without its entity. Then rounds of writers racing on the same
+//! no helper row is left without its entity, and the family's drift check finds nothing. Then rounds of writers racing on the same
 //! entities, checked against the invariants. Every case runs on the emulator, on Azurite and
 //! through the emulator's in-process transport.
 //!
@@ -28,6 +28,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::index::TARGET_PROPERTY;
+use tablekit::insight::FamilyCheck;
 use tablekit::patterns::index::repair;
 use tablekit::prelude::*;
 use tablekit::query_plan::QueryPlan;
@@ -802,6 +803,31 @@ async fn check_rows(t: &Tables, reference: &Reference) -> Result<(), String> {
         return Err(format!(
             "continuation rows {continuation_rows:?}, needed {needed_continuation:?}"
         ));
+    }
+    check_drift(&rows)
+}
+
+/// The drift check of the family finds nothing in what every path wrote: each row of the
+/// club's partition reads as its kind, with no property its model does not know, and every
+/// helper row is recognised as one.
+fn check_drift(rows: &[DynamicEntity]) -> Result<(), String> {
+    let club: Vec<DynamicEntity> = rows
+        .iter()
+        .filter(|row| row.partition_key() == PARTITION)
+        .cloned()
+        .collect();
+    let report = FamilyCheck::new(&club)
+        .kind::<Member>()
+        .kind::<Contact>()
+        .kind::<Scan>()
+        .kind::<Note>()
+        .finish();
+    let unknown = report
+        .kinds
+        .iter()
+        .any(|kind| !kind.unknown_properties.is_empty());
+    if report.fails_reads() || unknown {
+        return Err(format!("the family's rows drifted:\n{report}"));
     }
     Ok(())
 }

@@ -10,13 +10,15 @@ use uuid::Uuid;
 use super::generate::ModelDescription;
 use super::key_shape::KeyShape;
 use crate::client::error::Error;
+use crate::model::auxiliary::is_auxiliary;
+use crate::model::spread;
 use crate::model::table_model::{TableEntity, TableModel};
 use crate::values::convert::{FromValue, ValueError};
 use crate::values::entity::DynamicEntity;
 use crate::values::value::Value;
 
 /// Examples kept per finding: enough to look one up, few enough for a readable report.
-const EXAMPLES: usize = 3;
+pub(super) const EXAMPLES: usize = 3;
 
 /// How a field is kept, as [`FieldInfo`] says.
 ///
@@ -411,7 +413,7 @@ impl fmt::Display for DriftReport {
     }
 }
 
-fn keys_text(examples: &[(String, String)]) -> String {
+pub(super) fn keys_text(examples: &[(String, String)]) -> String {
     examples
         .iter()
         .map(|(p, r)| format!("({p:?}, {r:?})"))
@@ -603,6 +605,10 @@ fn reads_as(rust_type: &str, value: &Value) -> Result<(), ValueError> {
 /// when given (`shapes`, e.g. from a generated description); key-only fields are checked
 /// either way.
 ///
+/// Index and continuation rows among `rows` are not entities: they are skipped, and the
+/// continuation rows are joined to their entity before its fields are read, as a read of the
+/// model does; a value whose continuation rows are not in `rows` is left unchecked.
+///
 /// ```
 /// use tablekit::prelude::*;
 /// use tablekit::insight::check_model;
@@ -622,9 +628,11 @@ fn reads_as(rust_type: &str, value: &Value) -> Result<(), ValueError> {
 /// assert!(report.unreadable[0].reason.contains("i32"));
 /// ```
 pub fn check_model<M: ModelFields>(
-    entities: &[DynamicEntity],
+    rows: &[DynamicEntity],
     shapes: Option<(&KeyShape, &KeyShape)>,
 ) -> DriftReport {
+    let (helpers, entities): (Vec<&DynamicEntity>, Vec<&DynamicEntity>) =
+        rows.iter().partition(|row| is_auxiliary(row));
     let mut tally = Tally::default();
     let fields = M::FIELDS;
     let known = |name: &str| {
@@ -639,7 +647,7 @@ pub fn check_model<M: ModelFields>(
             }
         }) || M::DISCRIMINATOR.is_some_and(|d| d.property == name)
     };
-    for entity in entities {
+    for &entity in &entities {
         for (i, f) in fields.iter().enumerate() {
             if f.storage == FieldStorage::Property
                 && entity.value(f.property).is_none()
@@ -657,9 +665,14 @@ pub fn check_model<M: ModelFields>(
             tally.key(0, pk, entity.partition_key());
             tally.key(1, rk, entity.row_key());
         }
-        // The getters read the wrapped entity; it is unwrapped again, unchanged.
-        let wrapped = M::Entity::wrap(entity.clone());
+        // The getters read the entity as a read assembles it.
+        let assembled = assembled::<M>(entity, &helpers);
+        let wrapped = M::Entity::wrap(assembled.clone().unwrap_or_else(|| entity.clone()));
         for (i, f) in fields.iter().enumerate() {
+            let rows_missing = assembled.is_none() && is_spread_over_rows::<M>(f.property);
+            if rows_missing {
+                continue;
+            }
             if let Err(e) = (f.read)(&wrapped) {
                 tally.unreadable(i, entity, e);
             }
@@ -678,6 +691,39 @@ pub fn check_model<M: ModelFields>(
         },
         [pk, rk],
     )
+}
+
+/// `entity` with the chunks of its continuation rows among `helpers` joined in, as a read
+/// assembles it; `None` when its values use continuation rows and the sample holds none of
+/// them (a sample of a few rows seldom does): those values are then left unchecked.
+fn assembled<M: TableModel>(
+    entity: &DynamicEntity,
+    helpers: &[&DynamicEntity],
+) -> Option<DynamicEntity> {
+    let mut whole = entity.clone();
+    if !spread::has_rows(entity, M::SPREAD_FIELDS) {
+        return Some(whole);
+    }
+    let (start, end) = spread::continuation_range(entity.row_key());
+    let rows: Vec<DynamicEntity> = helpers
+        .iter()
+        .filter(|row| {
+            let key = row.row_key();
+            row.partition_key() == entity.partition_key()
+                && key >= start.as_str()
+                && key < end.as_str()
+        })
+        .map(|row| (*row).clone())
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    spread::join(&mut whole, rows, M::SPREAD_FIELDS);
+    Some(whole)
+}
+
+fn is_spread_over_rows<M: TableModel>(property: &str) -> bool {
+    M::SPREAD_FIELDS.iter().any(|f| f.property == property)
 }
 
 #[cfg(test)]

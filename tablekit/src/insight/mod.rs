@@ -10,7 +10,8 @@
 //!   tells rows of different shapes apart. Its header says what it could not infer.
 //! - [`check`] and [`check_model`] compare a sample with a model: properties the model does
 //!   not know, fields the data lacks, values a field cannot read, keys of another shape. The
-//!   [`DriftReport`] prints for people and serializes to JSON for CI.
+//!   [`DriftReport`] prints for people and serializes to JSON for CI. [`FamilyCheck`] checks
+//!   an entity family's rows kind by kind.
 //!
 //! `tablekit generate model TABLE` and `tablekit schema check TABLE --model FILE` run them from
 //! the command line.
@@ -33,6 +34,7 @@
 //! ```
 
 mod drift;
+mod family;
 mod generate;
 mod key_shape;
 mod profile;
@@ -42,6 +44,7 @@ pub use drift::{
     check, check_model, AbsentField, DriftReport, FieldInfo, FieldStorage, KeyMismatch,
     ModelFields, UnknownProperty, Unreadable,
 };
+pub use family::{FamilyCheck, FamilyReport, UnclaimedRows};
 pub use generate::{
     generate_model, FieldDescription, GenerateOptions, GeneratedModel, ModelDescription,
 };

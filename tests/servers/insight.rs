@@ -136,7 +136,7 @@ async fn values_over_continuation_rows_are_checked_whole(client: &TableServiceCl
     let mut report = ReportEntity::new("ops", "q3");
     // Two continuation rows' worth: more than one entity holds.
     let pdf: Vec<u8> = (0..1_500_000u32).map(|i| i as u8).collect();
-    report.set_pdf(&pdf);
+    report.set_pdf(&pdf).expect("fits in two continuation rows");
     reports.insert(&mut report).await.expect("insert");
     let raw = client.table_named::<DynamicEntity>(&name);
     let rows = raw.query_all().collect_all().await.expect("rows");

@@ -2,6 +2,12 @@
 //! to the request pipeline that the HTTP server feeds, so every layer after the HTTP framing
 //! (counting, faults, authentication, the body's limits, the handlers) runs as it does for a
 //! request that came over loopback TCP, without its system calls.
+//!
+//! On a multi-threaded runtime each request is answered on a task of its own, as the HTTP
+//! server answers each connection on its own, so concurrent requests share the cores (the
+//! caller's task encodes and decodes while another answers); a request whose caller gives up
+//! is still answered to its end, as over HTTP. On a current-thread runtime it is answered in
+//! the caller's task.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -9,7 +15,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, Uri};
 use http_body_util::{BodyExt, Full};
-use tablekit::client::{ClientBuilder, InProcessFuture, InProcessService, TableServiceClient};
+use tablekit::client::{
+    ClientBuilder, InProcessError, InProcessFuture, InProcessService, TableServiceClient,
+};
+use tokio::runtime::RuntimeFlavor;
 
 use crate::http::server::Emulator;
 use crate::pipeline::app::App;
@@ -24,12 +33,21 @@ pub(crate) struct InProcess(pub(crate) Arc<App>);
 
 impl InProcessService for InProcess {
     fn call(&self, request: Request<Bytes>) -> InProcessFuture<'_> {
-        Box::pin(async move {
+        let app = Arc::clone(&self.0);
+        let answer = async move {
             let request = as_received(request).map(Full::new);
-            let reply = self.0.call(IncomingRequest::new(request)).await?;
+            let reply = app.call(IncomingRequest::new(request)).await?;
             let (parts, body) = reply.into_parts();
             let body = body.collect().await?.to_bytes();
-            Ok(Response::from_parts(parts, body))
+            Ok::<_, InProcessError>(Response::from_parts(parts, body))
+        };
+        Box::pin(async move {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) if runtime.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                    runtime.spawn(answer).await?
+                }
+                _ => answer.await,
+            }
         })
     }
 }

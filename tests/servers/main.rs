@@ -20,6 +20,7 @@ mod index;
 mod index_races;
 mod insight;
 mod model_based;
+mod parallel_scan;
 mod patterns;
 mod records_gamer;
 mod serde_bridge;

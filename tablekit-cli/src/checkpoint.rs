@@ -23,6 +23,9 @@ pub(crate) struct Checkpoint {
     /// The source's continuation: `NextRowKey` (copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) next_row_key: Option<String>,
+    /// Each source range's bounds and continuation (copy with `--parallel` or `--shard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ranges: Option<tablekit::client::ScanCheckpoint>,
     /// Entities written so far, over every run.
     pub(crate) entities: u64,
     /// Pages (or chunks) written so far, over every run.

@@ -481,7 +481,26 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     pub(crate) filter: Option<String>,
     #[command(flatten)]
+    pub(crate) scan: ScanArgs,
+    #[command(flatten)]
     pub(crate) connection: Connection,
+}
+
+/// How `export` and `copy` read the source table.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct ScanArgs {
+    /// PartitionKey ranges read at once (default 1: one query, entities in key order). Above
+    /// 1 the table is split into ranges, where probes of its keys say or at `--split-at`, read
+    /// side by side: entities come in key order within a range, the ranges interleaved
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) parallel: usize,
+    /// Reads only shard I of N (from 1), so N machines share one job without overlap; needs
+    /// `--split-at`, so that every machine splits the table alike
+    #[arg(long, value_name = "I/N", value_parser = crate::scan::parse_shard)]
+    pub(crate) shard: Option<(usize, usize)>,
+    /// Splits the table at these PartitionKeys (separated by commas) instead of probing it
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    pub(crate) split_at: Vec<String>,
 }
 
 /// `import`.
@@ -602,6 +621,8 @@ pub(crate) struct CopyArgs {
     /// Stops cleanly, as after Ctrl-C, once this many pages are copied (copies in slices)
     #[arg(long, value_name = "N")]
     pub(crate) max_pages: Option<u64>,
+    #[command(flatten)]
+    pub(crate) scan: ScanArgs,
     #[command(flatten)]
     pub(crate) destination: Destination,
     #[command(flatten)]

@@ -95,6 +95,7 @@ mod interrupt;
 mod jsonl;
 mod log;
 mod progress;
+mod scan;
 mod typed_csv;
 #[cfg(feature = "parquet")]
 mod typed_parquet;

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use futures::TryStreamExt;
-use tablekit::client::ContinuationToken;
+use tablekit::client::{ContinuationToken, ScanCheckpoint, Table, TableServiceClient};
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::write_chunk;
@@ -25,8 +25,13 @@ use crate::progress::bar;
 
 fn checkpoint_path(args: &CopyArgs) -> PathBuf {
     args.checkpoint.clone().unwrap_or_else(|| {
+        let shard = args
+            .scan
+            .shard
+            .map(|(index, count)| format!("-shard-{}-of-{count}", index + 1))
+            .unwrap_or_default();
         PathBuf::from(format!(
-            "tablekit-copy-{}-{}.checkpoint",
+            "tablekit-copy-{}-{}{shard}.checkpoint",
             args.source, args.target
         ))
     })
@@ -62,7 +67,7 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
             .as_ref()
             .map(|f| format!(" where {f}"))
             .unwrap_or_default()
-    );
+    ) + &args.scan.job();
     let path = checkpoint_path(&args);
     let mut checkpoint = Checkpoint::load(&path, &job)?;
     require_table(&source_client, &args.source).await?;
@@ -70,6 +75,15 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
         .create_table_if_not_exists(&args.target)
         .await?;
     let source = source_client.table_named::<DynamicEntity>(&args.source);
+    if !args.scan.is_serial() {
+        let copy = RangeCopy {
+            args: &args,
+            target: &target_client,
+            path: &path,
+            interrupt: &interrupt,
+        };
+        return copy.run(&source, query, checkpoint).await;
+    }
     let mut walk = source.query(query);
     if let Some(pk) = &checkpoint.next_partition_key {
         eprintln!(
@@ -125,6 +139,92 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
         checkpoint.entities, args.source, args.target
     );
     Ok(())
+}
+
+/// A copy of the source's PartitionKey ranges read side by side, each page written, then
+/// its range's continuation saved.
+struct RangeCopy<'a> {
+    args: &'a CopyArgs,
+    target: &'a TableServiceClient,
+    path: &'a Path,
+    interrupt: &'a Interrupt,
+}
+
+impl RangeCopy<'_> {
+    async fn run(
+        &self,
+        source: &Table<DynamicEntity>,
+        query: Query<DynamicEntity>,
+        mut checkpoint: Checkpoint,
+    ) -> Outcome {
+        let path = self.path;
+        if checkpoint.done {
+            eprintln!(
+                "the checkpoint `{}` says the copy is complete",
+                path.display()
+            );
+            return Ok(());
+        }
+        let ranges = match checkpoint.ranges.take() {
+            Some(ranges) => {
+                eprintln!(
+                    "resuming after {} entities ({} pages), from `{}`",
+                    checkpoint.entities,
+                    checkpoint.pages,
+                    path.display()
+                );
+                ranges
+            }
+            None => self.args.scan.scan(source, query.clone())?.plan().await?,
+        };
+        checkpoint.ranges = Some(ranges.clone());
+        let mut pages = self.args.scan.pages(source, query, Some(ranges))?;
+        let progress = bar("entities", None);
+        progress.set_position(checkpoint.entities);
+        let mut this_run = 0;
+        while let Some(page) = pages
+            .try_next()
+            .await
+            .map_err(|e| Failure::from(e).context(checkpoint.resume_note(path)))?
+        {
+            let entities = page.page.entities().to_vec();
+            checkpoint.entities +=
+                write_chunk(self.target, &self.args.target, self.args.mode, entities)
+                    .await
+                    .map_err(|e| e.context(checkpoint.resume_note(path)))?;
+            checkpoint.pages += 1;
+            this_run += 1;
+            let ranges = checkpoint.ranges.get_or_insert_with(Default::default);
+            ranges.record(&page);
+            checkpoint.done = self.in_shard_done(ranges);
+            checkpoint.save(path)?;
+            progress.set_position(checkpoint.entities);
+            let limit = self.args.max_pages.is_some_and(|n| this_run >= n);
+            if !checkpoint.done && (self.interrupt.is_set() || limit) {
+                progress.finish_and_clear();
+                return Err(checkpoint.interrupted(path));
+            }
+        }
+        progress.finish_and_clear();
+        finish(path);
+        eprintln!(
+            "copied {} entities from `{}` to `{}`",
+            checkpoint.entities, self.args.source, self.args.target
+        );
+        Ok(())
+    }
+
+    /// Whether every range of this shard was read to its end.
+    fn in_shard_done(&self, ranges: &ScanCheckpoint) -> bool {
+        ranges.ranges.iter().enumerate().all(|(i, range)| {
+            range.done
+                || self
+                    .args
+                    .scan
+                    .shard
+                    .is_some_and(|(index, count)| i % count != index)
+        })
+    }
 }
 
 /// A finished copy leaves no checkpoint: running it again copies again.

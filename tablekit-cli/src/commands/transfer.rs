@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use futures::stream::FuturesOrdered;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::ProgressBar;
-use tablekit::client::Table;
+use tablekit::client::{RangePage, Table};
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::{write_chunk, CHUNK};
 use crate::checkpoint::{self, Checkpoint};
-use crate::cli::{ExportArgs, FileFormat, ImportArgs};
+use crate::cli::{ExportArgs, FileFormat, ImportArgs, ScanArgs};
 use crate::common::{check_filter, input, output, require_table};
 use crate::connect::client;
 use crate::exit::{Failure, Kind, Outcome};
@@ -54,6 +54,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
     let progress = bar("entities", None);
     let pass = Pass {
         table: &table,
+        scan: &args.scan,
         interrupt: &interrupt,
     };
     let written = match format_of(args.format, args.output.as_deref()) {
@@ -113,6 +114,7 @@ pub(crate) async fn export(args: ExportArgs, interrupt: Interrupt) -> Outcome {
 /// One pass of an export over the table's pages.
 struct Pass<'a> {
     table: &'a Table<DynamicEntity>,
+    scan: &'a ScanArgs,
     interrupt: &'a Interrupt,
 }
 
@@ -129,8 +131,8 @@ impl Pass<'_> {
         F: FnMut(&DynamicEntity) -> Outcome,
     {
         let mut read = 0u64;
-        let mut pages = self.table.query(query).read_ahead(true).pages();
-        while let Some(page) = pages.try_next().await? {
+        let mut pages = self.scan.pages(self.table, query, None)?;
+        while let Some(RangePage { page, .. }) = pages.try_next().await? {
             page.entities().iter().try_for_each(&mut each)?;
             read += page.len() as u64;
             progress.inc(page.len() as u64);

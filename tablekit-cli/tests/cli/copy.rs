@@ -80,7 +80,68 @@ async fn copy_takes_a_filter(connection_string: &str) {
     assert!(copied.iter().all(|e| e.partition_key() == "p1"));
 }
 
-on_servers!(copy_resumes_from_its_checkpoint, copy_takes_a_filter);
+/// With `--parallel`, ranges of the source are read side by side and each range's
+/// continuation is saved: stopped after two pages and run again, the copy writes every
+/// entity exactly once (`--mode insert` would fail on a second write).
+async fn a_parallel_copy_resumes_range_by_range(connection_string: &str) {
+    let source = source_table(connection_string, 2_500).await;
+    let target = table_name("CopyRanges");
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("copy.checkpoint");
+    let args = [
+        "copy",
+        &source,
+        &target,
+        "--mode",
+        "insert",
+        "--parallel",
+        "4",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+    ];
+    let first = tablekit(
+        connection_string,
+        &[&args[..], &["--max-pages", "2"]].concat(),
+    );
+    assert_eq!(first.code, 130, "{}", first.stderr);
+    let saved = std::fs::read_to_string(&checkpoint).expect("the checkpoint is saved");
+    assert!(saved.contains("\"ranges\""), "{saved}");
+    let copied = entities(connection_string, &target).await.len();
+    assert!(copied > 0 && copied < 2_500, "{copied}");
+
+    // The serial form of the command is another job: its checkpoint is not taken for it.
+    let serial = tablekit(
+        connection_string,
+        &[
+            "copy",
+            &source,
+            &target,
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(serial.code, 2, "{}", serial.stderr);
+
+    let second = ok(tablekit(connection_string, &args));
+    assert!(
+        second
+            .stderr
+            .contains(&format!("resuming after {copied} entities")),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        entities(connection_string, &target).await,
+        entities(connection_string, &source).await
+    );
+    assert!(!checkpoint.exists(), "a finished copy leaves no checkpoint");
+}
+
+on_servers!(
+    copy_resumes_from_its_checkpoint,
+    copy_takes_a_filter,
+    a_parallel_copy_resumes_range_by_range
+);
 
 /// Ctrl-C (SIGINT) in the middle of a copy to another account: it stops after the page in
 /// flight with exit code 130, and the same command finishes the copy.

@@ -13,6 +13,7 @@ mod explain;
 mod insight;
 mod migrate;
 mod output;
+mod parallel;
 #[cfg(feature = "parquet")]
 mod parquet_export;
 mod round_trip;

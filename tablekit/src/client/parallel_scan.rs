@@ -10,13 +10,14 @@
 //! - boundaries the caller knows ([`split_at`](ParallelScan::split_at)): its partitions or
 //!   key prefixes, exact and free;
 //! - probes of the key space ([`sampled_ranges`](ParallelScan::sampled_ranges), the default):
-//!   the first PartitionKey is read, then each range is bisected by asking for the first key
-//!   at or above a midpoint string (`$top=1`, `$select=PartitionKey`, a seek for the service).
-//!   A probe that finds a key splits the range there; one that finds none shrinks the range
-//!   toward its data and tries again. Each found boundary is a real key, so no range is
-//!   empty when planned. This costs a few requests per range and needs nothing stored
-//!   beside the table; it balances by key space, not by entity count, which is what the
-//!   service offers without reading the table.
+//!   the first PartitionKey is read, then each range is probed at seven points spread evenly
+//!   between its bounds, asking for the first key at or above each (`$top=1`,
+//!   `$select=PartitionKey`, a seek for the service), every probe of a round in flight at
+//!   once. The keys found split the ranges. When a range's probes find none, its keys lie
+//!   close above its start: probes at an eighth, a sixty-fourth, ... of the span say how
+//!   close, and the even probes go again over that much. Each boundary is a stored key, so no range is empty when planned. A plan takes a few round
+//!   trips and needs nothing stored beside the table; it balances by key space, not by
+//!   entity count, which is what the service offers without reading the table.
 //!
 //! The first range starts at the lowest key and the last one ends past the highest, so
 //! every entity, including one written while the scan runs, lies in exactly one range.
@@ -47,10 +48,12 @@ use crate::values::entity::DynamicEntity;
 
 /// Ranges probed per range in flight when none are asked for: enough to keep every slot busy
 /// while an uneven range finishes late.
-const RANGES_PER_SLOT: usize = 4;
-/// Probes a plan may send per range it makes, so a skewed key space cannot probe forever.
-const PROBES_PER_RANGE: usize = 24;
-/// The characters midpoints are made of: printable ASCII. A midpoint only has to sort
+const RANGES_PER_SLOT: usize = 2;
+/// Points a range is probed at in one round trip.
+const PROBES_AT_ONCE: u64 = 7;
+/// Rounds a plan (and each split in it) may take, so a skewed key space cannot probe forever.
+const PROBE_ROUNDS: usize = 12;
+/// The characters probe points are made of: printable ASCII. A point only has to sort
 /// between its neighbours; keys outside this alphabet are still split, less evenly.
 const FIRST: u32 = 0x20;
 const LAST: u32 = 0x7e;
@@ -368,101 +371,215 @@ impl Probe {
     }
 
     /// At most `n - 1` boundaries, each a stored PartitionKey, splitting the table's keys.
+    /// Every range is probed at [`PROBES_AT_ONCE`] points in each round, all of a round's
+    /// probes in flight together, so a plan takes a few round trips however many ranges it
+    /// makes.
     async fn boundaries(&self, n: usize) -> Result<Vec<String>> {
         let Some(first) = self.first_key("", None).await? else {
             return Ok(Vec::new()); // an empty table: one range
         };
-        // Ranges as (lowest key, end), each known to hold its lowest key.
-        let mut ranges: Vec<(String, Option<String>)> = vec![(first, None)];
-        let mut probes = 0;
-        let budget = n.saturating_mul(PROBES_PER_RANGE);
-        let mut splittable = true;
-        while ranges.len() < n && splittable && probes < budget {
-            splittable = false;
-            let mut next = Vec::with_capacity(ranges.len() * 2);
-            for (low, end) in std::mem::take(&mut ranges) {
-                if next.len() + 1 >= n || probes >= budget {
-                    next.push((low, end));
-                    continue;
-                }
-                let (found, used) = self.split(&low, end.as_deref()).await?;
-                probes += used;
-                match found {
-                    Some(key) => {
-                        splittable = true;
-                        next.push((low, Some(key.clone())));
-                        next.push((key, end));
-                    }
-                    None => next.push((low, end)),
-                }
+        let mut keys = vec![first];
+        let mut rounds = 0;
+        while keys.len() < n && rounds < PROBE_ROUNDS {
+            rounds += 1;
+            // Each range is from one key to the next, the last one unbounded.
+            let ends = keys.iter().skip(1).map(|k| Some(k.as_str())).chain([None]);
+            let splits = keys.iter().zip(ends).map(|(low, end)| self.split(low, end));
+            let found: Vec<String> = futures::future::try_join_all(splits)
+                .await?
+                .into_iter()
+                .flatten()
+                .collect();
+            if found.is_empty() {
+                break;
             }
-            ranges = next;
+            keys.extend(found);
+            keys.sort_by(|a, b| utf16_cmp(a, b));
+            keys.dedup();
         }
-        Ok(ranges.into_iter().skip(1).map(|(low, _)| low).collect())
+        Ok(thinned(keys.split_off(1), n.saturating_sub(1)))
     }
 
-    /// A stored key splitting `[low, end)` (above `low`), and the probes it took: a probe at
-    /// the midpoint that finds nothing moves the end down to it, and tries again.
-    async fn split(&self, low: &str, end: Option<&str>) -> Result<(Option<String>, usize)> {
-        let mut end = end.map(str::to_owned);
-        for used in 1..=PROBES_PER_RANGE {
-            let Some(mid) = midpoint(low, end.as_deref()) else {
-                return Ok((None, used - 1));
+    /// Stored keys inside `(low, end)`, from probes at points spread evenly between them.
+    /// When none finds a key, every key lies below the first point: probes at an eighth, a
+    /// sixty-fourth, ... of that span tell how close to `low` they lie, the span shrinks to
+    /// just above them, and the even probes go again (at most [`PROBE_ROUNDS`] times).
+    async fn split(&self, low: &str, end: Option<&str>) -> Result<Vec<String>> {
+        let mut span_end = end.map(str::to_owned);
+        for _ in 0..PROBE_ROUNDS {
+            let even = points_between(low, span_end.as_deref(), Spacing::Even);
+            let Some(first) = even.first().cloned() else {
+                return Ok(Vec::new());
             };
-            match self.first_key(&mid, end.as_deref()).await? {
-                Some(key) => return Ok((Some(key), used)),
-                None => end = Some(mid),
+            let found: Vec<String> = self
+                .probe(&even, end)
+                .await?
+                .into_iter()
+                .flatten()
+                .collect();
+            let found: Vec<String> = found
+                .into_iter()
+                .filter(|key| utf16_cmp(key, low) == Ordering::Greater)
+                .collect();
+            if !found.is_empty() {
+                return Ok(found);
             }
+            let closer = points_between(low, Some(&first), Spacing::Closer);
+            let hits = self.probe(&closer, end).await?;
+            // Keys lie at or above the highest point that found one, below the next point.
+            span_end = Some(match hits.iter().rposition(Option::is_some) {
+                Some(i) => closer.get(i + 1).cloned().unwrap_or(first),
+                None => match closer.first() {
+                    Some(lowest) => lowest.clone(),
+                    None => return Ok(Vec::new()),
+                },
+            });
         }
-        Ok((None, PROBES_PER_RANGE))
+        Ok(Vec::new())
+    }
+
+    /// The first key at or above each point, below `end`, probed together.
+    async fn probe(&self, points: &[String], end: Option<&str>) -> Result<Vec<Option<String>>> {
+        futures::future::try_join_all(points.iter().map(|point| self.first_key(point, end))).await
     }
 }
 
-/// A string strictly between `low` and `high` (`None`: above every key), made of printable
-/// ASCII; `None` when none is found (the two are adjacent in that alphabet).
-fn midpoint(low: &str, high: Option<&str>) -> Option<String> {
-    let digits = |s: &str| -> Vec<u32> {
-        s.chars()
-            .map(|c| (c as u32).clamp(FIRST, LAST) - FIRST)
-            .collect()
-    };
-    let base = LAST - FIRST + 1;
-    let low_digits = digits(low);
-    let width = low_digits.len().max(high.map_or(0, |h| h.chars().count())) + 2;
-    let pad = |mut d: Vec<u32>, fill: u32| {
+/// `count` of `keys` (sorted), spread evenly over them.
+fn thinned(keys: Vec<String>, count: usize) -> Vec<String> {
+    if keys.len() <= count {
+        return keys;
+    }
+    let step = keys.len() as f64 / (count + 1) as f64;
+    let mut picked: Vec<String> = (1..=count)
+        .filter_map(|i| keys.get((i as f64 * step) as usize).cloned())
+        .collect();
+    picked.dedup();
+    picked
+}
+
+/// Digits of a key in the probes' alphabet, one per character.
+fn digits(key: &str) -> Vec<u64> {
+    key.chars()
+        .map(|c| u64::from((c as u32).clamp(FIRST, LAST) - FIRST))
+        .collect()
+}
+
+/// How probe points are spread over a span.
+#[derive(Clone, Copy)]
+enum Spacing {
+    /// At 1/8, 2/8, ... 7/8 of the span.
+    Even,
+    /// At 1/8⁸, 1/8⁷, ... 1/8 of the span: for keys packed close above its start.
+    Closer,
+}
+
+/// Points of the span from `low` to `high` (`None`: above every key), in printable ASCII,
+/// each strictly between the two, sorted; fewer when the two are too close for all of them.
+fn points_between(low: &str, high: Option<&str>, spacing: Spacing) -> Vec<String> {
+    const PARTS: u64 = PROBES_AT_ONCE + 1;
+    let base = u64::from(LAST - FIRST + 1);
+    let width = low
+        .chars()
+        .count()
+        .max(high.map_or(0, |h| h.chars().count()))
+        + 2;
+    let pad = |mut d: Vec<u64>, fill: u64| {
         d.resize(width, fill);
         d
     };
-    let a = pad(low_digits, 0);
+    let a = pad(digits(low), 0);
     let b = match high {
         Some(h) => pad(digits(h), 0),
         None => vec![base - 1; width],
     };
-    // (a + b) / 2 in base `base`, most significant digit first.
-    let mut sum = vec![0u32; width + 1];
-    let mut carry = 0;
-    for i in (0..width).rev() {
-        let s = a[i] + b[i] + carry;
-        sum[i + 1] = s % base;
-        carry = s / base;
-    }
-    sum[0] = carry;
-    let mut half = Vec::with_capacity(width);
-    let mut rest = 0;
-    for d in sum {
-        let v = rest * base + d;
-        half.push(v / 2);
-        rest = v % 2;
-    }
-    let digits = &half[1..];
-    let len = digits.iter().rposition(|d| *d != 0).map_or(0, |p| p + 1);
-    let mid: String = digits[..len]
+    let span = subtract(&b, &a, base);
+    let offsets: Vec<Vec<u64>> = match spacing {
+        Spacing::Even => (1..PARTS)
+            .map(|k| divide(&multiply(&span, k, base), PARTS, base))
+            .collect(),
+        Spacing::Closer => {
+            let mut offsets = Vec::new();
+            let mut offset = span;
+            for _ in 0..PARTS {
+                offset = divide(&multiply(&offset, 1, base), PARTS, base);
+                offsets.push(offset.clone());
+            }
+            offsets
+        }
+    };
+    let mut points: Vec<String> = offsets
         .iter()
-        .filter_map(|d| char::from_u32(d + FIRST))
+        .map(|offset| text(&add(&a, offset, base)))
+        .filter(|p| {
+            utf16_cmp(p, low) == Ordering::Greater
+                && high.is_none_or(|h| utf16_cmp(p, h) == Ordering::Less)
+        })
         .collect();
-    let above_low = utf16_cmp(&mid, low) == Ordering::Greater;
-    let below_high = high.is_none_or(|h| utf16_cmp(&mid, h) == Ordering::Less);
-    (above_low && below_high).then_some(mid)
+    points.sort_by(|x, y| utf16_cmp(x, y));
+    points.dedup();
+    points
+}
+
+/// `a - b` for `a >= b`, digit vectors of one width, most significant first.
+fn subtract(a: &[u64], b: &[u64], base: u64) -> Vec<u64> {
+    let mut out = vec![0; a.len()];
+    let mut borrow = 0;
+    for i in (0..a.len()).rev() {
+        let (x, y) = (a[i], b[i] + borrow);
+        (out[i], borrow) = if x >= y {
+            (x - y, 0)
+        } else {
+            (x + base - y, 1)
+        };
+    }
+    out
+}
+
+fn add(a: &[u64], b: &[u64], base: u64) -> Vec<u64> {
+    let mut out = vec![0; a.len()];
+    let mut carry = 0;
+    for i in (0..a.len()).rev() {
+        let s = a[i] + b[i] + carry;
+        (out[i], carry) = (s % base, s / base);
+    }
+    out
+}
+
+fn multiply(a: &[u64], k: u64, base: u64) -> Vec<u64> {
+    // The result keeps the width: `k < parts` and the division by `parts` follows.
+    let mut out = vec![0; a.len() + 1];
+    let mut carry = 0;
+    for i in (0..a.len()).rev() {
+        let p = a[i] * k + carry;
+        (out[i + 1], carry) = (p % base, p / base);
+    }
+    out[0] = carry;
+    out
+}
+
+/// `a / k`, dropping the extra leading digit `multiply` added.
+fn divide(a: &[u64], k: u64, base: u64) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut rest = 0;
+    for &d in a {
+        let v = rest * base + d;
+        out.push(v / k);
+        rest = v % k;
+    }
+    out.split_off(1)
+}
+
+/// A digit vector as text, trailing zero digits (spaces) dropped.
+fn text(d: &[u64]) -> String {
+    let len = d.iter().rposition(|x| *x != 0).map_or(0, |p| p + 1);
+    d[..len]
+        .iter()
+        .filter_map(|x| {
+            u32::try_from(*x)
+                .ok()
+                .and_then(|x| char::from_u32(x + FIRST))
+        })
+        .collect()
 }
 
 /// The service's order of keys: by UTF-16 code units.
@@ -479,7 +596,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn midpoints_sort_between_their_bounds() {
+    fn points_sort_between_their_bounds_in_order() {
         for (low, high) in [
             ("a", Some("c")),
             ("p001", Some("p999")),
@@ -489,15 +606,26 @@ mod tests {
             ("東京", None),
             ("z", Some("東")),
         ] {
-            if let Some(mid) = midpoint(low, high) {
-                assert_eq!(utf16_cmp(&mid, low), Ordering::Greater, "{low:?} {high:?}");
+            let mut points = points_between(low, high, Spacing::Even);
+            points.extend(points_between(low, high, Spacing::Closer));
+            points.sort_by(|x, y| utf16_cmp(x, y));
+            points.dedup();
+            for pair in points.windows(2) {
+                assert_eq!(utf16_cmp(&pair[0], &pair[1]), Ordering::Less, "{points:?}");
+            }
+            for p in &points {
+                assert_eq!(utf16_cmp(p, low), Ordering::Greater, "{low:?} {high:?}");
                 if let Some(high) = high {
-                    assert_eq!(utf16_cmp(&mid, high), Ordering::Less, "{low:?} {high:?}");
+                    assert_eq!(utf16_cmp(p, high), Ordering::Less, "{low:?} {high:?}");
                 }
             }
         }
-        assert_eq!(midpoint("a", Some("a")), None);
-        assert!(midpoint("p001", Some("p999")).is_some());
+        assert!(points_between("a", Some("a"), Spacing::Even).is_empty());
+        assert_eq!(points_between("p000", Some("p100"), Spacing::Even).len(), 7);
+        assert_eq!(
+            thinned(vec!["a".into(), "b".into(), "c".into(), "d".into()], 1),
+            ["c"]
+        );
     }
 
     #[test]

@@ -1,35 +1,4 @@
-//! [`ParallelScan`]: a query over the whole table split into PartitionKey ranges that are read
-//! concurrently and merged into one stream, resumable range by range.
-//!
-//! The service answers a query one page at a time, each page's request waiting for the one
-//! before it, so a scan's speed is one request's latency per page whatever the bandwidth.
-//! Ranges of PartitionKeys are independent queries: read side by side, a scan goes as many
-//! times faster as ranges are in flight, up to the service's throughput.
-//!
-//! The service has no API that says where to split a table. The ranges come from:
-//! - boundaries the caller knows ([`split_at`](ParallelScan::split_at)): its partitions or
-//!   key prefixes, exact and free;
-//! - probes of the key space ([`sampled_ranges`](ParallelScan::sampled_ranges), the default):
-//!   the first PartitionKey is read, then each range is probed at seven points spread evenly
-//!   between its bounds, asking for the first key at or above each (`$top=1`,
-//!   `$select=PartitionKey`, a seek for the service), every probe of a round in flight at
-//!   once. The keys found split the ranges. When a range's probes find none, its keys lie
-//!   close above its start: probes at an eighth, a sixty-fourth, ... of the span say how
-//!   close, and the even probes go again over that much. Each boundary is a stored key, so no range is empty when planned. A plan takes a few round
-//!   trips and needs nothing stored beside the table; it balances by key space, not by
-//!   entity count, which is what the service offers without reading the table.
-//!
-//! The first range starts at the lowest key and the last one ends past the highest, so
-//! every entity, including one written while the scan runs, lies in exactly one range.
-//! Pages come in the order ranges produce them: entities are ordered within a range, not
-//! across ranges. A [`ScanCheckpoint`] records each range's bounds and continuation; a scan
-//! resumed from it skips finished ranges and continues the others where they stopped.
-//!
-//! Sharing one scan between machines ([`shard`](ParallelScan::shard)) needs ranges every
-//! machine agrees on: boundaries given with `split_at`, or one plan
-//! ([`plan`](ParallelScan::plan)) made once and handed to each machine with
-//! [`resume`](ParallelScan::resume). Ranges probed separately on each machine could differ
-//! if the table changed in between.
+//! [`ParallelScan`]: a query over the whole table in PartitionKey ranges read concurrently.
 
 use std::cmp::Ordering;
 
@@ -58,7 +27,39 @@ const PROBE_ROUNDS: usize = 12;
 const FIRST: u32 = 0x20;
 const LAST: u32 = 0x7e;
 
-/// A scan of a table in concurrent PartitionKey ranges (see the [module](self) docs).
+/// A query over the whole table split into PartitionKey ranges that are read concurrently
+/// and merged into one stream, resumable range by range.
+///
+/// The service answers a query one page at a time, each page's request waiting for the one
+/// before it, so a scan's speed is one request's latency per page whatever the bandwidth.
+/// Ranges of PartitionKeys are independent queries: read side by side, a scan goes as many
+/// times faster as ranges are in flight, up to the service's throughput.
+///
+/// The service has no API that says where to split a table. The ranges come from:
+/// - boundaries the caller knows ([`split_at`](ParallelScan::split_at)): its partitions or
+///   key prefixes, exact and free;
+/// - probes of the key space ([`sampled_ranges`](ParallelScan::sampled_ranges), the default):
+///   the first PartitionKey is read, then each range is probed at seven points spread evenly
+///   between its bounds, asking for the first key at or above each (`$top=1`,
+///   `$select=PartitionKey`, a seek for the service), every probe of a round in flight at
+///   once. The keys found split the ranges. When a range's probes find none, its keys lie
+///   close above its start: probes at an eighth, a sixty-fourth, ... of the span say how
+///   close, and the even probes go again over that much. Each boundary is a stored key, so
+///   no range is empty when planned. A plan takes a few round trips and needs nothing
+///   stored beside the table; it balances by key space, not by entity count, which is what
+///   the service offers without reading the table.
+///
+/// The first range starts at the lowest key and the last one ends past the highest, so
+/// every entity, including one written while the scan runs, lies in exactly one range.
+/// Pages come in the order ranges produce them: entities are ordered within a range, not
+/// across ranges. A [`ScanCheckpoint`] records each range's bounds and continuation; a scan
+/// resumed from it skips finished ranges and continues the others where they stopped.
+///
+/// Sharing one scan between machines ([`shard`](ParallelScan::shard)) needs ranges every
+/// machine agrees on: boundaries given with `split_at`, or one plan
+/// ([`plan`](ParallelScan::plan)) made once and handed to each machine with
+/// [`resume`](ParallelScan::resume). Ranges probed separately on each machine could differ
+/// if the table changed in between.
 ///
 /// ```
 /// # #[tokio::main(flavor = "multi_thread")]

@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use futures::TryStreamExt;
-use tablekit::client::{ContinuationToken, ScanCheckpoint, Table, TableServiceClient};
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use tablekit::client::{ContinuationToken, RangePage, ScanCheckpoint, Table, TableServiceClient};
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::write_chunk;
@@ -69,116 +70,107 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
             .unwrap_or_default()
     ) + &args.scan.job();
     let path = checkpoint_path(&args);
-    let mut checkpoint = Checkpoint::load(&path, &job)?;
+    let checkpoint = Checkpoint::load(&path, &job)?;
     require_table(&source_client, &args.source).await?;
     target_client
         .create_table_if_not_exists(&args.target)
         .await?;
     let source = source_client.table_named::<DynamicEntity>(&args.source);
-    if !args.scan.is_serial() {
-        let copy = RangeCopy {
-            args: &args,
-            target: &target_client,
-            path: &path,
-            interrupt: &interrupt,
-        };
-        return copy.run(&source, query, checkpoint).await;
+    let copy = Copy {
+        args: &args,
+        target: &target_client,
+        path: &path,
+        interrupt: &interrupt,
+    };
+    if args.scan.is_serial() {
+        copy.walk(&source, query, checkpoint).await
+    } else {
+        copy.ranges(&source, query, checkpoint).await
     }
-    let mut walk = source.query(query);
-    if let Some(pk) = &checkpoint.next_partition_key {
-        eprintln!(
-            "resuming after {} entities ({} pages), from `{}`",
-            checkpoint.entities,
-            checkpoint.pages,
-            path.display()
-        );
-        walk = walk.resume_from(ContinuationToken::new(
-            pk.clone(),
-            checkpoint.next_row_key.clone(),
-        ));
-    } else if checkpoint.pages > 0 {
-        eprintln!(
-            "the checkpoint `{}` says the copy is complete",
-            path.display()
-        );
-        return Ok(());
-    }
-    let progress = bar("entities", None);
-    progress.set_position(checkpoint.entities);
-    let mut pages = walk.read_ahead(true).pages();
-    let mut this_run = 0;
-    while let Some(page) = pages
-        .try_next()
-        .await
-        .map_err(|e| Failure::from(e).context(checkpoint.resume_note(&path)))?
-    {
-        let next = page.continuation().cloned();
-        let entities = page.into_entities();
-        checkpoint.entities += write_chunk(&target_client, &args.target, args.mode, entities)
-            .await
-            .map_err(|e| e.context(checkpoint.resume_note(&path)))?;
-        checkpoint.pages += 1;
-        this_run += 1;
-        checkpoint.next_partition_key = next.as_ref().map(|t| t.next_partition_key().to_owned());
-        checkpoint.next_row_key = next
-            .as_ref()
-            .and_then(|t| t.next_row_key().map(str::to_owned));
-        checkpoint.done = next.is_none();
-        checkpoint.save(&path)?;
-        progress.set_position(checkpoint.entities);
-        let limit = args.max_pages.is_some_and(|n| this_run >= n);
-        if !checkpoint.done && (interrupt.is_set() || limit) {
-            progress.finish_and_clear();
-            return Err(checkpoint.interrupted(&path));
-        }
-    }
-    progress.finish_and_clear();
-    finish(&path);
-    eprintln!(
-        "copied {} entities from `{}` to `{}`",
-        checkpoint.entities, args.source, args.target
-    );
-    Ok(())
 }
 
-/// A copy of the source's PartitionKey ranges read side by side, each page written, then
-/// its range's continuation saved.
-struct RangeCopy<'a> {
+/// A copy under way: where it writes and keeps its checkpoint.
+struct Copy<'a> {
     args: &'a CopyArgs,
     target: &'a TableServiceClient,
     path: &'a Path,
     interrupt: &'a Interrupt,
 }
 
-impl RangeCopy<'_> {
-    async fn run(
+impl Copy<'_> {
+    /// One query over the source, resumed from the checkpoint's continuation.
+    async fn walk(
+        &self,
+        source: &Table<DynamicEntity>,
+        query: Query<DynamicEntity>,
+        checkpoint: Checkpoint,
+    ) -> Outcome {
+        let mut walk = source.query(query);
+        match &checkpoint.next_partition_key {
+            Some(pk) => {
+                self.resuming(&checkpoint);
+                let token = ContinuationToken::new(pk.clone(), checkpoint.next_row_key.clone());
+                walk = walk.resume_from(token);
+            }
+            None if checkpoint.pages > 0 => {
+                self.complete();
+                return Ok(());
+            }
+            None => {}
+        }
+        let pages = walk
+            .read_ahead(true)
+            .pages()
+            .map_ok(|page| RangePage { range: 0, page })
+            .boxed();
+        self.write_all(pages, checkpoint, |checkpoint, page| {
+            let next = page.page.continuation();
+            checkpoint.next_partition_key = next.map(|t| t.next_partition_key().to_owned());
+            checkpoint.next_row_key = next.and_then(|t| t.next_row_key().map(str::to_owned));
+            next.is_none()
+        })
+        .await
+    }
+
+    /// The source's PartitionKey ranges read side by side, each resumed from its own
+    /// continuation in the checkpoint.
+    async fn ranges(
         &self,
         source: &Table<DynamicEntity>,
         query: Query<DynamicEntity>,
         mut checkpoint: Checkpoint,
     ) -> Outcome {
-        let path = self.path;
         if checkpoint.done {
-            eprintln!(
-                "the checkpoint `{}` says the copy is complete",
-                path.display()
-            );
+            self.complete();
             return Ok(());
         }
         let ranges = match checkpoint.ranges.take() {
             Some(ranges) => {
-                eprintln!(
-                    "resuming after {} entities ({} pages), from `{}`",
-                    checkpoint.entities,
-                    checkpoint.pages,
-                    path.display()
-                );
+                self.resuming(&checkpoint);
                 ranges
             }
             None => self.args.scan.scan(source, query.clone())?.plan().await?,
         };
-        checkpoint.ranges = Some(ranges.clone());
-        let mut pages = self.args.scan.pages(source, query, Some(ranges))?;
+        let pages = self.args.scan.pages(source, query, Some(ranges.clone()))?;
+        checkpoint.ranges = Some(ranges);
+        let shard = self.args.scan.shard;
+        self.write_all(pages, checkpoint, move |checkpoint, page| {
+            let ranges = checkpoint.ranges.get_or_insert_with(Default::default);
+            ranges.record(page);
+            in_shard_done(ranges, shard)
+        })
+        .await
+    }
+
+    /// Writes every page, then saves the checkpoint with the position `record` sets (which
+    /// says whether the copy is done), stopping cleanly between pages when interrupted.
+    async fn write_all(
+        &self,
+        mut pages: BoxStream<'static, tablekit::Result<RangePage<DynamicEntity>>>,
+        mut checkpoint: Checkpoint,
+        record: impl Fn(&mut Checkpoint, &RangePage<DynamicEntity>) -> bool,
+    ) -> Outcome {
+        let path = self.path;
         let progress = bar("entities", None);
         progress.set_position(checkpoint.entities);
         let mut this_run = 0;
@@ -187,16 +179,17 @@ impl RangeCopy<'_> {
             .await
             .map_err(|e| Failure::from(e).context(checkpoint.resume_note(path)))?
         {
-            let entities = page.page.entities().to_vec();
+            // The position moves in memory now and reaches the file only once the page is
+            // written: a failed write leaves the saved checkpoint before this page.
+            let done = record(&mut checkpoint, &page);
+            let entities = page.page.into_entities();
             checkpoint.entities +=
                 write_chunk(self.target, &self.args.target, self.args.mode, entities)
                     .await
                     .map_err(|e| e.context(checkpoint.resume_note(path)))?;
             checkpoint.pages += 1;
             this_run += 1;
-            let ranges = checkpoint.ranges.get_or_insert_with(Default::default);
-            ranges.record(&page);
-            checkpoint.done = self.in_shard_done(ranges);
+            checkpoint.done = done;
             checkpoint.save(path)?;
             progress.set_position(checkpoint.entities);
             let limit = self.args.max_pages.is_some_and(|n| this_run >= n);
@@ -214,17 +207,31 @@ impl RangeCopy<'_> {
         Ok(())
     }
 
-    /// Whether every range of this shard was read to its end.
-    fn in_shard_done(&self, ranges: &ScanCheckpoint) -> bool {
-        ranges.ranges.iter().enumerate().all(|(i, range)| {
-            range.done
-                || self
-                    .args
-                    .scan
-                    .shard
-                    .is_some_and(|(index, count)| i % count != index)
-        })
+    fn resuming(&self, checkpoint: &Checkpoint) {
+        eprintln!(
+            "resuming after {} entities ({} pages), from `{}`",
+            checkpoint.entities,
+            checkpoint.pages,
+            self.path.display()
+        );
     }
+
+    fn complete(&self) {
+        eprintln!(
+            "the checkpoint `{}` says the copy is complete",
+            self.path.display()
+        );
+    }
+}
+
+/// Whether every range of this shard (`(index, count)`, or all ranges) was read to its end.
+fn in_shard_done(ranges: &ScanCheckpoint, shard: Option<(usize, usize)>) -> bool {
+    let in_shard = |i: usize| shard.is_none_or(|(index, count)| i % count == index);
+    ranges
+        .ranges
+        .iter()
+        .enumerate()
+        .all(|(i, range)| range.done || !in_shard(i))
 }
 
 /// A finished copy leaves no checkpoint: running it again copies again.

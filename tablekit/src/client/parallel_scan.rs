@@ -14,6 +14,7 @@ use crate::protocol::limits::InvalidInput;
 use crate::query::builder::Query;
 use crate::query::column::{Column, Storage};
 use crate::values::entity::DynamicEntity;
+use crate::values::value::utf16_cmp;
 
 /// Ranges probed per range in flight when none are asked for: enough to keep every slot busy
 /// while an uneven range finishes late.
@@ -581,11 +582,6 @@ fn text(d: &[u64]) -> String {
                 .and_then(|x| char::from_u32(x + FIRST))
         })
         .collect()
-}
-
-/// The service's order of keys: by UTF-16 code units.
-fn utf16_cmp(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 fn invalid(message: impl Into<String>) -> Error {

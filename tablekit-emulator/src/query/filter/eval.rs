@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 use std::sync::atomic::Ordering::Relaxed;
 
 use chrono::{DateTime, Utc};
+use tablekit::value::utf16_cmp;
 use tablekit::Value;
 
 use super::parser::{Expr, Op, Operand, Property};
@@ -338,58 +339,4 @@ fn compare_values(a: &Value, b: &Value) -> Comparison {
 fn compare_doubles(a: f64, b: f64) -> Comparison {
     a.partial_cmp(&b)
         .map_or(Comparison::Unordered, Comparison::Ordered)
-}
-
-/// Where two byte strings first differ (the shorter one's length when one is a prefix).
-/// This runs for every step of every key lookup: eight bytes are compared at once, in plain
-/// loops (iterator adapters are slow in the debug builds tests run in).
-#[inline]
-fn first_difference(x: &[u8], y: &[u8]) -> usize {
-    let common = x.len().min(y.len());
-    let mut at = 0;
-    while at + 8 <= common {
-        let word = |s: &[u8]| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or_default());
-        let diff = word(x) ^ word(y);
-        if diff != 0 {
-            // Little-endian: the lowest set bit lies in the first differing byte.
-            return at + (diff.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while at < common && x[at] == y[at] {
-        at += 1;
-    }
-    at
-}
-
-/// Ordinal comparison by UTF-16 code units: the service's (and .NET's) string order, which
-/// differs from Rust's byte order for characters above U+FFFF.
-///
-/// ```
-/// use std::cmp::Ordering;
-/// use tablekit_emulator::filter::utf16_cmp;
-/// // U+10000 is the surrogate pair D800 DC00 in UTF-16, so it sorts before U+FFFD.
-/// assert_eq!(utf16_cmp("\u{10000}", "\u{FFFD}"), Ordering::Less);
-/// assert_eq!("\u{10000}".cmp("\u{FFFD}"), Ordering::Greater);
-/// assert_eq!(utf16_cmp("apple", "apples"), Ordering::Less);
-/// ```
-#[inline]
-pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let at = first_difference(x, y);
-    let (Some(&p), Some(&q)) = (x.get(at), y.get(at)) else {
-        return x.len().cmp(&y.len());
-    };
-    // UTF-8 byte order is code point order. UTF-16 differs only where a character above
-    // U+FFFF (lead byte F0 to F4, a surrogate pair starting 0xD800 to 0xDBFF) meets one in
-    // U+E000 to U+FFFF (lead byte EE or EF): there the supplementary character sorts first.
-    // A difference in a continuation byte means equal lead bytes, so byte order holds.
-    let upper_bmp = |b: u8| b == 0xEE || b == 0xEF;
-    if p >= 0xF0 && upper_bmp(q) {
-        Ordering::Less
-    } else if q >= 0xF0 && upper_bmp(p) {
-        Ordering::Greater
-    } else {
-        p.cmp(&q)
-    }
 }

@@ -32,8 +32,10 @@ use std::fmt;
 use tablekit::{DynamicEntity, EdmType};
 
 pub(crate) use eval::{compare_by_field, compare_field, Prefetch};
-pub use eval::{utf16_cmp, Comparison, Field, Subject};
+pub use eval::{Comparison, Field, Subject};
 pub(crate) use range::KeyRange;
+/// The service's order of keys (see [`tablekit::value::utf16_cmp`]).
+pub use tablekit::value::utf16_cmp;
 
 /// A parsed `$filter`.
 ///

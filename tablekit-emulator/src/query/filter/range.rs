@@ -12,8 +12,8 @@ use std::ops::Bound;
 use tablekit::query_plan::QueryPlan;
 use tablekit::Value;
 
-use super::eval::utf16_cmp;
 use super::parser::{Expr, Op, Operand};
+use super::utf16_cmp;
 
 /// Bounds on one key, in the service's (UTF-16) order.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,11 +4,12 @@
 //! whose variants keep unique and non-unique indexes inside and across partitions, spread
 //! values, flattened structs and records, and a legacy partition of rows without a kind
 //! property read by a family told by RowKey prefix, each checked after every step against a
-//! reference model and the invariants: every entity reads back as the reference holds it, typed queries return
-//! exactly the entities, every entity has exactly its index rows and its continuation rows,
-//! no helper row is left without its entity, and the family's drift check finds nothing. Then rounds of writers racing on the same
-//! entities, checked against the invariants. Every case runs on the emulator, on Azurite and
-//! through the emulator's in-process transport.
+//! reference model and the invariants: every entity reads back as the reference holds it,
+//! typed queries return exactly the entities, parallel scans read what one query reads, every
+//! entity has exactly its index rows and its continuation rows, no helper row is left without
+//! its entity, and the family's drift check finds nothing. Then rounds of writers racing on
+//! the same entities, checked against the invariants. Every case runs on the emulator, on
+//! Azurite and through the emulator's in-process transport.
 //!
 //! The operations run against live servers, so the generator and the shrinker are this
 //! file's own rather than proptest's: a failing sequence is replayed on fresh tables with one
@@ -24,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use futures::future::join_all;
+use futures::TryStreamExt;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use tablekit::client::{Table, TableServiceClient};
@@ -753,8 +755,70 @@ async fn check(t: &Tables, reference: &Reference) -> Result<(), String> {
             "a typed query lists {listed:?}, the reference {expected:?}"
         ));
     }
+    check_parallel(t, &expected).await?;
     check_rows(t, reference).await?;
     check_forum(t).await
+}
+
+/// A parallel scan reads what one query reads: the family's entities of the partition,
+/// typed, on a table that refuses scans (helper rows hidden, ranges across the partitions of
+/// entities, index rows and legacy rows), and every stored row, raw. (Probed ranges have
+/// tests of their own: probing after every step would multiply this test's requests.)
+async fn check_parallel(t: &Tables, expected: &BTreeSet<String>) -> Result<(), String> {
+    let in_partition = Query::new().filter(Club::PARTITION_KEY.eq(PARTITION));
+    let typed: Vec<_> = t
+        .club
+        .parallel_scan(in_partition)
+        .split_at(["Phones", "d", "g"])
+        .pages()
+        .try_collect()
+        .await
+        .map_err(|e| format!("a parallel scan of the family: {e}"))?;
+    let mut listed = BTreeSet::new();
+    for entity in typed.into_iter().flat_map(|p| p.page.into_entities()) {
+        if !listed.insert(entity.as_dynamic().row_key().to_owned()) {
+            return Err(format!("a parallel scan read {entity:?} twice"));
+        }
+    }
+    if &listed != expected {
+        return Err(format!(
+            "a parallel scan lists {listed:?}, the reference {expected:?}"
+        ));
+    }
+    let keys = |rows: &[DynamicEntity]| -> Vec<(String, String)> {
+        let mut keys: Vec<_> = rows
+            .iter()
+            .map(|r| (r.partition_key().to_owned(), r.row_key().to_owned()))
+            .collect();
+        keys.sort();
+        keys
+    };
+    let serial = t
+        .raw
+        .query_all()
+        .collect_all()
+        .await
+        .map_err(|e| e.to_string())?;
+    let pages: Vec<_> = t
+        .raw
+        .parallel_scan(Query::new())
+        .split_at(["Phones", "d", "g"])
+        .pages()
+        .try_collect()
+        .await
+        .map_err(|e| format!("a parallel scan of the rows: {e}"))?;
+    let parallel: Vec<DynamicEntity> = pages
+        .into_iter()
+        .flat_map(|p| p.page.into_entities())
+        .collect();
+    if keys(&parallel) != keys(&serial) {
+        return Err(format!(
+            "a parallel scan reads rows {:?}, one query {:?}",
+            keys(&parallel),
+            keys(&serial)
+        ));
+    }
+    Ok(())
 }
 
 /// Every index and continuation row is exactly one the reference's entities need.

@@ -26,45 +26,67 @@ async fn source_table(connection_string: &str, n: usize) -> String {
     name
 }
 
-async fn copy_resumes_from_its_checkpoint(connection_string: &str) {
-    let source = source_table(connection_string, 2_500).await;
-    let target = table_name("CopyTarget");
-    let dir = tempfile::tempdir().unwrap();
-    let checkpoint = dir.path().join("copy.checkpoint");
-    let args = [
-        "copy",
-        &source,
-        &target,
-        "--mode",
-        "insert",
-        "--checkpoint",
-        checkpoint.to_str().unwrap(),
-    ];
-    let first = tablekit(
-        connection_string,
-        &[&args[..], &["--max-pages", "1"]].concat(),
-    );
-    assert_eq!(first.code, 130, "{}", first.stderr);
-    assert!(
-        first.stderr.contains("run the same command again"),
-        "{}",
-        first.stderr
-    );
-    let saved = std::fs::read_to_string(&checkpoint).expect("the checkpoint is saved");
-    assert!(saved.contains("\"entities\": 1000"), "{saved}");
-    assert_eq!(entities(connection_string, &target).await.len(), 1_000);
+/// A copy of a 2,500-entity source with `--mode insert` and a checkpoint of its own: run once
+/// with `--max-pages`, it stops (exit 130) with its checkpoint saved; run again, it finishes,
+/// every entity written once, and leaves no checkpoint.
+struct ResumedCopy {
+    source: String,
+    target: String,
+    _dir: tempfile::TempDir,
+    checkpoint: std::path::PathBuf,
+}
 
-    let second = ok(tablekit(connection_string, &args));
-    assert!(
-        second.stderr.contains("resuming after 1000 entities"),
-        "{}",
-        second.stderr
-    );
-    assert_eq!(
-        entities(connection_string, &target).await,
-        entities(connection_string, &source).await
-    );
-    assert!(!checkpoint.exists(), "a finished copy leaves no checkpoint");
+impl ResumedCopy {
+    async fn new(connection_string: &str, target: &str) -> ResumedCopy {
+        let dir = tempfile::tempdir().unwrap();
+        ResumedCopy {
+            source: source_table(connection_string, 2_500).await,
+            target: table_name(target),
+            checkpoint: dir.path().join("copy.checkpoint"),
+            _dir: dir,
+        }
+    }
+
+    fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<&'a str> {
+        let checkpoint = self.checkpoint.to_str().unwrap();
+        let mut args = vec!["copy", &self.source, &self.target, "--mode", "insert"];
+        args.extend_from_slice(extra);
+        args.extend(["--checkpoint", checkpoint]);
+        args
+    }
+
+    /// The first run, stopped after `pages` pages: its stderr and the saved checkpoint.
+    fn stop_after(&self, connection_string: &str, extra: &[&str], pages: &str) -> (String, String) {
+        let args = [&self.args(extra)[..], &["--max-pages", pages]].concat();
+        let first = tablekit(connection_string, &args);
+        assert_eq!(first.code, 130, "{}", first.stderr);
+        let saved = std::fs::read_to_string(&self.checkpoint).expect("the checkpoint is saved");
+        (first.stderr, saved)
+    }
+
+    /// The second run, resuming after `copied` entities, to the end.
+    async fn finish(&self, connection_string: &str, extra: &[&str], copied: usize) {
+        let second = ok(tablekit(connection_string, &self.args(extra)));
+        let resuming = format!("resuming after {copied} entities");
+        assert!(second.stderr.contains(&resuming), "{}", second.stderr);
+        assert_eq!(
+            entities(connection_string, &self.target).await,
+            entities(connection_string, &self.source).await
+        );
+        assert!(
+            !self.checkpoint.exists(),
+            "a finished copy leaves no checkpoint"
+        );
+    }
+}
+
+async fn copy_resumes_from_its_checkpoint(connection_string: &str) {
+    let copy = ResumedCopy::new(connection_string, "CopyTarget").await;
+    let (stderr, saved) = copy.stop_after(connection_string, &[], "1");
+    assert!(stderr.contains("run the same command again"), "{stderr}");
+    assert!(saved.contains("\"entities\": 1000"), "{saved}");
+    assert_eq!(entities(connection_string, &copy.target).await.len(), 1_000);
+    copy.finish(connection_string, &[], 1_000).await;
 }
 
 async fn copy_takes_a_filter(connection_string: &str) {
@@ -84,57 +106,18 @@ async fn copy_takes_a_filter(connection_string: &str) {
 /// continuation is saved: stopped after two pages and run again, the copy writes every
 /// entity exactly once (`--mode insert` would fail on a second write).
 async fn a_parallel_copy_resumes_range_by_range(connection_string: &str) {
-    let source = source_table(connection_string, 2_500).await;
-    let target = table_name("CopyRanges");
-    let dir = tempfile::tempdir().unwrap();
-    let checkpoint = dir.path().join("copy.checkpoint");
-    let args = [
-        "copy",
-        &source,
-        &target,
-        "--mode",
-        "insert",
-        "--parallel",
-        "4",
-        "--checkpoint",
-        checkpoint.to_str().unwrap(),
-    ];
-    let first = tablekit(
-        connection_string,
-        &[&args[..], &["--max-pages", "2"]].concat(),
-    );
-    assert_eq!(first.code, 130, "{}", first.stderr);
-    let saved = std::fs::read_to_string(&checkpoint).expect("the checkpoint is saved");
+    let copy = ResumedCopy::new(connection_string, "CopyRanges").await;
+    let parallel = ["--parallel", "4"];
+    let (_, saved) = copy.stop_after(connection_string, &parallel, "2");
     assert!(saved.contains("\"ranges\""), "{saved}");
-    let copied = entities(connection_string, &target).await.len();
+    let copied = entities(connection_string, &copy.target).await.len();
     assert!(copied > 0 && copied < 2_500, "{copied}");
 
     // The serial form of the command is another job: its checkpoint is not taken for it.
-    let serial = tablekit(
-        connection_string,
-        &[
-            "copy",
-            &source,
-            &target,
-            "--checkpoint",
-            checkpoint.to_str().unwrap(),
-        ],
-    );
+    let serial = tablekit(connection_string, &copy.args(&[]));
     assert_eq!(serial.code, 2, "{}", serial.stderr);
 
-    let second = ok(tablekit(connection_string, &args));
-    assert!(
-        second
-            .stderr
-            .contains(&format!("resuming after {copied} entities")),
-        "{}",
-        second.stderr
-    );
-    assert_eq!(
-        entities(connection_string, &target).await,
-        entities(connection_string, &source).await
-    );
-    assert!(!checkpoint.exists(), "a finished copy leaves no checkpoint");
+    copy.finish(connection_string, &parallel, copied).await;
 }
 
 on_servers!(

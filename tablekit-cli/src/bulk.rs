@@ -1,7 +1,6 @@
-//! Writing a chunk of entities with the bulk writer's batching, all or an error naming the
-//! first entity that failed.
+//! Writing a chunk of entities with the bulk writer's batching and pacing, all or an error
+//! naming the first entity that failed.
 
-use tablekit::client::TableServiceClient;
 use tablekit::patterns::bulk::{BulkWriter, ItemOutcome, WriteOp};
 use tablekit::DynamicEntity;
 
@@ -13,9 +12,10 @@ use crate::exit::{kind_of, Failure, Kind, Outcome};
 pub(crate) const CHUNK: usize = 1000;
 
 /// Writes `entities` into `table`; every one is written, or the error names the first that
-/// was not (and how many of the chunk were).
+/// was not (and how many of the chunk were). One `writer` serves a whole command, so the
+/// rates it learns from throttling carry from chunk to chunk.
 pub(crate) async fn write_chunk(
-    client: &TableServiceClient,
+    writer: &BulkWriter,
     table: &str,
     mode: WriteModeArg,
     entities: Vec<DynamicEntity>,
@@ -40,7 +40,7 @@ pub(crate) async fn write_chunk(
             )
         })
         .collect();
-    let report = BulkWriter::new(client).write_iter(ops).await;
+    let report = writer.write_iter(ops).await;
     if report.committed() as u64 == count {
         return Ok(count);
     }

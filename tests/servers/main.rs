@@ -10,6 +10,7 @@ mod support;
 
 mod access_policies;
 mod body_keys;
+mod bulk_pacing;
 mod composition;
 mod concurrency;
 mod conformance;

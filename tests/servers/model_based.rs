@@ -31,6 +31,7 @@ use rand::{RngExt, SeedableRng};
 use tablekit::client::{Table, TableServiceClient};
 use tablekit::index::TARGET_PROPERTY;
 use tablekit::insight::FamilyCheck;
+use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 use tablekit::patterns::index::repair;
 use tablekit::prelude::*;
 use tablekit::query_plan::QueryPlan;
@@ -313,6 +314,11 @@ enum Op {
         reply: bool,
         remove: bool,
     },
+    /// Legacy rows' writes and deletes (as `Legacy`) in one bulk write, repeats included:
+    /// applied in order, each once, at the pace the server takes.
+    LegacyBulk {
+        rows: Vec<(u8, bool, bool)>,
+    },
 }
 
 impl Op {
@@ -350,6 +356,14 @@ impl Op {
                 zip: rng.random_range(0..3),
             },
             16 => Op::Repair,
+            _ if rng.random_bool(0.4) => Op::LegacyBulk {
+                rows: (0..rng.random_range(2..=8))
+                    .map(|_| {
+                        let n = rng.random_range(0..3);
+                        (n, rng.random_bool(0.5), rng.random_bool(0.3))
+                    })
+                    .collect(),
+            },
             _ => Op::Legacy {
                 n: rng.random_range(0..3),
                 reply: rng.random_bool(0.5),
@@ -534,6 +548,7 @@ async fn apply(t: &Tables, reference: &mut Reference, op: &Op) -> Result<bool, S
             return Ok(true);
         }
         Op::Legacy { n, reply, remove } => return legacy(t, n, reply, remove).await,
+        Op::LegacyBulk { ref rows } => return legacy_bulk(t, rows).await,
     };
     let answered = classify(&result)?;
     if answered != expected {
@@ -643,7 +658,7 @@ async fn select_merge(
 
 /// Writes or deletes a legacy forum row untyped, as code that knows no kinds would.
 async fn legacy(t: &Tables, n: u8, reply: bool, remove: bool) -> Result<bool, String> {
-    let row_key = format!("{}_{n}", if reply { "R" } else { "Q" });
+    let row_key = legacy_row_key(n, reply);
     if remove {
         let held = t.forum_rows.lock().unwrap().contains(&row_key);
         let deleted = t.raw.delete_by_key(FORUM, &row_key, &ETag::any()).await;
@@ -660,6 +675,39 @@ async fn legacy(t: &Tables, n: u8, reply: bool, remove: bool) -> Result<bool, St
         .await
         .map_err(|e| e.to_string())?;
     t.forum_rows.lock().unwrap().insert(row_key);
+    Ok(true)
+}
+
+fn legacy_row_key(n: u8, reply: bool) -> String {
+    format!("{}_{n}", if reply { "R" } else { "Q" })
+}
+
+/// `Legacy` steps as one bulk write: the deletes of rows not held are left out (a bulk delete
+/// of a missing row fails its transaction, which `Legacy` covers alone).
+async fn legacy_bulk(t: &Tables, rows: &[(u8, bool, bool)]) -> Result<bool, String> {
+    let mut held = t.forum_rows.lock().unwrap().clone();
+    let mut ops = Vec::new();
+    for &(n, reply, remove) in rows {
+        let row_key = legacy_row_key(n, reply);
+        let mut row = DynamicEntity::new(FORUM, &row_key);
+        if remove {
+            if held.remove(&row_key) {
+                ops.push(WriteOp::delete(t.raw.name(), row));
+            }
+        } else {
+            row.set("Text", format!("text of {row_key}"));
+            held.insert(row_key);
+            ops.push(WriteOp::upsert(t.raw.name(), row));
+        }
+    }
+    let report = BulkWriter::new(t.raw.client()).write_iter(ops).await;
+    if !report.is_complete() {
+        return Err(format!(
+            "bulk write of legacy rows: {:?}",
+            report.failures().next()
+        ));
+    }
+    *t.forum_rows.lock().unwrap() = held;
     Ok(true)
 }
 

@@ -14,7 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
+use futures::TryStreamExt;
 use tablekit::client::{ConnectionString, Credential, RetryPolicy, Table, TableServiceClient};
+use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 use tablekit::{DynamicEntity, Error};
 use tablekit_testing::{
     azurite_connection_string, Emulator, Fault, FaultProxy, Faults, Operation, DEV_KEY,
@@ -498,6 +500,41 @@ fn on_another_thread(work: impl std::future::Future<Output = ()> + Send + 'stati
     .expect("the other writer finished");
 }
 
+/// A bulk load whose answers are lost now and then (applied, then the connection dropped or
+/// answered 500) and whose requests are refused as busy besides: every insert is applied
+/// exactly once and reported committed, the lost ones settled by re-reading their rows.
+pub async fn a_bulk_load_whose_answers_are_lost_applies_each_insert_once(backend: &Backend) {
+    let client = backend.client();
+    let (direct, faulty) = tables(backend, &client, "LostBulk").await;
+    let ops =
+        (0..2_400).map(|i| WriteOp::insert(faulty.name(), line(&format!("order-{}", i % 24), i)));
+    backend.set_faults(Some(
+        Faults::seeded(11)
+            .rate(Fault::AppliedThenDropped, 0.15)
+            .rate(Fault::AppliedThenInternalError, 0.15)
+            .rate(Fault::ServerBusy, 0.2)
+            .only(&[Operation::Batch]),
+    ));
+    let report = BulkWriter::new(&client).write_iter(ops).await;
+    backend.set_faults(None);
+    assert!(report.is_complete(), "{:?}", report.failures().next());
+    // 24 transactions, each attempt faulted one time in two: some of each kind of fault.
+    assert!(
+        report.verified() > 0,
+        "no lost answer was settled by a re-read"
+    );
+    assert!(report.throttled() > 0, "no request was refused as busy");
+    assert!(report.retried() >= report.throttled() + report.verified() as u64);
+    let rows: Vec<DynamicEntity> = direct
+        .query_all()
+        .entities()
+        .try_collect()
+        .await
+        .expect("read back");
+    assert_eq!(rows.len(), 2_400, "each insert stored once");
+    direct.delete_table().await.expect("clean up");
+}
+
 /// The emulator, injecting the faults itself.
 async fn emulator_faults() -> Backend {
     let emulator = Arc::new(Emulator::start().await.expect("start the emulator"));
@@ -554,4 +591,5 @@ on_servers!({
     a_single_insert_whose_answer_was_lost_reports_success,
     a_single_insert_that_meets_another_writers_row_stays_a_flagged_conflict,
     an_identical_row_from_another_writer_is_taken_for_ours,
+    a_bulk_load_whose_answers_are_lost_applies_each_insert_once,
 );

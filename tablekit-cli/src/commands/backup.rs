@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use tablekit::patterns::backup::{backup_table, BackupError, BackupReader};
+use tablekit::patterns::bulk::BulkWriter;
 use tablekit::patterns::progress::Progress;
 use tablekit::{DynamicEntity, Query};
 use tokio::io::BufReader;
@@ -76,6 +77,7 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
     let mut reader = open_backup(&args.input).await?;
     let client = client(&args.connection)?;
     client.create_table_if_not_exists(&args.table).await?;
+    let writer = BulkWriter::new(&client);
     reader
         .skip(checkpoint.entities)
         .await
@@ -87,7 +89,7 @@ pub(crate) async fn restore(args: RestoreArgs, interrupt: Interrupt) -> Outcome 
         let (chunk, error) = read_chunk(&mut reader).await;
         let end = chunk.len() < CHUNK && error.is_none();
         if !chunk.is_empty() {
-            checkpoint.entities += write_chunk(&client, &args.table, args.mode, chunk)
+            checkpoint.entities += write_chunk(&writer, &args.table, args.mode, chunk)
                 .await
                 .map_err(|e| e.context(checkpoint.resume_note(&checkpoint_path)))?;
             checkpoint.pages += 1;

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use tablekit::client::{ContinuationToken, RangePage, ScanCheckpoint, Table, TableServiceClient};
+use tablekit::client::{ContinuationToken, RangePage, ScanCheckpoint, Table};
+use tablekit::patterns::bulk::BulkWriter;
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::write_chunk;
@@ -78,7 +79,7 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
     let source = source_client.table_named::<DynamicEntity>(&args.source);
     let copy = Copy {
         args: &args,
-        target: &target_client,
+        writer: &BulkWriter::new(&target_client),
         path: &path,
         interrupt: &interrupt,
     };
@@ -92,7 +93,8 @@ pub(crate) async fn run(args: CopyArgs, interrupt: Interrupt) -> Outcome {
 /// A copy under way: where it writes and keeps its checkpoint.
 struct Copy<'a> {
     args: &'a CopyArgs,
-    target: &'a TableServiceClient,
+    /// Writes to the target, pacing itself to what the target takes.
+    writer: &'a BulkWriter,
     path: &'a Path,
     interrupt: &'a Interrupt,
 }
@@ -184,7 +186,7 @@ impl Copy<'_> {
             let done = record(&mut checkpoint, &page);
             let entities = page.page.into_entities();
             checkpoint.entities +=
-                write_chunk(self.target, &self.args.target, self.args.mode, entities)
+                write_chunk(self.writer, &self.args.target, self.args.mode, entities)
                     .await
                     .map_err(|e| e.context(checkpoint.resume_note(path)))?;
             checkpoint.pages += 1;

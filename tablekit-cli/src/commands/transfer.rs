@@ -7,6 +7,7 @@ use futures::stream::FuturesOrdered;
 use futures::{StreamExt, TryStreamExt};
 use indicatif::ProgressBar;
 use tablekit::client::{RangePage, Table};
+use tablekit::patterns::bulk::BulkWriter;
 use tablekit::{DynamicEntity, Query};
 
 use crate::bulk::{write_chunk, CHUNK};
@@ -184,6 +185,7 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
         None => bar("entities", None),
     };
     client.create_table_if_not_exists(&args.table).await?;
+    let writer = BulkWriter::new(&client);
     let mut first = next.skip(checkpoint.entities)?;
     // The next chunks are read and sent while one is still being written: a few in flight,
     // so memory stays bounded and the service is never idle while the file is read.
@@ -202,7 +204,7 @@ pub(crate) async fn import(args: ImportArgs, interrupt: Interrupt) -> Outcome {
             match chunk {
                 Ok(chunk) if chunk.is_empty() => read_all = true,
                 Ok(chunk) => {
-                    in_flight.push_back(write_chunk(&client, &args.table, args.mode, chunk));
+                    in_flight.push_back(write_chunk(&writer, &args.table, args.mode, chunk));
                 }
                 // The chunks already sent are written first, and counted.
                 Err(e) => unreadable = Some(e),

@@ -483,6 +483,28 @@ impl Error {
         }
     }
 
+    /// The same error, saying that an earlier attempt of its write may have been applied.
+    pub(crate) fn after_possibly_applied(mut self) -> Error {
+        match &mut self {
+            Error::Transport {
+                after_uncertain_attempt,
+                ..
+            }
+            | Error::Timeout {
+                after_uncertain_attempt,
+                ..
+            }
+            | Error::OperationTimeout {
+                after_uncertain_attempt,
+                ..
+            } => *after_uncertain_attempt = true,
+            Error::Service(service) => service.mark_after_uncertain_attempt(),
+            Error::Batch { source, .. } => source.mark_after_uncertain_attempt(),
+            _ => {}
+        }
+        self
+    }
+
     /// Whether the write this error ends may have been applied all the same: the question to
     /// ask before telling anyone it failed. True when the error itself leaves it open (a
     /// transport failure or timeout of a write, a 500/502/504 answer to a write) or when it

@@ -110,6 +110,14 @@ impl TableServiceClient {
         &self.transport
     }
 
+    /// The same client (pool, credential, timeouts), retrying by `policy`: for callers that
+    /// handle some failures themselves, as the bulk writer handles throttling.
+    pub(crate) fn with_retry_policy(&self, policy: RetryPolicy) -> TableServiceClient {
+        TableServiceClient {
+            transport: Arc::new(self.transport.with_retry(policy)),
+        }
+    }
+
     /// The service this client talks to: set by [`ClientBuilder::flavor`], or read from the
     /// endpoint's host (`*.table.cosmos.azure.com` is Cosmos).
     ///

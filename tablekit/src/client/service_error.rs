@@ -6,6 +6,7 @@
 //! `RequestId:` and `Time:` lines that the request id field already carries.
 
 use std::fmt;
+use std::time::Duration;
 
 /// An error answer from the service: HTTP status, service error code, message, request id.
 ///
@@ -27,6 +28,8 @@ pub struct ServiceError {
     after_uncertain_attempt: bool,
     /// The answer itself leaves open whether the write was applied (500/502/504).
     uncertain_answer: bool,
+    /// How long the service asked the caller to wait before trying again.
+    retry_after: Option<Duration>,
 }
 
 impl ServiceError {
@@ -64,6 +67,7 @@ impl ServiceError {
             request_id,
             after_uncertain_attempt: false,
             uncertain_answer: false,
+            retry_after: None,
         }
     }
 
@@ -76,6 +80,7 @@ impl ServiceError {
             request_id: None,
             after_uncertain_attempt: false,
             uncertain_answer: false,
+            retry_after: None,
         }
     }
 
@@ -185,6 +190,40 @@ impl ServiceError {
     /// ```
     pub fn may_have_been_applied(&self) -> bool {
         self.uncertain_answer || self.after_uncertain_attempt
+    }
+
+    /// How long the service asked the caller to wait before trying again
+    /// (`x-ms-retry-after-ms`, `retry-after-ms` or `Retry-After`), when it did: the Cosmos DB
+    /// Table API sends it with every 429; Azure Storage's 503 usually says nothing.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::client::RetryPolicy;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Throttle};
+    /// use tablekit::limits::Flavor;
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // A Cosmos-flavoured emulator serving 1 entity a second per partition.
+    /// let emulator = Emulator::builder()
+    ///     .flavor(Flavor::Cosmos)
+    ///     .throttle(Throttle::azure().with_partition_rate(1).with_burst(Duration::from_millis(1)))
+    ///     .start()
+    ///     .await?;
+    /// let client = emulator.client_builder().retry_policy(RetryPolicy::none()).build()?;
+    /// let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
+    /// table.create().await?;
+    /// table.upsert(&mut tablekit::DynamicEntity::new("p", "1")).await?;
+    /// let err = table.upsert(&mut tablekit::DynamicEntity::new("p", "2")).await.unwrap_err();
+    /// assert_eq!(err.status(), Some(429));
+    /// assert!(err.service_error().unwrap().retry_after().is_some());
+    /// # Ok(()) }
+    /// ```
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    pub(crate) fn set_retry_after(&mut self, wait: Option<Duration>) {
+        self.retry_after = wait;
     }
 
     /// Marks the answer as one that followed a possibly applied attempt.

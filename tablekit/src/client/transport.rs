@@ -218,6 +218,24 @@ impl Transport {
         })
     }
 
+    /// The same connection pool, endpoint and credential, retrying by `retry`.
+    pub(crate) fn with_retry(&self, retry: RetryPolicy) -> Transport {
+        Transport {
+            http: self.http.clone(),
+            endpoint: self.endpoint.clone(),
+            delivery: self.delivery,
+            credential: self.credential.clone(),
+            retry,
+            timeout: self.timeout,
+            limits: self.limits,
+            operation_timeout: self.operation_timeout,
+            host: self.host.clone(),
+            secondary: self.secondary.clone(),
+            location_mode: self.location_mode,
+            user_agent: self.user_agent.clone(),
+        }
+    }
+
     /// Sends `call`, retrying transient failures; a non-2xx answer becomes
     /// [`Error::Service`].
     pub(crate) async fn send(&self, call: &ServiceRequest) -> Result<ServiceResponse> {
@@ -316,11 +334,11 @@ impl Transport {
                 });
             }
             if !error.is_transient() || attempt >= self.retry.attempts() {
-                return Err(flag_uncertain(
-                    error,
-                    write && maybe_applied,
-                    write && applied,
-                ));
+                let mut error = flag_uncertain(error, write && maybe_applied, write && applied);
+                if let Error::Service(service) = &mut error {
+                    service.set_retry_after(retry_after);
+                }
+                return Err(error);
             }
             maybe_applied |= applied;
             progress

@@ -44,6 +44,16 @@ pub struct Progress {
     total: Option<u64>,
     elapsed: Duration,
     finished: bool,
+    setbacks: Setbacks,
+}
+
+/// What slowed an operation down: requests the service throttled, requests sent again, and
+/// items that failed for good.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Setbacks {
+    throttled: u64,
+    retried: u64,
+    failed: u64,
 }
 
 impl Progress {
@@ -63,7 +73,63 @@ impl Progress {
             total,
             elapsed,
             finished: false,
+            setbacks: Setbacks::default(),
         }
+    }
+
+    /// The same report, with `throttled` requests the service refused as too many (503
+    /// Server Busy, 429), `retried` requests sent again, and `failed` items that will not be
+    /// done.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let p = Progress::new(900, 0, Some(1_000), Duration::from_secs(1)).with_setbacks(12, 13, 100);
+    /// assert_eq!((p.throttled(), p.retried(), p.failed()), (12, 13, 100));
+    /// assert_eq!(p.to_string(), "900/1000 items, 0 bytes, 900 items/s, 12 throttled, 13 retried, 100 failed");
+    /// ```
+    pub fn with_setbacks(mut self, throttled: u64, retried: u64, failed: u64) -> Self {
+        self.setbacks = Setbacks {
+            throttled,
+            retried,
+            failed,
+        };
+        self
+    }
+
+    /// Requests the service refused as too many so far (503 Server Busy, 429).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// assert_eq!(Progress::new(1, 0, None, Duration::ZERO).throttled(), 0);
+    /// ```
+    pub fn throttled(&self) -> u64 {
+        self.setbacks.throttled
+    }
+
+    /// Requests sent again so far (after a throttle, a timeout or a lost answer).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let p = Progress::new(1, 0, None, Duration::ZERO).with_setbacks(2, 3, 0);
+    /// assert_eq!(p.retried(), 3);
+    /// ```
+    pub fn retried(&self) -> u64 {
+        self.setbacks.retried
+    }
+
+    /// Items that failed for good so far.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tablekit::patterns::progress::Progress;
+    /// let p = Progress::new(1, 0, None, Duration::ZERO).with_setbacks(0, 0, 4);
+    /// assert_eq!(p.failed(), 4);
+    /// ```
+    pub fn failed(&self) -> u64 {
+        self.setbacks.failed
     }
 
     /// Items (entities, operations) done so far.
@@ -195,7 +261,22 @@ impl fmt::Display for Progress {
             ", {} bytes, {:.0} items/s",
             self.bytes,
             self.items_per_second()
-        )
+        )?;
+        let Setbacks {
+            throttled,
+            retried,
+            failed,
+        } = self.setbacks;
+        for (count, what) in [
+            (throttled, "throttled"),
+            (retried, "retried"),
+            (failed, "failed"),
+        ] {
+            if count > 0 {
+                write!(f, ", {count} {what}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -272,6 +353,9 @@ struct Inner {
     sink: Box<dyn ProgressSink>,
     items: AtomicU64,
     bytes: AtomicU64,
+    throttled: AtomicU64,
+    retried: AtomicU64,
+    failed: AtomicU64,
     total: Option<u64>,
     finished: AtomicBool,
     started: Instant,
@@ -310,6 +394,9 @@ impl ProgressCounter {
                 sink,
                 items: AtomicU64::new(0),
                 bytes: AtomicU64::new(0),
+                throttled: AtomicU64::new(0),
+                retried: AtomicU64::new(0),
+                failed: AtomicU64::new(0),
                 total: None,
                 finished: AtomicBool::new(false),
                 started: Instant::now(),
@@ -356,6 +443,38 @@ impl ProgressCounter {
         self.inner.sink.report(&self.snapshot());
     }
 
+    /// Counts requests the service throttled and requests sent again, and reports.
+    ///
+    /// ```
+    /// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+    /// let counter = ProgressCounter::new(NoProgress);
+    /// counter.add_setbacks(1, 2);
+    /// counter.add_setbacks(0, 1);
+    /// let p = counter.snapshot();
+    /// assert_eq!((p.throttled(), p.retried()), (1, 3));
+    /// ```
+    pub fn add_setbacks(&self, throttled: u64, retried: u64) {
+        self.inner.throttled.fetch_add(throttled, Ordering::Relaxed);
+        self.inner.retried.fetch_add(retried, Ordering::Relaxed);
+        self.inner.sink.report(&self.snapshot());
+    }
+
+    /// Counts items that failed for good (they count as settled items too) and reports.
+    ///
+    /// ```
+    /// use tablekit::patterns::progress::{NoProgress, ProgressCounter};
+    /// let counter = ProgressCounter::new(NoProgress);
+    /// counter.add(10, 100);
+    /// counter.add_failed(3);
+    /// let p = counter.snapshot();
+    /// assert_eq!((p.items(), p.failed()), (13, 3));
+    /// ```
+    pub fn add_failed(&self, items: u64) {
+        self.inner.items.fetch_add(items, Ordering::Relaxed);
+        self.inner.failed.fetch_add(items, Ordering::Relaxed);
+        self.inner.sink.report(&self.snapshot());
+    }
+
     /// Marks the work done and sends the final report.
     ///
     /// ```
@@ -390,6 +509,11 @@ impl ProgressCounter {
             total: self.inner.total,
             elapsed: self.inner.started.elapsed(),
             finished: self.inner.finished.load(Ordering::Relaxed),
+            setbacks: Setbacks {
+                throttled: self.inner.throttled.load(Ordering::Relaxed),
+                retried: self.inner.retried.load(Ordering::Relaxed),
+                failed: self.inner.failed.load(Ordering::Relaxed),
+            },
         }
     }
 }

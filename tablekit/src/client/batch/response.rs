@@ -58,6 +58,21 @@ impl<M: TableModel> Batch<M> {
     /// # Ok(()) }
     /// ```
     pub async fn submit(self) -> Result<BatchOutcome> {
+        self.submit_after(false).await
+    }
+
+    /// [`submit`](Self::submit), for a transaction whose earlier attempt, sent by the caller,
+    /// may have been applied (`uncertain`): a failure that may be that attempt's echo is then
+    /// verified by re-reading, and any other failure says that it may have been applied.
+    pub(crate) async fn submit_after(self, uncertain: bool) -> Result<BatchOutcome> {
+        let result = self.send(uncertain).await;
+        match result {
+            Err(error) if uncertain => Err(error.after_possibly_applied()),
+            result => result,
+        }
+    }
+
+    async fn send(self, uncertain: bool) -> Result<BatchOutcome> {
         if self.operations.is_empty() {
             return Err(InvalidInput::EmptyBatch.into());
         }
@@ -67,7 +82,12 @@ impl<M: TableModel> Batch<M> {
         call.body = self.encode().into();
         let reply = match self.table.client().transport().send(&call).await {
             Ok(reply) => reply,
-            Err(Error::Service(e)) => return self.settle(*e).await,
+            Err(Error::Service(mut e)) => {
+                if uncertain {
+                    e.mark_after_uncertain_attempt();
+                }
+                return self.settle(*e).await;
+            }
             Err(e) => return Err(e),
         };
         let boundary = reply
@@ -80,7 +100,7 @@ impl<M: TableModel> Batch<M> {
         let request_id = reply.header("x-ms-request-id").map(str::to_owned);
         match failed_part(&parts, request_id) {
             Some(mut error) => {
-                if reply.after_uncertain_attempt {
+                if reply.after_uncertain_attempt || uncertain {
                     error.mark_after_uncertain_attempt();
                 }
                 self.settle(error).await

@@ -30,10 +30,13 @@
 //! assert_eq!(plan.transactions()[0].indices()[..3], [0, 2, 4]);
 //! ```
 
+mod engine;
+mod pacing;
 mod plan;
 mod writer;
 
 pub use plan::{BatchPlanner, OpKey, Plan, Rejected, Transaction, WriteOp};
 pub use writer::{
-    BulkReport, BulkWriter, ItemOutcome, TransactionRecord, DEFAULT_CONCURRENCY, DEFAULT_WINDOW,
+    BulkReport, BulkWriter, ItemOutcome, Pacing, Rates, TransactionRecord, DEFAULT_CONCURRENCY,
+    DEFAULT_WINDOW,
 };

@@ -1,15 +1,16 @@
-//! The bulk writer: planned transactions sent with bounded concurrency.
+//! The bulk writer: planned transactions sent at the pace the service takes.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use futures::{stream, Stream, StreamExt};
+use futures::{stream, Stream};
 
-use super::plan::{BatchPlanner, Plan, WriteOp};
+use super::engine::{self, Settings};
+use super::pacing::{Pacer, PartitionId};
+use super::plan::{BatchPlanner, WriteOp};
 use crate::client::error::{Error, Result};
-use crate::client::{Batch, BatchOutcome, OperationKind, TableServiceClient};
+use crate::client::{BatchOutcome, RetryPolicy, TableServiceClient};
 use crate::patterns::progress::{NoProgress, ProgressCounter, ProgressSink};
 use crate::protocol::limits::InvalidInput;
-use crate::values::entity::DynamicEntity;
 use crate::values::etag::ETag;
 
 /// Writes any number of operations as entity group transactions: grouped by table and
@@ -19,6 +20,22 @@ use crate::values::etag::ETag;
 /// Transactions are atomic one by one, never together: [`BulkReport::transactions`] says
 /// which inputs were committed together, and a failed transaction leaves the others applied.
 /// Operations on one entity are applied in input order.
+///
+/// # Pacing
+///
+/// By default ([`Pacing::Adaptive`]) the writer finds the rate the service takes, per
+/// partition and overall, and keeps to it: a throttled request (503 Server Busy, 429) lowers
+/// the rate of the partition that draws the throttles, or the overall rate when they are
+/// spread, and the rates grow again while nothing is throttled (additive increase,
+/// multiplicative decrease). Waits the service asks for (`x-ms-retry-after-ms`,
+/// `Retry-After`) are kept. So a hot partition slows only itself, and a load runs near the
+/// account's target with few throttled requests.
+///
+/// Every input is applied once as far as the service allows: a throttled transaction was not
+/// applied and is sent again; one whose answer was lost (timeout, dropped connection, 500) is
+/// sent again and, should that fail as its own echo would (409 on an insert, 412, 404 on a
+/// delete), settled by re-reading its rows ([`BulkReport::verified`]). What cannot be settled
+/// is reported as failed with [`Error::may_have_been_applied`] true.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
@@ -49,6 +66,65 @@ pub struct BulkWriter {
     concurrency: usize,
     window: usize,
     progress: Arc<dyn ProgressSink>,
+    pacing: Pacing,
+    /// The rates learned, shared by the writer's clones and kept between calls.
+    pacer: Arc<Mutex<Pacer>>,
+}
+
+/// How a [`BulkWriter`] paces its requests.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use tablekit::patterns::bulk::{BulkWriter, Pacing, WriteOp};
+/// use tablekit::DynamicEntity;
+/// use tablekit_testing::{Emulator, Throttle};
+/// // A service taking 2,000 entities a second in all, and no burst.
+/// let throttle = Throttle::azure().with_account_rate(2_000).with_burst(Duration::from_millis(50));
+/// let emulator = Emulator::builder().throttle(throttle).start().await?;
+/// let client = emulator.client();
+/// client.create_table("Readings").await?;
+/// let ops = (0..3_000).map(|i| {
+///     WriteOp::upsert("Readings", DynamicEntity::new(format!("p{}", i % 30), format!("{i:05}")))
+/// });
+/// let report = BulkWriter::new(&client).pacing(Pacing::Adaptive).write_iter(ops).await;
+/// assert!(report.is_complete()); // throttled requests were sent again, at a rate that holds
+/// assert!(report.throttled() <= report.transactions().len() as u64);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Pacing {
+    /// Rates that adapt to throttling, per partition and overall, with throttled and lost
+    /// requests sent again by the writer (see [`BulkWriter`]).
+    #[default]
+    Adaptive,
+    /// `concurrency` transactions in flight whatever the service answers: the client's retry
+    /// policy handles throttling, and a transaction still throttled after it fails.
+    Fixed,
+}
+
+/// The rates an adaptive [`BulkWriter`] keeps to now, in entities a second.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::patterns::bulk::BulkWriter;
+/// let writer = BulkWriter::new(&emulator.client());
+/// let rates = writer.rates();
+/// assert_eq!(rates.overall, None); // nothing throttled yet: no limit
+/// assert!(rates.partitions.is_empty());
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Rates {
+    /// The overall limit, once a throttle set one.
+    pub overall: Option<f64>,
+    /// The limit of each partition (table, PartitionKey) that has one of its own.
+    pub partitions: Vec<((String, String), f64)>,
 }
 
 impl std::fmt::Debug for BulkWriter {
@@ -57,16 +133,17 @@ impl std::fmt::Debug for BulkWriter {
             .field("planner", &self.planner)
             .field("concurrency", &self.concurrency)
             .field("window", &self.window)
+            .field("pacing", &self.pacing)
             .finish_non_exhaustive()
     }
 }
 
-/// Default number of transactions in flight.
+/// Default number of transactions in flight at most (the pace may keep fewer).
 ///
 /// ```
-/// assert_eq!(tablekit::patterns::bulk::DEFAULT_CONCURRENCY, 8);
+/// assert_eq!(tablekit::patterns::bulk::DEFAULT_CONCURRENCY, 32);
 /// ```
-pub const DEFAULT_CONCURRENCY: usize = 8;
+pub const DEFAULT_CONCURRENCY: usize = 32;
 /// Default number of input operations planned together.
 ///
 /// ```
@@ -75,8 +152,8 @@ pub const DEFAULT_CONCURRENCY: usize = 8;
 pub const DEFAULT_WINDOW: usize = 10_000;
 
 impl BulkWriter {
-    /// A writer sending through `client`, with the service's limits, 8 transactions in flight
-    /// and operations planned 10,000 at a time.
+    /// A writer sending through `client`, with the service's limits, adaptive pacing, at
+    /// most 32 transactions in flight and operations planned 10,000 at a time.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -104,6 +181,63 @@ impl BulkWriter {
             concurrency: DEFAULT_CONCURRENCY,
             window: DEFAULT_WINDOW,
             progress: Arc::new(NoProgress),
+            pacing: Pacing::Adaptive,
+            pacer: Arc::default(),
+        }
+    }
+
+    /// How requests are paced (adaptive by default).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::patterns::bulk::{BulkWriter, Pacing, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = emulator.client();
+    /// # client.create_table("Logs").await?;
+    /// let fixed = BulkWriter::new(&client).pacing(Pacing::Fixed).concurrency(4)?;
+    /// let ops = (0..10).map(|i| WriteOp::upsert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// assert!(fixed.write_iter(ops).await.is_complete());
+    /// # Ok(()) }
+    /// ```
+    pub fn pacing(mut self, pacing: Pacing) -> Self {
+        self.pacing = pacing;
+        self
+    }
+
+    /// The rates the writer keeps to now (learned from throttling, kept between calls).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Throttle};
+    /// // One partition may take 500 entities a second.
+    /// let throttle = Throttle::azure().with_partition_rate(500).with_burst(Duration::from_millis(50));
+    /// let emulator = Emulator::builder().throttle(throttle).start().await?;
+    /// let client = emulator.client();
+    /// client.create_table("Logs").await?;
+    /// let writer = BulkWriter::new(&client);
+    /// let ops = (0..1_500).map(|i| WriteOp::upsert("Logs", DynamicEntity::new("hot", i.to_string())));
+    /// assert!(writer.write_iter(ops).await.is_complete());
+    /// let rates = writer.rates();
+    /// let (partition, rate) = &rates.partitions[0];
+    /// assert_eq!(partition, &("Logs".to_owned(), "hot".to_owned()));
+    /// assert!(*rate < 1_000.0, "{rate}"); // near what the partition takes
+    /// # Ok(()) }
+    /// ```
+    pub fn rates(&self) -> Rates {
+        let (overall, partitions) = self
+            .pacer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .limits();
+        Rates {
+            overall,
+            partitions,
         }
     }
 
@@ -264,95 +398,25 @@ impl BulkWriter {
         S: Stream<Item = Result<WriteOp>>,
     {
         let counter = ProgressCounter::new(SharedSink(Arc::clone(&self.progress)));
-        let mut report = BulkReport::default();
-        // `chunks`, not `ready_chunks`: a file or network source is often momentarily pending,
-        // and planning whatever happened to be buffered would make small transactions.
-        let mut ops = std::pin::pin!(ops.chunks(self.window));
-        'windows: while let Some(chunk) = ops.next().await {
-            let mut window = Vec::with_capacity(chunk.len());
-            let mut input_error = None;
-            for op in chunk {
-                match op {
-                    Ok(op) => window.push(op),
-                    Err(e) => {
-                        input_error = Some(e);
-                        break;
-                    }
-                }
-            }
-            self.write_window(window, &mut report, &counter).await;
-            if let Some(e) = input_error {
-                report.input_error = Some(e);
-                break 'windows;
-            }
-        }
+        // Adaptive pacing sees every throttle: the writer, not the client, sends again.
+        let (client, pacer) = match self.pacing {
+            Pacing::Adaptive => (
+                self.client.with_retry_policy(RetryPolicy::none()),
+                Some(&*self.pacer),
+            ),
+            Pacing::Fixed => (self.client.clone(), None),
+        };
+        let settings = Settings {
+            client: &client,
+            planner: self.planner,
+            window: self.window,
+            concurrency: self.concurrency,
+            pacer,
+        };
+        let report = engine::run(settings, ops, &counter).await;
         counter.finish();
         report
     }
-
-    /// Plans and sends one window; its outcomes are appended to `report`.
-    async fn write_window(
-        &self,
-        ops: Vec<WriteOp>,
-        report: &mut BulkReport,
-        counter: &ProgressCounter,
-    ) {
-        let base = report.outcomes.len();
-        report
-            .outcomes
-            .extend((0..ops.len()).map(|_| ItemOutcome::NotSent));
-        let plan = self.planner.plan(&ops);
-        let (transactions, rejected) = plan_parts(&plan);
-        for r in rejected {
-            if let Some(slot) = report.outcomes.get_mut(base + r.0) {
-                *slot = ItemOutcome::Failed {
-                    transaction: None,
-                    error: Arc::new(Error::InvalidInput(r.1)),
-                };
-            }
-            counter.add(1, 0);
-        }
-        let ops = Arc::new(ops);
-        let chains = plan.chains();
-        let results: Vec<Vec<Sent>> = stream::iter(chains.into_iter().map(|chain| {
-            let ops = Arc::clone(&ops);
-            let client = self.client.clone();
-            let counter = counter.clone();
-            let chain: Vec<Vec<usize>> = chain
-                .iter()
-                .filter_map(|&t| transactions.get(t).cloned())
-                .collect();
-            async move {
-                let mut sent = Vec::new();
-                for indices in chain {
-                    for s in send_transaction(&client, &ops, &indices).await {
-                        counter.add(s.items.len() as u64, s.bytes as u64);
-                        sent.push(s);
-                    }
-                }
-                sent
-            }
-        }))
-        .buffer_unordered(self.concurrency)
-        .collect()
-        .await;
-        for sent in results.into_iter().flatten() {
-            report.record(base, sent);
-        }
-    }
-}
-
-fn plan_parts(plan: &Plan) -> (Vec<Vec<usize>>, Vec<(usize, InvalidInput)>) {
-    (
-        plan.transactions()
-            .iter()
-            .map(|t| t.indices().to_vec())
-            .collect(),
-        plan.rejected()
-            .iter()
-            .map(|r| (r.index, r.error.clone()))
-            .collect(),
-    )
 }
 
 /// A sink shared by the writer's clones.
@@ -361,113 +425,6 @@ struct SharedSink(Arc<dyn ProgressSink>);
 impl ProgressSink for SharedSink {
     fn report(&self, progress: &crate::patterns::progress::Progress) {
         self.0.report(progress)
-    }
-}
-
-/// One request as sent: the window indices it carried and what the service answered.
-struct Sent {
-    table: String,
-    partition_key: String,
-    items: Vec<usize>,
-    bytes: usize,
-    result: Result<BatchOutcome>,
-}
-
-/// Sends one planned transaction. The planner sized it with an estimate; the client's encoder
-/// measures exactly, and should the estimate have been short, the transaction is split where
-/// the encoder refuses the next operation.
-async fn send_transaction(
-    client: &TableServiceClient,
-    ops: &[WriteOp],
-    indices: &[usize],
-) -> Vec<Sent> {
-    let Some(first) = indices.first().and_then(|&i| ops.get(i)) else {
-        return Vec::new();
-    };
-    let table = client.table_named::<DynamicEntity>(first.table());
-    let partition_key = first.entity().partition_key().to_owned();
-    let mut sent = Vec::new();
-    let mut batch = table.batch();
-    let mut items = Vec::new();
-    for &i in indices {
-        let Some(op) = ops.get(i) else { continue };
-        match add(&mut batch, op) {
-            Ok(()) => items.push(i),
-            Err(e) if is_too_large(&e) && !items.is_empty() => {
-                let full = std::mem::replace(&mut batch, table.batch());
-                sent.push(
-                    submit(
-                        full,
-                        first.table(),
-                        &partition_key,
-                        std::mem::take(&mut items),
-                    )
-                    .await,
-                );
-                match add(&mut batch, op) {
-                    Ok(()) => items.push(i),
-                    Err(e) => sent.push(refused(first.table(), &partition_key, i, e)),
-                }
-            }
-            Err(e) => sent.push(refused(first.table(), &partition_key, i, e)),
-        }
-    }
-    if !items.is_empty() {
-        sent.push(submit(batch, first.table(), &partition_key, items).await);
-    }
-    sent
-}
-
-async fn submit(
-    batch: Batch<DynamicEntity>,
-    table: &str,
-    partition_key: &str,
-    items: Vec<usize>,
-) -> Sent {
-    let bytes = batch.encoded_len();
-    Sent {
-        table: table.to_owned(),
-        partition_key: partition_key.to_owned(),
-        items,
-        bytes,
-        result: batch.submit().await,
-    }
-}
-
-fn refused(table: &str, partition_key: &str, index: usize, error: Error) -> Sent {
-    Sent {
-        table: table.to_owned(),
-        partition_key: partition_key.to_owned(),
-        items: vec![index],
-        bytes: 0,
-        result: Err(error),
-    }
-}
-
-fn is_too_large(e: &Error) -> bool {
-    matches!(e, Error::InvalidInput(InvalidInput::BatchTooLarge { .. }))
-}
-
-/// Adds one operation to a batch; conditional kinds without an ETag go unconditional (`*`).
-fn add(batch: &mut Batch<DynamicEntity>, op: &WriteOp) -> Result<()> {
-    let entity = op.entity();
-    let needs_any = super::plan::is_conditional(op.kind()) && entity.etag().is_none();
-    let owned;
-    let entity = if needs_any {
-        let mut e = entity.clone();
-        e.set_etag(Some(ETag::any()));
-        owned = e;
-        &owned
-    } else {
-        entity
-    };
-    match op.kind() {
-        OperationKind::Insert => batch.insert(entity),
-        OperationKind::UpsertMerge => batch.upsert_merge(entity),
-        OperationKind::UpsertReplace => batch.upsert_replace(entity),
-        OperationKind::Merge => batch.merge(entity),
-        OperationKind::Replace => batch.replace(entity),
-        OperationKind::Delete => batch.delete(entity),
     }
 }
 
@@ -634,9 +591,12 @@ pub struct TransactionRecord {
 /// ```
 #[derive(Debug, Default)]
 pub struct BulkReport {
-    outcomes: Vec<ItemOutcome>,
+    pub(super) outcomes: Vec<ItemOutcome>,
     transactions: Vec<TransactionRecord>,
-    input_error: Option<Error>,
+    pub(super) input_error: Option<Error>,
+    pub(super) throttled: u64,
+    pub(super) retried: u64,
+    pub(super) verified: usize,
 }
 
 impl BulkReport {
@@ -868,11 +828,100 @@ impl BulkReport {
             })
     }
 
-    fn record(&mut self, base: usize, sent: Sent) {
+    /// Requests the service throttled (503 Server Busy, 429), each sent again unless it
+    /// was a transaction's last attempt.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// // Every other transaction is refused as 503 Server Busy.
+    /// let busy = Faults::seeded(7).rate(Fault::ServerBusy, 0.5).only(&[Operation::Batch]);
+    /// let emulator = Emulator::builder().faults(busy).start().await?;
+    /// let client = emulator.client();
+    /// client.create_table("Logs").await?;
+    /// let ops = (0..1_000).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert!(report.is_complete()); // each insert applied once
+    /// assert!(report.throttled() > 0);
+    /// assert_eq!(report.retried(), report.throttled());
+    /// # Ok(()) }
+    /// ```
+    pub fn throttled(&self) -> u64 {
+        self.throttled
+    }
+
+    /// Requests sent again: after a throttle, a timeout or a lost answer.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let emulator = tablekit_testing::Emulator::start().await?;
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// # let client = emulator.client();
+    /// # client.create_table("Logs").await?;
+    /// let ops = (0..10).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// assert_eq!((report.throttled(), report.retried()), (0, 0)); // a quiet service
+    /// # Ok(()) }
+    /// ```
+    pub fn retried(&self) -> u64 {
+        self.retried
+    }
+
+    /// Transactions whose answer was lost and that were found applied by re-reading their
+    /// rows (each counted in [`transactions`](Self::transactions) as committed).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use tablekit::patterns::bulk::{BulkWriter, WriteOp};
+    /// use tablekit::DynamicEntity;
+    /// use tablekit_testing::{Emulator, Fault, Faults, Operation};
+    /// // Half the transactions are applied, then answered 500 as if they had failed.
+    /// let lossy = Faults::seeded(3).rate(Fault::AppliedThenInternalError, 0.5).only(&[Operation::Batch]);
+    /// let emulator = Emulator::builder().faults(lossy).start().await?;
+    /// let client = emulator.client();
+    /// client.create_table("Logs").await?;
+    /// let ops = (0..250).map(|i| WriteOp::insert("Logs", DynamicEntity::new("p", i.to_string())));
+    /// let report = BulkWriter::new(&client).write_iter(ops).await;
+    /// // A transaction answered 500 is sent again; refused (its rows exist), it is re-read and
+    /// // found applied.
+    /// assert!(report.is_complete());
+    /// assert!(report.verified() > 0);
+    /// assert_eq!(emulator.entities("Logs")?.len(), 250); // each once
+    /// # Ok(()) }
+    /// ```
+    pub fn verified(&self) -> usize {
+        self.verified
+    }
+
+    /// Records an operation that was never sent.
+    pub(super) fn fail_unsent(&mut self, item: usize, error: Error) {
+        self.set(
+            item,
+            ItemOutcome::Failed {
+                transaction: None,
+                error: Arc::new(error),
+            },
+        );
+    }
+
+    /// Records what a transaction of window indices `items` (from input index `base`) came to.
+    pub(super) fn record(
+        &mut self,
+        base: usize,
+        partition: &PartitionId,
+        items: Vec<usize>,
+        result: Result<BatchOutcome>,
+    ) {
         let id = self.transactions.len();
-        let items: Vec<usize> = sent.items.iter().map(|i| base + i).collect();
-        let committed = sent.result.is_ok();
-        match sent.result {
+        let items: Vec<usize> = items.iter().map(|i| base + i).collect();
+        let committed = result.is_ok();
+        match result {
             Ok(outcome) => {
                 for (k, &item) in items.iter().enumerate() {
                     let etag = outcome.results().get(k).and_then(|r| r.etag().cloned());
@@ -923,8 +972,8 @@ impl BulkReport {
             }
         }
         self.transactions.push(TransactionRecord {
-            table: sent.table,
-            partition_key: sent.partition_key,
+            table: partition.0.clone(),
+            partition_key: partition.1.clone(),
             items,
             committed,
         });

@@ -95,6 +95,22 @@ fn census(emulator: &Emulator) -> Result<(Vec<DynamicEntity>, usize), BoxError> 
     Ok((rows, duplicated))
 }
 
+/// A load's figures, counted back from what `emulator` stored and answered.
+fn counted(name: &str, n: usize, elapsed: Duration, emulator: &Emulator) -> Result<Load, BoxError> {
+    let throttled = emulator.throttled().total();
+    let (rows, duplicated) = census(emulator)?;
+    Ok(Load {
+        name: name.to_owned(),
+        entities: n,
+        elapsed,
+        stored: rows.len() - duplicated,
+        duplicated,
+        throttled,
+        // Less the table's creation.
+        requests: emulator.requests().total() - 1,
+    })
+}
+
 async fn writer_load(name: &str, n: usize, pacing: Pacing) -> Result<Load, BoxError> {
     let emulator = throttled_emulator().await?;
     let client = emulator.client();
@@ -106,26 +122,14 @@ async fn writer_load(name: &str, n: usize, pacing: Pacing) -> Result<Load, BoxEr
     let started = Instant::now();
     let report: BulkReport = writer.write_iter(ops).await;
     let elapsed = started.elapsed();
-    let throttled = emulator.throttled().total();
-    let (rows, duplicated) = census(&emulator)?;
-    Ok(Load {
-        name: name.to_owned(),
-        entities: n,
-        elapsed,
-        stored: rows.len() - duplicated,
-        duplicated,
-        throttled,
-        requests: emulator.requests().total() - 1,
-    })
-    .inspect(|_| {
-        if !report.is_complete() {
-            println!(
-                "  ({name}: {} of {n} reported not written, e.g. {:?})",
-                report.not_committed(),
-                report.failures().next().map(|(_, e)| e.to_string())
-            );
-        }
-    })
+    if !report.is_complete() {
+        println!(
+            "  ({name}: {} of {n} reported not written, e.g. {:?})",
+            report.not_committed(),
+            report.failures().next().map(|(_, e)| e.to_string())
+        );
+    }
+    counted(name, n, elapsed, &emulator)
 }
 
 /// The Python loader: a venv with the pinned SDK (made once), then the script.
@@ -206,17 +210,7 @@ async fn python_load(n: usize) -> Result<Load, BoxError> {
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned().into());
     }
-    let throttled = emulator.throttled().total();
-    let (rows, duplicated) = census(&emulator)?;
-    Ok(Load {
-        name: "Python SDK, thread pool of 32".to_owned(),
-        entities: n,
-        elapsed,
-        stored: rows.len() - duplicated,
-        duplicated,
-        throttled,
-        requests: emulator.requests().total() - 1,
-    })
+    counted("Python SDK, thread pool of 32", n, elapsed, &emulator)
 }
 
 /// 200,000 entities, one in ten to partition `hot` and the rest over 999 cold ones: the hot

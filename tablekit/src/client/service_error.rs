@@ -206,14 +206,14 @@ impl ServiceError {
     /// // A Cosmos-flavoured emulator serving 1 entity a second per partition.
     /// let emulator = Emulator::builder()
     ///     .flavor(Flavor::Cosmos)
-    ///     .throttle(Throttle::azure().with_partition_rate(1).with_burst(Duration::from_millis(1)))
+    ///     .throttle(Throttle::azure().with_partition_rate(1).with_burst(Duration::from_secs(1)))
     ///     .start()
     ///     .await?;
     /// let client = emulator.client_builder().retry_policy(RetryPolicy::none()).build()?;
     /// let table = client.table_named::<tablekit::DynamicEntity>("Gamers");
     /// table.create().await?;
-    /// table.upsert(&mut tablekit::DynamicEntity::new("p", "1")).await?;
-    /// let err = table.upsert(&mut tablekit::DynamicEntity::new("p", "2")).await.unwrap_err();
+    /// table.upsert_merge(&mut tablekit::DynamicEntity::new("p", "1")).await?;
+    /// let err = table.upsert_merge(&mut tablekit::DynamicEntity::new("p", "2")).await.unwrap_err();
     /// assert_eq!(err.status(), Some(429));
     /// assert!(err.service_error().unwrap().retry_after().is_some());
     /// # Ok(()) }

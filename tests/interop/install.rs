@@ -105,6 +105,23 @@ pub(crate) fn python_venv(
     Ok(venv.join("bin/python"))
 }
 
+/// The venv of the Python Table SDK pinned in `python/requirements.txt`, named after its
+/// version as the interop suite names it: the same install for every user.
+pub(crate) fn table_sdk_python() -> Result<PathBuf, String> {
+    let requirements = sources().join("python/requirements.txt");
+    let text = std::fs::read_to_string(&requirements).map_err(|e| e.to_string())?;
+    let version = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("azure-data-tables=="))
+        .ok_or("requirements.txt pins no azure-data-tables")?
+        .to_owned();
+    python_venv(
+        &format!("python-azure-data-tables-{version}"),
+        &requirements,
+        &version,
+    )
+}
+
 /// The directory of the interop sources, `tests/interop`.
 pub(crate) fn sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")

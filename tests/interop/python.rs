@@ -6,23 +6,13 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use crate::emulator::EmulatorProcess;
-use crate::install::{python_venv, sources};
+use crate::install::{sources, table_sdk_python};
 use crate::script::passes;
-
-/// The pinned SDK version: it names the venv.
-const VERSION: &str = "12.7.0";
 
 /// The venv's Python, once the pinned packages are installed.
 fn venv_python() -> PathBuf {
     static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let python = PYTHON.get_or_init(|| {
-        let requirements = sources().join("python/requirements.txt");
-        python_venv(
-            &format!("python-azure-data-tables-{VERSION}"),
-            &requirements,
-            VERSION,
-        )
-    });
+    let python = PYTHON.get_or_init(table_sdk_python);
     python.clone().unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -31,17 +31,7 @@ mod insight_model;
 /// same requirements, same directory (named after the pinned version).
 fn python() -> std::path::PathBuf {
     static PYTHON: OnceLock<Result<std::path::PathBuf, String>> = OnceLock::new();
-    let python = PYTHON.get_or_init(|| {
-        let requirements = install::sources().join("python/requirements.txt");
-        let text = std::fs::read_to_string(&requirements).map_err(|e| e.to_string())?;
-        let version = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("azure-data-tables=="))
-            .ok_or("requirements.txt pins no azure-data-tables")?
-            .to_owned();
-        let name = format!("python-azure-data-tables-{version}");
-        install::python_venv(&name, &requirements, &version)
-    });
+    let python = PYTHON.get_or_init(install::table_sdk_python);
     python.clone().unwrap_or_else(|e| panic!("{e}"))
 }
 

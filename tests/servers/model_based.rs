@@ -803,8 +803,9 @@ async fn check(t: &Tables, reference: &Reference) -> Result<(), String> {
             "a typed query lists {listed:?}, the reference {expected:?}"
         ));
     }
-    check_parallel(t, &expected).await?;
-    check_rows(t, reference).await?;
+    let rows = raw_rows(t).await?;
+    check_parallel(t, &expected, &rows).await?;
+    check_rows(&rows, reference)?;
     check_forum(t).await
 }
 
@@ -812,7 +813,11 @@ async fn check(t: &Tables, reference: &Reference) -> Result<(), String> {
 /// typed, on a table that refuses scans (helper rows hidden, ranges across the partitions of
 /// entities, index rows and legacy rows), and every stored row, raw. (Probed ranges have
 /// tests of their own: probing after every step would multiply this test's requests.)
-async fn check_parallel(t: &Tables, expected: &BTreeSet<String>) -> Result<(), String> {
+async fn check_parallel(
+    t: &Tables,
+    expected: &BTreeSet<String>,
+    serial: &[DynamicEntity],
+) -> Result<(), String> {
     let in_partition = Query::new().filter(Club::PARTITION_KEY.eq(PARTITION));
     let typed: Vec<_> = t
         .club
@@ -841,12 +846,6 @@ async fn check_parallel(t: &Tables, expected: &BTreeSet<String>) -> Result<(), S
         keys.sort();
         keys
     };
-    let serial = t
-        .raw
-        .query_all()
-        .collect_all()
-        .await
-        .map_err(|e| e.to_string())?;
     let pages: Vec<_> = t
         .raw
         .parallel_scan(Query::new())
@@ -859,27 +858,30 @@ async fn check_parallel(t: &Tables, expected: &BTreeSet<String>) -> Result<(), S
         .into_iter()
         .flat_map(|p| p.page.into_entities())
         .collect();
-    if keys(&parallel) != keys(&serial) {
+    if keys(&parallel) != keys(serial) {
         return Err(format!(
             "a parallel scan reads rows {:?}, one query {:?}",
             keys(&parallel),
-            keys(&serial)
+            keys(serial)
         ));
     }
     Ok(())
 }
 
-/// Every index and continuation row is exactly one the reference's entities need.
-async fn check_rows(t: &Tables, reference: &Reference) -> Result<(), String> {
-    let rows = t
-        .raw
+/// Every stored row, raw, read by one query.
+async fn raw_rows(t: &Tables) -> Result<Vec<DynamicEntity>, String> {
+    t.raw
         .query_all()
         .collect_all()
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())
+}
+
+/// Every index and continuation row among `rows` is exactly one the reference's entities need.
+fn check_rows(rows: &[DynamicEntity], reference: &Reference) -> Result<(), String> {
     let mut index_rows = BTreeSet::new();
     let mut continuation_rows = BTreeSet::new();
-    for row in &rows {
+    for row in rows {
         let id = (row.partition_key().to_owned(), row.row_key().to_owned());
         if row.contains(TARGET_PROPERTY) {
             index_rows.insert(id);
@@ -916,7 +918,7 @@ async fn check_rows(t: &Tables, reference: &Reference) -> Result<(), String> {
             "continuation rows {continuation_rows:?}, needed {needed_continuation:?}"
         ));
     }
-    check_drift(&rows)
+    check_drift(rows)
 }
 
 /// The drift check of the family finds nothing in what every path wrote: each row of the
@@ -1114,7 +1116,8 @@ async fn racing_writers_keep_the_invariants(client: &TableServiceClient) {
                 reference.insert(key, Held::of(&read).unwrap());
             }
         }
-        if let Err(why) = check_rows(&t, &reference).await {
+        let rows = raw_rows(&t).await.unwrap();
+        if let Err(why) = check_rows(&rows, &reference) {
             panic!("round {round} ({writers:?}): {why}");
         }
     }

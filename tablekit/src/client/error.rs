@@ -486,6 +486,34 @@ impl Error {
     /// The same error, saying that an earlier attempt of its write may have been applied.
     pub(crate) fn after_possibly_applied(mut self) -> Error {
         match &mut self {
+            Error::Service(service) => service.mark_after_uncertain_attempt(),
+            Error::Batch { source, .. } => source.mark_after_uncertain_attempt(),
+            error => {
+                if let Some(flag) = error.uncertain_flag() {
+                    *flag = true;
+                }
+            }
+        }
+        self
+    }
+
+    /// The same error, saying that the attempt it answers may have been applied (a 500 to a
+    /// write; a transport failure or timeout of one is itself such an attempt).
+    pub(crate) fn with_uncertain_answer(mut self) -> Error {
+        match &mut self {
+            Error::Service(service) => service.mark_uncertain_answer(),
+            error => {
+                if let Some(flag) = error.uncertain_flag() {
+                    *flag = true;
+                }
+            }
+        }
+        self
+    }
+
+    /// The flag of the errors that end a request without an answer.
+    fn uncertain_flag(&mut self) -> Option<&mut bool> {
+        match self {
             Error::Transport {
                 after_uncertain_attempt,
                 ..
@@ -497,12 +525,9 @@ impl Error {
             | Error::OperationTimeout {
                 after_uncertain_attempt,
                 ..
-            } => *after_uncertain_attempt = true,
-            Error::Service(service) => service.mark_after_uncertain_attempt(),
-            Error::Batch { source, .. } => source.mark_after_uncertain_attempt(),
-            _ => {}
+            } => Some(after_uncertain_attempt),
+            _ => None,
         }
-        self
     }
 
     /// Whether the write this error ends may have been applied all the same: the question to

@@ -569,28 +569,17 @@ fn failed_without_answer(error: Error, maybe_applied: bool) -> Attempt {
 /// Tells the caller that the write the error ends may have been applied: `before`, an
 /// earlier attempt may have been (so a 412/409 may be the echo of that attempt); `now`, the
 /// last attempt may have been (a 500/502/504, a timeout, a lost connection).
-fn flag_uncertain(mut error: Error, before: bool, now: bool) -> Error {
-    match &mut error {
-        Error::Service(service) => {
-            if before {
-                service.mark_after_uncertain_attempt();
-            }
-            if now {
-                service.mark_uncertain_answer();
-            }
-        }
-        // A transport failure or timeout of a write is itself an uncertain attempt.
-        Error::Transport {
-            after_uncertain_attempt,
-            ..
-        }
-        | Error::Timeout {
-            after_uncertain_attempt,
-            ..
-        } => *after_uncertain_attempt = before || now,
-        _ => {}
+fn flag_uncertain(error: Error, before: bool, now: bool) -> Error {
+    let error = if before {
+        error.after_possibly_applied()
+    } else {
+        error
+    };
+    if now {
+        error.with_uncertain_answer()
+    } else {
+        error
     }
-    error
 }
 
 fn already_gone(gone: Gone, error: &Error) -> bool {

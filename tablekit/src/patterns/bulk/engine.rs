@@ -375,7 +375,10 @@ impl Run<'_> {
                 self.report.verified += usize::from(outcome.verified());
                 self.counter.add(unit.items.len() as u64, bytes as u64);
             }
-            Err(error) if pacer.is_some() && unit.attempts < MAX_ATTEMPTS && goes_again(error) => {
+            // The service was busy, or the answer was lost: worth another attempt.
+            Err(error)
+                if pacer.is_some() && unit.attempts < MAX_ATTEMPTS && error.is_transient() =>
+            {
                 let throttled = error.is_throttled();
                 let wait = error.service_error().and_then(|e| e.retry_after());
                 if throttled || is_congestion(error) {
@@ -408,11 +411,6 @@ impl Run<'_> {
 
 fn earliest(wake: Option<Instant>, at: Instant) -> Option<Instant> {
     Some(wake.map_or(at, |w| w.min(at)))
-}
-
-/// Whether a failed attempt is worth another: the service was busy, or the answer was lost.
-fn goes_again(error: &Error) -> bool {
-    error.is_transient()
 }
 
 /// A sign of load besides a throttle: no answer in time, or a 500 Operation Timeout.

@@ -35,8 +35,9 @@ mod pacing;
 mod plan;
 mod writer;
 
+pub use pacing::Rates;
 pub use plan::{BatchPlanner, OpKey, Plan, Rejected, Transaction, WriteOp};
 pub use writer::{
-    BulkReport, BulkWriter, ItemOutcome, Pacing, Rates, TransactionRecord, DEFAULT_CONCURRENCY,
+    BulkReport, BulkWriter, ItemOutcome, Pacing, TransactionRecord, DEFAULT_CONCURRENCY,
     DEFAULT_WINDOW,
 };

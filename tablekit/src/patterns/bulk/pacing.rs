@@ -185,6 +185,28 @@ impl Rate {
     }
 }
 
+/// The rates an adaptive [`BulkWriter`](super::BulkWriter) keeps to now, in entities a second.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let emulator = tablekit_testing::Emulator::start().await?;
+/// use tablekit::patterns::bulk::BulkWriter;
+/// let writer = BulkWriter::new(&emulator.client());
+/// let rates = writer.rates();
+/// assert_eq!(rates.overall, None); // nothing throttled yet: no limit
+/// assert!(rates.partitions.is_empty());
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Rates {
+    /// The overall limit, once a throttle set one.
+    pub overall: Option<f64>,
+    /// The limit of each partition (table, PartitionKey) that has one of its own.
+    pub partitions: Vec<((String, String), f64)>,
+}
+
 /// The rates of one writer: overall, and per partition.
 #[derive(Debug)]
 pub(crate) struct Pacer {
@@ -313,14 +335,17 @@ impl Pacer {
     }
 
     /// The limits now: overall, and of each partition that has one.
-    pub(crate) fn limits(&self) -> (Option<f64>, Vec<(PartitionId, f64)>) {
+    pub(crate) fn rates(&self) -> Rates {
         let mut partitions: Vec<(PartitionId, f64)> = self
             .partitions
             .iter()
             .filter_map(|(id, rate)| Some((id.clone(), rate.limit?)))
             .collect();
         partitions.sort_by(|a, b| a.0.cmp(&b.0));
-        (self.account.limit, partitions)
+        Rates {
+            overall: self.account.limit,
+            partitions,
+        }
     }
 }
 
@@ -358,7 +383,10 @@ mod tests {
             pacer.throttled(&id("hot"), later, None, later),
             Blame::Partition
         );
-        let (account, partitions) = pacer.limits();
+        let Rates {
+            overall: account,
+            partitions,
+        } = pacer.rates();
         let hot = partitions[0].1;
         assert_eq!(partitions[0].0, id("hot"));
         assert!((1_700.0..=1_900.0).contains(&hot), "{hot}");
@@ -377,7 +405,7 @@ mod tests {
         let start = Instant::now();
         let (mut pacer, now) = busy(&["a", "b", "c"], 8_000, start);
         assert_eq!(pacer.throttled(&id("a"), now, None, now), Blame::Account);
-        let limit = pacer.limits().0.unwrap();
+        let limit = pacer.rates().overall.unwrap();
         assert!((21_000.0..=22_000.0).contains(&limit), "{limit}");
         // Sent before that decrease: already answered.
         let t = now + Duration::from_millis(1);
@@ -385,8 +413,8 @@ mod tests {
         // Sent after it: the load is still too much.
         let t2 = now + Duration::from_millis(2);
         assert_eq!(pacer.throttled(&id("c"), t, None, t2), Blame::Account);
-        assert!(pacer.limits().0.unwrap() < limit);
-        assert!(pacer.limits().1.is_empty());
+        assert!(pacer.rates().overall.unwrap() < limit);
+        assert!(pacer.rates().partitions.is_empty());
     }
 
     #[test]
@@ -394,7 +422,7 @@ mod tests {
         let start = Instant::now();
         let (mut pacer, now) = busy(&["a"], 1_000, start);
         pacer.throttled(&id("a"), now, None, now);
-        let limit = pacer.limits().0.unwrap();
+        let limit = pacer.rates().overall.unwrap();
         assert!((890.0..=910.0).contains(&limit), "{limit}");
         // Empty bucket: the next request waits for a token.
         let ready = pacer.ready_at(&id("a"), now).expect("must wait");
@@ -405,7 +433,7 @@ mod tests {
             pacer.committed(&id("a"), 100, now + INTERVAL * step);
         }
         pacer.tick(later);
-        let grown = pacer.limits().0.unwrap();
+        let grown = pacer.rates().overall.unwrap();
         assert!((grown - limit * 1.1).abs() < 1.0, "{grown} after {limit}");
         pacer.spend(&id("a"), 100, later);
         assert!(

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::{stream, Stream};
 
 use super::engine::{self, Settings};
-use super::pacing::{Pacer, PartitionId};
+use super::pacing::{Pacer, PartitionId, Rates};
 use super::plan::{BatchPlanner, WriteOp};
 use crate::client::error::{Error, Result};
 use crate::client::{BatchOutcome, RetryPolicy, TableServiceClient};
@@ -103,28 +103,6 @@ pub enum Pacing {
     /// `concurrency` transactions in flight whatever the service answers: the client's retry
     /// policy handles throttling, and a transaction still throttled after it fails.
     Fixed,
-}
-
-/// The rates an adaptive [`BulkWriter`] keeps to now, in entities a second.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # let emulator = tablekit_testing::Emulator::start().await?;
-/// use tablekit::patterns::bulk::BulkWriter;
-/// let writer = BulkWriter::new(&emulator.client());
-/// let rates = writer.rates();
-/// assert_eq!(rates.overall, None); // nothing throttled yet: no limit
-/// assert!(rates.partitions.is_empty());
-/// # Ok(()) }
-/// ```
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct Rates {
-    /// The overall limit, once a throttle set one.
-    pub overall: Option<f64>,
-    /// The limit of each partition (table, PartitionKey) that has one of its own.
-    pub partitions: Vec<((String, String), f64)>,
 }
 
 impl std::fmt::Debug for BulkWriter {
@@ -230,15 +208,10 @@ impl BulkWriter {
     /// # Ok(()) }
     /// ```
     pub fn rates(&self) -> Rates {
-        let (overall, partitions) = self
-            .pacer
+        self.pacer
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .limits();
-        Rates {
-            overall,
-            partitions,
-        }
+            .rates()
     }
 
     /// How many transactions may be in flight at once (at least 1).

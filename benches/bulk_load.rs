@@ -12,18 +12,21 @@
 //! to a partition in turn. Every load is checked: entities stored, lost, duplicated.
 //!
 //! ```text
-//! cargo bench -p tablekit-cli --bench bulk_load             # 1,000,000 entities
-//! cargo bench -p tablekit-cli --bench bulk_load -- 200000    # another number
+//! cargo bench --bench bulk_load             # 1,000,000 entities
+//! cargo bench --bench bulk_load -- 200000    # another number
 //! ```
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use tablekit::patterns::bulk::{BulkReport, BulkWriter, Pacing, WriteOp};
 use tablekit::DynamicEntity;
 use tablekit_testing::{Emulator, Throttle};
+
+#[path = "../tests/interop/install.rs"]
+#[allow(dead_code)]
+mod install;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -132,36 +135,6 @@ async fn writer_load(name: &str, n: usize, pacing: Pacing) -> Result<Load, BoxEr
     counted(name, n, elapsed, &emulator)
 }
 
-/// The Python loader: a venv with the pinned SDK (made once), then the script.
-fn python() -> Result<PathBuf, BoxError> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let requirements = root.join("tests/interop/python/requirements.txt");
-    let venv = root.join("target/bench-python");
-    let python = venv.join("bin/python");
-    if !venv.join(".installed").is_file() {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()?;
-        let installed = Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirements)
-            .status()?;
-        if !made.success() || !installed.success() {
-            return Err("cannot install the Python SDK into target/bench-python".into());
-        }
-        std::fs::write(venv.join(".installed"), "")?;
-    }
-    Ok(python)
-}
-
 const PYTHON_LOADER: &str = r#"
 import sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -188,7 +161,8 @@ print(time.time() - start, failed)
 "#;
 
 async fn python_load(n: usize) -> Result<Load, BoxError> {
-    let python = python()?;
+    // The interop suite's venv with the pinned SDK, installed the same way if it is not yet.
+    let python = install::table_sdk_python()?;
     let emulator = throttled_emulator().await?;
     let script = std::env::temp_dir().join(format!("bulk_load_{}.py", std::process::id()));
     std::fs::write(&script, PYTHON_LOADER)?;

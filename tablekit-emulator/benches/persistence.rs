@@ -17,7 +17,7 @@ use tablekit::client::Table;
 use tablekit::DynamicEntity;
 use tablekit_emulator::Emulator;
 
-const SINGLE_INSERTS: usize = 2000;
+const SINGLE_INSERTS: usize = 10_000;
 const IN_FLIGHT: usize = 8;
 
 /// An entity of about 1 KB of JSON.

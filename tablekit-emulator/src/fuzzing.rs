@@ -139,6 +139,23 @@ fn answer(reply: OutgoingResponse) -> Answer {
     }
 }
 
+/// Reads a write-ahead log file's bytes as a restart reads them: its frames, then each
+/// frame's records. The frames read, with each one's records read or refused; `None` when
+/// the file is refused as damaged.
+pub fn write_ahead_log(bytes: &[u8]) -> Option<Vec<Result<usize, String>>> {
+    let frames = crate::storage::write_ahead_log::frames(bytes, 0).ok()?;
+    let read = frames.iter().map(|frame| {
+        crate::storage::log_record::decode(&frame.payload).map(|records| records.len())
+    });
+    Some(read.collect())
+}
+
+/// Reads bytes as one commit group of the log (what a frame's checksums protect): the
+/// number of records, or why they do not read.
+pub fn log_group(bytes: &[u8]) -> Result<usize, String> {
+    crate::storage::log_record::decode(bytes).map(|records| records.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +167,15 @@ mod tests {
     const DELETE: &[u8] = b"--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\n\
 Content-Type: application/http\r\n\r\nDELETE http://h/devstoreaccount1/Sample(PartitionKey='a',RowKey='2') HTTP/1.1\r\n\
 If-Match: *\r\n\r\n\r\n--c--\r\n\r\n--b--\r\n";
+
+    #[test]
+    fn a_log_file_reads_as_a_restart_reads_it() {
+        assert_eq!(write_ahead_log(&[]), Some(Vec::new()));
+        assert_eq!(write_ahead_log(&[0; 4096]), Some(Vec::new()));
+        assert_eq!(write_ahead_log(b"not a log"), Some(Vec::new()));
+        assert!(log_group(b"\x01\0\0\0\x09").is_err());
+        assert_eq!(log_group(&[0; 4]), Ok(0));
+    }
 
     #[test]
     fn a_batch_runs_as_the_server_runs_it() {

@@ -13,7 +13,7 @@
 //! | `handlers` | One function per operation of the Table service, and what each write does |
 //! | `query` | The `$filter` language ([`filter`]) and the scan that reads one page |
 //! | `format` | The service's bytes: entity JSON at each metadata level, error bodies, headers, continuation tokens |
-//! | `storage` | The tables in memory and their durable copy (redb, group commit) |
+//! | `storage` | The tables in memory and their durable copy (write-ahead log, redb, group commit) |
 
 mod auth;
 pub mod command;

@@ -699,16 +699,20 @@ impl EmulatorBuilder {
     /// Keeps the data in `dir` (created if needed): acknowledged writes survive a restart,
     /// a killed process and, on a disk that honours flushes, a power cut.
     ///
-    /// The data is kept in an embedded database file, `tables.redb`: every write is answered
-    /// only after its transaction is committed and fsynced (one transaction per request, so a
-    /// `$batch` survives whole or not at all); a write that cannot be made durable is refused
-    /// with 500 `InternalError` and not applied. Space freed by overwrites and deletes is
-    /// reused while running. On start every checksum in the file is verified: a damaged file
-    /// refuses the start with [`Error::DataFile`] naming it, and is left untouched. A
-    /// `journal.jsonl` written by earlier versions is migrated once (every line verified;
-    /// one that does not parse refuses the migration with its line number) and then kept as
-    /// `journal.jsonl.migrated`. Commits cost fsyncs: leave persistence off where durability
-    /// does not matter.
+    /// The data is kept in an embedded database file, `tables.redb`, and a write-ahead log
+    /// beside it (`tables.wal.0`, `tables.wal.1`, a few megabytes each while running): every
+    /// write is answered only after it is in the log and fsynced, the writes of concurrent
+    /// requests sharing one fsync (a request's changes stay together, so a `$batch` survives
+    /// whole or not at all). A write that cannot be made durable is refused with 500
+    /// `InternalError`. Every few megabytes the log is checkpointed into the database in the
+    /// background, and a clean shutdown checkpoints it all and removes the log. Space freed
+    /// by overwrites and deletes is reused while running. On start every checksum in the
+    /// files is verified and the log's writes beyond the last checkpoint are applied: a
+    /// damaged file refuses the start with [`Error::DataFile`] naming it, and is left
+    /// untouched. A `journal.jsonl` written by earlier versions is migrated once (every
+    /// line verified; one that does not parse refuses the migration with its line number)
+    /// and then kept as `journal.jsonl.migrated`. Writes cost an fsync each group: leave
+    /// persistence off where durability does not matter.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]

@@ -18,10 +18,11 @@
 //!
 //! Layout: a catalogue table maps (account, lowercase table name) to the name as created;
 //! each emulator table has its own redb table, (PartitionKey, RowKey) to (Timestamp in
-//! ticks, the entity in the wire codec's JSON); a meta table holds the format version.
-//! The emulator serves reads from memory and writes here first: a write is applied and
-//! answered only after its transaction committed, one transaction per request, so a
-//! `$batch` is stored whole or not at all.
+//! ticks, the entity in the wire codec's JSON); a meta table holds the format version and
+//! how far the [write-ahead log](crate::storage::write_ahead_log) is checkpointed.
+//! The emulator serves reads from memory. A commit group is made durable in the log; a
+//! [checkpoint](Database::checkpoint) every few megabytes of log applies its groups here, in
+//! one two-phase commit. A `$batch` is in one group, so it is stored whole or not at all.
 //!
 //! A new file is made under a temporary name and renamed into place once initialized, so a
 //! file with the real name was always complete: one that does not open is damage, never an
@@ -33,12 +34,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
-use tablekit::client::{access_policies_from_xml, access_policies_to_xml, SignedIdentifier};
+use tablekit::client::{access_policies_from_xml, SignedIdentifier};
 use tablekit::{codec, value};
 
 use crate::error::Error;
 use crate::storage::dir_sync::sync_dir;
 use crate::storage::journal;
+use crate::storage::log_record::Record;
 use crate::storage::quiet_panic;
 use crate::storage::stored::{Stored, TableData};
 
@@ -59,6 +61,31 @@ const FORMAT_KEY: &str = "format";
 /// is recognised and finished instead of refused.
 const JOURNAL_LEN_KEY: &str = "migrated journal length";
 const JOURNAL_CRC_KEY: &str = "migrated journal crc32";
+/// The number of the write-ahead log's last group that the file holds durably.
+const LOG_THROUGH_KEY: &str = "log checkpointed through";
+/// 1 while an emulator has the directory open (its log may hold groups the file lacks),
+/// 0 once it closed cleanly.
+const LOG_OPEN_KEY: &str = "log open";
+
+/// What a checkpoint notes of the [write-ahead log](crate::storage::write_ahead_log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct LogMark {
+    /// The log's groups up to this number are durable in the file.
+    pub(crate) through: u64,
+    /// Whether an emulator had the directory open: then the log must be there.
+    pub(crate) open: bool,
+}
+
+/// The error for a damaged file, with what a person can do about it.
+fn damaged(path: &Path, problem: String) -> Error {
+    Error::DataFile {
+        path: path.to_owned(),
+        problem: format!(
+            "{problem}; the file is left as it is: restore it from a copy, or move it away to \
+             start empty"
+        ),
+    }
+}
 
 /// redb's page cache. Reads are served from the emulator's memory, so the cache only helps
 /// commits find the pages they change; redb's default (1 GiB) would double the memory held.
@@ -66,6 +93,9 @@ const CACHE_BYTES: usize = 16 << 20;
 
 /// One emulator table's entities: (PartitionKey, RowKey) → (ticks, entity JSON).
 type Entities<'a> = TableDefinition<'a, (&'static str, &'static str), (i64, &'static [u8])>;
+
+/// An emulator table's entities, open in a write transaction.
+type EntitiesHandle<'txn> = redb::Table<'txn, (&'static str, &'static str), (i64, &'static [u8])>;
 
 /// The redb table holding an emulator table's entities.
 fn entities_table(account: &str, lowercase: &str) -> String {
@@ -89,35 +119,6 @@ impl std::fmt::Display for DbError {
     }
 }
 
-/// A change to make durable; [`Database::commit`] makes a list of them durable at once.
-#[derive(Debug)]
-pub(crate) enum Write<'a> {
-    CreateTable {
-        account: &'a str,
-        table: &'a str,
-    },
-    DeleteTable {
-        account: &'a str,
-        table: &'a str,
-    },
-    Put {
-        account: &'a str,
-        table: &'a str,
-        entity: &'a Stored,
-    },
-    Delete {
-        account: &'a str,
-        table: &'a str,
-        partition_key: &'a str,
-        row_key: &'a str,
-    },
-    SetPolicies {
-        account: &'a str,
-        table: &'a str,
-        policies: &'a [SignedIdentifier],
-    },
-}
-
 /// The open database file.
 pub(crate) struct Database {
     db: redb::Database,
@@ -132,9 +133,9 @@ impl std::fmt::Debug for Database {
 
 impl Database {
     /// Opens the database in `dir` (creating it, or migrating a journal found there, first)
-    /// after verifying every checksum in it, and reads every table. Damage refuses the open
-    /// with an error naming the file; nothing is repaired or skipped.
-    pub(crate) fn open(dir: &Path) -> Result<(Database, Vec<TableData>), Error> {
+    /// after verifying every checksum in it. Damage refuses the open with an error naming
+    /// the file; nothing is repaired or skipped.
+    pub(crate) fn open(dir: &Path) -> Result<Database, Error> {
         let io = |source| Error::Persistence {
             path: dir.to_owned(),
             source,
@@ -150,13 +151,7 @@ impl Database {
             };
             create(dir, &path, &journal, &tables)?;
         }
-        let damaged = |problem: String| Error::DataFile {
-            path: path.clone(),
-            problem: format!(
-                "{problem}; the file is left as it is: restore it from a copy, or move it away \
-                 to start empty"
-            ),
-        };
+        let damaged = |problem: String| damaged(&path, problem);
         let db = verified(&path).map_err(|unusable| match unusable {
             Unusable::Held => Error::DataFile {
                 path: path.clone(),
@@ -174,18 +169,38 @@ impl Database {
         if journal.try_exists().map_err(io)? {
             database.finish_migration(&journal)?;
         }
-        let tables = database.read().map_err(damaged)?;
-        Ok((database, tables))
+        Ok(database)
     }
 
-    /// Makes `writes` durable in one transaction: all of them or (on an error) none.
-    pub(crate) fn commit(&self, writes: &[Write<'_>]) -> Result<(), DbError> {
+    /// Every table with its entities; an error naming the file when one does not read.
+    pub(crate) fn tables(&self) -> Result<Vec<TableData>, Error> {
+        self.read().map_err(|problem| damaged(&self.path, problem))
+    }
+
+    /// Applies `records` and notes `mark` in one durable, two-phase commit: all of them
+    /// or (on an error) none. `mark` says which of the log's groups the file then holds.
+    pub(crate) fn checkpoint(&self, records: &[Record<'_>], mark: LogMark) -> Result<(), DbError> {
         let txn = begin(&self.db)?;
-        for write in writes {
-            apply(&txn, write)?;
-        }
+        apply_all(&txn, records)?;
+        let mut meta = txn.open_table(META)?;
+        meta.insert(LOG_THROUGH_KEY, mark.through)?;
+        meta.insert(LOG_OPEN_KEY, u64::from(mark.open))?;
+        drop(meta);
         txn.commit()?;
         Ok(())
+    }
+
+    /// What the last checkpoint noted of the write-ahead log; files older than the log
+    /// have no mark, as if closed with nothing logged.
+    pub(crate) fn log_mark(&self) -> Result<LogMark, Error> {
+        (|| -> Result<LogMark, DbError> {
+            let txn = self.db.begin_read()?;
+            let meta = txn.open_table(META)?;
+            let through = meta.get(LOG_THROUGH_KEY)?.map_or(0, |v| v.value());
+            let open = meta.get(LOG_OPEN_KEY)?.is_some_and(|v| v.value() != 0);
+            Ok(LogMark { through, open })
+        })()
+        .map_err(|e| damaged(&self.path, e.to_string()))
     }
 
     fn check_format(&self) -> Result<(), String> {
@@ -336,15 +351,63 @@ fn begin(db: &redb::Database) -> Result<WriteTransaction, DbError> {
     Ok(txn)
 }
 
-fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), DbError> {
-    match *write {
-        Write::CreateTable { account, table } => {
+/// Applies `records` in order. A run of puts and deletes to one table (most of a
+/// checkpoint) shares one open handle: opening a table is a lookup of its own.
+fn apply_all(txn: &WriteTransaction, records: &[Record<'_>]) -> Result<(), DbError> {
+    let mut open: Option<(String, EntitiesHandle<'_>)> = None;
+    for record in records {
+        let (account, table) = match *record {
+            Record::Put { account, table, .. } | Record::Delete { account, table, .. } => {
+                (account, table)
+            }
+            _ => {
+                // Table-wide changes may delete the table the handle holds.
+                drop(open.take());
+                apply_to_tables(txn, record)?;
+                continue;
+            }
+        };
+        let name = entities_table(account, &table.to_ascii_lowercase());
+        if open.as_ref().is_none_or(|(held, _)| *held != name) {
+            drop(open.take());
+            let handle = txn.open_table(Entities::new(&name))?;
+            open = Some((name, handle));
+        }
+        if let Some((_, entities)) = &mut open {
+            match *record {
+                Record::Put {
+                    partition_key,
+                    row_key,
+                    ticks,
+                    json,
+                    ..
+                } => {
+                    entities.insert((partition_key, row_key), (ticks, json))?;
+                }
+                Record::Delete {
+                    partition_key,
+                    row_key,
+                    ..
+                } => {
+                    entities.remove((partition_key, row_key))?;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies a change to a table as a whole: its creation, deletion or access policies.
+fn apply_to_tables(txn: &WriteTransaction, record: &Record<'_>) -> Result<(), DbError> {
+    match *record {
+        Record::CreateTable { account, table } => {
             let lowercase = table.to_ascii_lowercase();
             txn.open_table(CATALOGUE)?
                 .insert((account, lowercase.as_str()), table)?;
             txn.open_table(Entities::new(&entities_table(account, &lowercase)))?;
         }
-        Write::DeleteTable { account, table } => {
+        Record::DeleteTable { account, table } => {
             let lowercase = table.to_ascii_lowercase();
             txn.open_table(CATALOGUE)?
                 .remove((account, lowercase.as_str()))?;
@@ -353,43 +416,20 @@ fn apply(txn: &WriteTransaction, write: &Write<'_>) -> Result<(), DbError> {
             txn.open_table(POLICIES)?
                 .remove((account, lowercase.as_str()))?;
         }
-        Write::Put {
+        Record::SetPolicies {
             account,
             table,
-            entity,
-        } => {
-            let name = entities_table(account, &table.to_ascii_lowercase());
-            let ticks = value::to_ticks(&entity.timestamp());
-            let json = codec::encode_entity(&entity.entity());
-            txn.open_table(Entities::new(&name))?.insert(
-                (&*entity.partition_key(), &*entity.row_key()),
-                (ticks, json.as_slice()),
-            )?;
-        }
-        Write::Delete {
-            account,
-            table,
-            partition_key,
-            row_key,
-        } => {
-            let name = entities_table(account, &table.to_ascii_lowercase());
-            txn.open_table(Entities::new(&name))?
-                .remove((partition_key, row_key))?;
-        }
-        Write::SetPolicies {
-            account,
-            table,
-            policies,
+            xml,
         } => {
             let lowercase = table.to_ascii_lowercase();
             let mut stored = txn.open_table(POLICIES)?;
-            if policies.is_empty() {
-                stored.remove((account, lowercase.as_str()))?;
-            } else {
-                let xml = access_policies_to_xml(policies);
-                stored.insert((account, lowercase.as_str()), xml.as_str())?;
-            }
+            match xml.is_empty() {
+                true => stored.remove((account, lowercase.as_str()))?,
+                false => stored.insert((account, lowercase.as_str()), xml)?,
+            };
         }
+        // Not table-wide: the entity's own table.
+        Record::Put { .. } | Record::Delete { .. } => apply_all(txn, std::slice::from_ref(record))?,
     }
     Ok(())
 }
@@ -429,21 +469,24 @@ fn create(dir: &Path, path: &Path, journal: &Path, tables: &[TableData]) -> Resu
         txn.open_table(POLICIES)?;
         for table in tables {
             let (account, name) = (table.account.as_str(), table.name.as_str());
-            apply(
+            apply_all(
                 &txn,
-                &Write::CreateTable {
+                &[Record::CreateTable {
                     account,
                     table: name,
-                },
+                }],
             )?;
             for entity in &table.entities {
-                apply(
+                apply_all(
                     &txn,
-                    &Write::Put {
+                    &[Record::Put {
                         account,
                         table: name,
-                        entity,
-                    },
+                        partition_key: &entity.partition_key(),
+                        row_key: &entity.row_key(),
+                        ticks: value::to_ticks(&entity.timestamp()),
+                        json: &entity.object(),
+                    }],
                 )?;
             }
         }
@@ -473,93 +516,121 @@ fn redb_tables(db: &Database) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::storage::change::QueuedWrite;
+    use crate::storage::log_record;
     use tablekit::DynamicEntity;
 
-    fn stored(pk: &str, rk: &str, n: i32) -> Stored {
-        let mut e = DynamicEntity::new(pk, rk);
+    const ACCOUNT: &str = "acct";
+
+    fn put(table: &str, rk: &str, n: i32) -> QueuedWrite {
+        let mut e = DynamicEntity::new("p", rk);
         e.set("N", n);
         e.set_timestamp(value::from_ticks(638_000_000_000_000_001));
-        Stored::new(e)
+        QueuedWrite::Put {
+            account: ACCOUNT.into(),
+            table: table.into(),
+            entity: Arc::new(Stored::new(e)),
+        }
+    }
+
+    fn create(table: &str) -> QueuedWrite {
+        QueuedWrite::CreateTable {
+            account: ACCOUNT.into(),
+            table: table.into(),
+        }
+    }
+
+    /// Commits `writes` durably, as a replayed group is.
+    fn commit(db: &Database, writes: &[QueuedWrite]) {
+        let bytes = log_record::encode(writes);
+        let records = log_record::decode(&bytes).unwrap();
+        db.checkpoint(&records, LogMark::default()).unwrap();
     }
 
     #[test]
     fn commits_read_back_after_reopening() {
         let dir = tempfile::tempdir().unwrap();
-        let (db, tables) = Database::open(dir.path()).unwrap();
-        assert!(tables.is_empty());
-        let (a, b) = (stored("p", "a", 1), stored("p", "b", 2));
-        let (account, table) = ("acct", "Orders");
-        db.commit(&[Write::CreateTable { account, table }]).unwrap();
-        db.commit(&[
-            Write::Put {
-                account,
-                table,
-                entity: &a,
-            },
-            Write::Put {
-                account,
-                table,
-                entity: &b,
-            },
-        ])
-        .unwrap();
-        db.commit(&[Write::Delete {
-            account,
-            table,
-            partition_key: "p",
-            row_key: "a",
-        }])
-        .unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        assert!(db.tables().unwrap().is_empty());
+        commit(&db, &[create("Orders")]);
+        commit(&db, &[put("Orders", "a", 1), put("Orders", "b", 2)]);
+        let delete = QueuedWrite::Delete {
+            account: ACCOUNT.into(),
+            table: "Orders".into(),
+            partition_key: "p".into(),
+            row_key: "a".into(),
+        };
+        commit(&db, &[delete]);
         drop(db);
-        let (_db, tables) = Database::open(dir.path()).unwrap();
+        let tables = Database::open(dir.path()).unwrap().tables().unwrap();
         assert_eq!(tables.len(), 1);
         assert_eq!(
             (tables[0].account.as_str(), tables[0].name.as_str()),
-            (account, table)
+            (ACCOUNT, "Orders")
         );
         let [only] = &tables[0].entities[..] else {
             panic!("{:?}", tables[0].entities)
         };
         assert_eq!(only.row_key(), "b");
         assert_eq!(only.entity().get::<i32>("N"), Some(2));
-        assert_eq!(only.timestamp(), b.timestamp());
+        assert_eq!(
+            only.timestamp(),
+            value::from_ticks(638_000_000_000_000_001).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_notes_its_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        assert_eq!(db.log_mark().unwrap(), LogMark::default());
+        let mark = LogMark {
+            through: 7,
+            open: true,
+        };
+        let bytes = log_record::encode(&[create("Orders"), put("Orders", "a", 1)]);
+        db.checkpoint(&log_record::decode(&bytes).unwrap(), mark)
+            .unwrap();
+        drop(db);
+        let db = Database::open(dir.path()).unwrap();
+        assert_eq!(db.log_mark().unwrap(), mark);
+        assert_eq!(db.tables().unwrap()[0].entities.len(), 1);
     }
 
     #[test]
     fn a_deleted_table_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
-        let (db, _) = Database::open(dir.path()).unwrap();
-        let (account, table) = ("acct", "Orders");
-        let e = stored("p", "a", 1);
-        db.commit(&[Write::CreateTable { account, table }]).unwrap();
-        db.commit(&[Write::Put {
-            account,
-            table,
-            entity: &e,
-        }])
-        .unwrap();
-        let policies = [tablekit::client::SignedIdentifier::new(
+        let db = Database::open(dir.path()).unwrap();
+        commit(&db, &[create("Orders")]);
+        commit(&db, &[put("Orders", "a", 1)]);
+        let policies = vec![tablekit::client::SignedIdentifier::new(
             "readers",
             tablekit::client::AccessPolicy::new(),
         )];
-        db.commit(&[Write::SetPolicies {
-            account,
-            table,
-            policies: &policies,
-        }])
-        .unwrap();
-        db.commit(&[Write::DeleteTable {
-            account,
-            table: "ORDERS",
-        }])
-        .unwrap();
+        let set = QueuedWrite::SetPolicies {
+            account: ACCOUNT.into(),
+            table: "Orders".into(),
+            policies,
+        };
+        commit(&db, &[set]);
+        let delete = QueuedWrite::DeleteTable {
+            account: ACCOUNT.into(),
+            table: "ORDERS".into(),
+        };
+        commit(&db, &[delete]);
         // The shared tables stay; the policies' row went with the table.
         assert_eq!(redb_tables(&db), ["access policies", "meta", "tables"]);
         let txn = db.db.begin_read().unwrap();
-        assert!(read_policies(&txn, account, "orders").unwrap().is_empty());
+        assert!(read_policies(&txn, ACCOUNT, "orders").unwrap().is_empty());
         drop(txn);
         drop(db);
-        assert!(Database::open(dir.path()).unwrap().1.is_empty());
+        assert!(Database::open(dir.path())
+            .unwrap()
+            .tables()
+            .unwrap()
+            .is_empty());
     }
 }

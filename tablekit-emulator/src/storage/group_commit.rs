@@ -1,18 +1,19 @@
-//! Group commit: the writes of concurrent requests share one durable commit of the
-//! [`Database`], so eight writes in flight cost about one fsync rather than eight.
+//! Group commit: the writes of concurrent requests share one durable commit (one
+//! [`Committer`] group: one sync of the write-ahead log), so eight writes in flight cost
+//! about one fsync rather than eight.
 //!
 //! A request's changes are queued and applied to memory at once, under its table's lock, so
 //! the queue holds them in the order they were applied. One thread commits: while it waits
 //! for a commit's fsync, the writes arriving meanwhile queue up, and its next commit takes
-//! them all in one transaction (each request's changes stay whole: a `$batch` is still
-//! stored all or nothing). The writers a commit answers send their next writes at once:
+//! them all in one group (each request's changes stay whole: a `$batch` is still stored
+//! all or nothing). The writers a commit answers send their next writes at once:
 //! the thread waits for them a moment (a fraction of a commit's time) before committing
 //! fewer, or they would miss one commit to ride in the next, and commits would alternate
 //! between most writers and a few. Every answer, a read's as much as a write's, goes out only once
 //! everything queued before it was made is durable ([`GroupCommit::settled`]): nothing a
 //! crash could lose is ever acknowledged or shown.
 //!
-//! A commit that fails leaves memory holding writes the file lacks. From then on every
+//! A commit or checkpoint that fails leaves memory holding writes the files may lack. From then on every
 //! write is refused and every answer that could show them is an error, until the emulator
 //! is restarted on its directory and serves what is durable.
 
@@ -21,78 +22,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tablekit::client::SignedIdentifier;
 use tokio::sync::watch;
 
-use crate::storage::database::{Database, Write};
-use crate::storage::stored::Stored;
-
-/// A change queued to be made durable: a [`Write`] that owns its data.
-#[derive(Debug)]
-pub(crate) enum QueuedWrite {
-    CreateTable {
-        account: String,
-        table: String,
-    },
-    DeleteTable {
-        account: String,
-        table: String,
-    },
-    Put {
-        account: String,
-        table: String,
-        entity: Arc<Stored>,
-    },
-    Delete {
-        account: String,
-        table: String,
-        partition_key: String,
-        row_key: String,
-    },
-    SetPolicies {
-        account: String,
-        table: String,
-        policies: Vec<SignedIdentifier>,
-    },
-}
-
-impl QueuedWrite {
-    fn as_write(&self) -> Write<'_> {
-        match self {
-            QueuedWrite::CreateTable { account, table } => Write::CreateTable { account, table },
-            QueuedWrite::DeleteTable { account, table } => Write::DeleteTable { account, table },
-            QueuedWrite::Put {
-                account,
-                table,
-                entity,
-            } => Write::Put {
-                account,
-                table,
-                entity,
-            },
-            QueuedWrite::Delete {
-                account,
-                table,
-                partition_key,
-                row_key,
-            } => Write::Delete {
-                account,
-                table,
-                partition_key,
-                row_key,
-            },
-            QueuedWrite::SetPolicies {
-                account,
-                table,
-                policies,
-            } => Write::SetPolicies {
-                account,
-                table,
-                policies,
-            },
-        }
-    }
-}
+use crate::storage::change::QueuedWrite;
+use crate::storage::committer::Committer;
 
 /// Why a write was not queued, or an answer cannot be given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,9 +82,9 @@ struct Durable {
 }
 
 impl GroupCommit {
-    /// Starts the thread that commits to `database`; it owns the database until
+    /// Starts the thread that commits with `committer`; it owns the files until
     /// [`close`](Self::close).
-    pub(crate) fn start(database: Database) -> std::io::Result<Self> {
+    pub(crate) fn start(committer: Committer) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             queued: Condvar::new(),
@@ -162,7 +95,7 @@ impl GroupCommit {
             let shared = shared.clone();
             std::thread::Builder::new()
                 .name("tablekit-commit".to_owned())
-                .spawn(move || commit_loop(&shared, database))?
+                .spawn(move || commit_loop(&shared, committer))?
         };
         Ok(GroupCommit {
             shared,
@@ -265,35 +198,37 @@ impl Shared {
     }
 }
 
-/// Commits each group of queued changes in one transaction until the queue is closed.
-fn commit_loop(shared: &Shared, database: Database) {
+/// Commits each group of queued changes until the queue is closed, then closes the files.
+fn commit_loop(shared: &Shared, mut committer: Committer) {
     let (mut writers, mut last_commit, mut through) = (0, Duration::ZERO, 0);
     while let Some((writes, last)) = shared.next_group(writers, last_commit) {
         (writers, through) = (last - through, last);
-        let group: Vec<Write<'_>> = writes.iter().map(QueuedWrite::as_write).collect();
         let started = Instant::now();
-        let committed = database.commit(&group);
+        let committed = committer.commit(&writes);
         last_commit = started.elapsed();
-        match committed {
-            Ok(()) => shared.durable.send_modify(|d| d.through = through),
-            Err(err) => {
-                tracing::error!(
-                    "cannot write the emulator's database: {err}; writes are refused until \
-                     the emulator is restarted"
-                );
-                let mut queue = shared.lock_queue();
-                queue.failed = true;
-                queue.writes.clear();
-                drop(queue);
-                shared.durable.send_modify(|d| d.failed = true);
-            }
+        // The group's answers go out before a checkpoint delays the next group.
+        let committed = committed.map(|()| shared.durable.send_modify(|d| d.through = through));
+        if let Err(err) = committed.and_then(|()| committer.checkpoint_if_due()) {
+            tracing::error!(
+                "cannot write the emulator's data directory ({err}); writes are refused \
+                 until the emulator is restarted"
+            );
+            let mut queue = shared.lock_queue();
+            queue.failed = true;
+            queue.writes.clear();
+            drop(queue);
+            shared.durable.send_modify(|d| d.failed = true);
         }
+    }
+    if let Err(err) = committer.close() {
+        tracing::error!("cannot close the emulator's data directory cleanly: {err}");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::stored::Stored;
     use tablekit::DynamicEntity;
 
     fn put(row: &str) -> QueuedWrite {
@@ -316,8 +251,8 @@ mod tests {
     #[tokio::test]
     async fn queued_changes_are_durable_once_settled_and_after_a_reopen() {
         let dir = tempfile::tempdir().unwrap();
-        let (database, _) = Database::open(dir.path()).unwrap();
-        let commits = GroupCommit::start(database).unwrap();
+        let (committer, _) = Committer::open(dir.path()).unwrap();
+        let commits = GroupCommit::start(committer).unwrap();
         commits.queue(vec![create()]).unwrap();
         for row in ["a", "b", "c"] {
             commits.queue(vec![put(row)]).unwrap();
@@ -326,17 +261,17 @@ mod tests {
         commits.close();
         assert_eq!(commits.queue(vec![put("d")]), Err(Refused::Closed));
         drop(commits);
-        let (_, tables) = Database::open(dir.path()).unwrap();
+        let (_, tables) = Committer::open(dir.path()).unwrap();
         let rows: Vec<_> = tables[0].entities.iter().map(|e| e.row_key()).collect();
         assert_eq!(rows, ["a", "b", "c"]);
     }
 
     #[tokio::test]
-    async fn a_failed_commit_refuses_later_writes_and_answers() {
+    async fn a_failed_checkpoint_refuses_later_writes_and_answers() {
         let dir = tempfile::tempdir().unwrap();
-        drop(Database::open(dir.path()).unwrap());
-        // A redb table where table `T`'s entities would go, of another type: a Put into it
-        // fails inside the transaction, as a full disk would fail it.
+        Committer::open(dir.path()).unwrap().0.close().unwrap();
+        // A redb table where table `T`'s entities would go, of another type: a checkpoint
+        // putting into it fails inside its transaction, as a full disk would fail it.
         let file =
             redb::Database::open(dir.path().join(crate::storage::database::FILE_NAME)).unwrap();
         let txn = file.begin_write().unwrap();
@@ -344,12 +279,23 @@ mod tests {
             .unwrap();
         txn.commit().unwrap();
         drop(file);
-        let (database, _) = Database::open(dir.path()).unwrap();
-        let commits = GroupCommit::start(database).unwrap();
-        commits.queue(vec![put("a")]).unwrap();
+        let (committer, _) = Committer::open(dir.path()).unwrap();
+        let commits = GroupCommit::start(committer).unwrap();
+        // Each put is durable in the log, and acknowledged, until a checkpoint fails.
+        let mut acknowledged = 0;
+        let refused = loop {
+            match commits.queue(vec![put("a")]) {
+                Ok(()) if commits.settled().await.is_ok() => acknowledged += 1,
+                Ok(()) => {}
+                Err(refused) => break refused,
+            }
+            assert!(acknowledged < 100, "no checkpoint failed");
+        };
+        assert_eq!(refused, Refused::Failed);
         assert_eq!(commits.settled().await, Err(Refused::Failed));
-        assert_eq!(commits.queue(vec![create()]), Err(Refused::Failed));
         drop(commits);
-        assert!(Database::open(dir.path()).unwrap().1.is_empty());
+        // What was acknowledged is in the log, so the start is refused rather than lose it.
+        let err = Committer::open(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("could not be applied"), "{err}");
     }
 }

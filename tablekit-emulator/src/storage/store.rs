@@ -4,7 +4,7 @@
 //!
 //! Locks are held only for the synchronous work of one request (never across an `.await`),
 //! so concurrent requests are safe and a batch applies atomically under its table's lock.
-//! With a directory, every change is queued to be made durable in the [`Database`] (each
+//! With a directory, every change is queued to be made durable by the [`Committer`] (each
 //! request's changes whole, concurrent requests' in one commit: see
 //! [`group_commit`](crate::storage::group_commit)) as it is applied, every answer waits until what it
 //! may show is durable ([`Store::settled`]), and the tables are read from the database on
@@ -24,8 +24,9 @@ use tablekit::SmolStr;
 use crate::error::Error;
 use crate::format::error_response::ErrorResponse;
 use crate::query::filter::utf16_cmp;
-use crate::storage::database::Database;
-use crate::storage::group_commit::{GroupCommit, QueuedWrite, Refused};
+use crate::storage::change::QueuedWrite;
+use crate::storage::committer::Committer;
+use crate::storage::group_commit::{GroupCommit, Refused};
 use crate::storage::stored::Stored;
 
 /// A key ordered by UTF-16 code units (the service's order), not by bytes. Up to 23 bytes
@@ -98,7 +99,7 @@ impl Store {
 
     /// A store persisted in `dir`, holding the tables found there.
     pub(crate) fn open(dir: &Path) -> Result<Self, Error> {
-        let (database, tables) = Database::open(dir)?;
+        let (committer, tables) = Committer::open(dir)?;
         let mut store = Store::in_memory();
         let mut map = BTreeMap::new();
         let mut last_ticks = 0;
@@ -118,7 +119,7 @@ impl Store {
         }
         store.tables = RwLock::new(map);
         store.last_ticks = AtomicI64::new(last_ticks);
-        let durable = GroupCommit::start(database).map_err(|source| Error::Persistence {
+        let durable = GroupCommit::start(committer).map_err(|source| Error::Persistence {
             path: dir.to_owned(),
             source,
         })?;

@@ -156,16 +156,20 @@ async fn a_kill_in_the_middle_of_commits_restarts_with_every_acknowledged_write(
             table.create().await.unwrap();
         }
         // Writers keep 8 inserts in flight; the process is killed once 100 more are
-        // acknowledged, so some commits are under way when it dies.
+        // acknowledged, so some commits are under way when it dies. Rounds 1 and 2 write
+        // 30 KB entities: 100 of them (two copies each) fill a 4 MiB write-ahead log file, so
+        // the kill also finds checkpoints under way and log files started again.
+        let text = "x".repeat(if round == 0 { 0 } else { 30_000 });
         let (acked_tx, mut acked_rx) = tokio::sync::mpsc::unbounded_channel();
         let writers = tokio::spawn({
             let table = table.clone();
             async move {
                 stream::iter(0..)
                     .map(|n| {
-                        let table = table.clone();
+                        let (table, text) = (table.clone(), text.clone());
                         async move {
                             let mut e = entity(&format!("r{round}"), &format!("{n:06}"), n);
+                            e.set("Text", text);
                             table.insert(&mut e).await.map(|()| n)
                         }
                     })
@@ -205,4 +209,70 @@ async fn a_kill_in_the_middle_of_commits_restarts_with_every_acknowledged_write(
         }
         crash(child);
     }
+}
+
+/// The emulator binary on `dir` is killed after `rows` single inserts into table `Logged`,
+/// each carrying its row number in a marked text; the write-ahead log then holds them.
+async fn killed_after_inserts(dir: &std::path::Path, rows: i32) {
+    let (child, client) = start(dir);
+    let table: Table = client.table_named("Logged");
+    table.create().await.unwrap();
+    for n in 0..rows {
+        let mut e = entity("p", &format!("{n:03}"), n);
+        e.set("Text", format!("marker-{n:03}"));
+        table.insert(&mut e).await.unwrap();
+    }
+    crash(child);
+}
+
+/// Where `needle` first lies in `file`.
+fn position(file: &std::path::Path, needle: &str) -> usize {
+    let bytes = std::fs::read(file).unwrap();
+    bytes
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .unwrap_or_else(|| panic!("{needle} is not in {}", file.display()))
+}
+
+fn flip_byte(file: &std::path::Path, at: usize) {
+    let mut bytes = std::fs::read(file).unwrap();
+    bytes[at] ^= 0x01;
+    std::fs::write(file, bytes).unwrap();
+}
+
+/// The emulator binary on `dir` fails to start, printing why.
+fn refused_start(dir: &std::path::Path) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_tablekit-emulator"))
+        .args(["--port", "0", "--data"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "it started on a damaged log");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_byte_in_the_log_is_read_from_its_copy_or_refuses_the_start() {
+    // In the last frame: its other copy holds the write, which is kept.
+    let dir = tempfile::tempdir().unwrap();
+    killed_after_inserts(dir.path(), 10).await;
+    let log = dir.path().join("tables.wal.0");
+    flip_byte(&log, position(&log, "marker-009") + 7);
+    let (child, client) = start(dir.path());
+    let table: Table = client.table_named("Logged");
+    let last = table.get("p", "009").await.unwrap().unwrap();
+    assert_eq!(last.get::<String>("Text").as_deref(), Some("marker-009"));
+    crash(child);
+
+    // In a frame that others follow: damage, never skipped.
+    let dir = tempfile::tempdir().unwrap();
+    killed_after_inserts(dir.path(), 10).await;
+    let log = dir.path().join("tables.wal.0");
+    let before = std::fs::read(&log).unwrap();
+    flip_byte(&log, position(&log, "marker-004") + 7);
+    let message = refused_start(dir.path());
+    assert!(message.contains("tables.wal.0"), "{message}");
+    assert!(message.contains("damaged"), "{message}");
+    let after = std::fs::read(&log).unwrap();
+    assert_eq!(before.len(), after.len(), "the log is left as it is");
 }

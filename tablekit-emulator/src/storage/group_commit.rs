@@ -292,7 +292,7 @@ mod tests {
             assert!(acknowledged < 100, "no checkpoint failed");
         };
         assert_eq!(refused, Refused::Failed);
-        assert_eq!(commits.settled().await, Err(Refused::Failed));
+        assert_eq!(commits.queue(vec![create()]), Err(Refused::Failed));
         drop(commits);
         // What was acknowledged is in the log, so the start is refused rather than lose it.
         let err = Committer::open(dir.path()).unwrap_err().to_string();

@@ -1,7 +1,8 @@
 //! What persistence costs, measured on 1 KB entities (twelve properties: four strings, one of
-//! 400 characters, Int32, Int64, Double, Bool, DateTime, Guid, Binary): single inserts and
-//! 100-operation batches on the in-memory emulator (the baseline) and with `persist_to`, side
-//! by side in one run, then the size of the data directory and the time a restart on it takes:
+//! 400 characters, Int32, Int64, Double, Bool, DateTime, Guid, Binary): single inserts in
+//! rounds that alternate the in-memory emulator (the baseline) and one with `persist_to`,
+//! then 100-operation batches on each, side by side in one run, then the size of the data
+//! directory and the time a restart on it takes:
 //!
 //! ```text
 //! cargo bench -p tablekit-emulator --bench persistence
@@ -49,6 +50,10 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
+/// Rounds of single inserts, the in-memory and the persisted emulator taking turns, so both
+/// meet the same conditions on a machine whose speed drifts.
+const ROUNDS: usize = 5;
+
 fn main() {
     let batched: usize = std::env::var("PERSIST_BENCH_ENTITIES")
         .ok()
@@ -64,59 +69,96 @@ fn main() {
         tablekit::codec::encode_entity(&entity("p", 0)).len()
     );
     runtime.block_on(async {
+        alternating_single_inserts().await;
         let baseline = Emulator::start().await.unwrap();
         println!("in memory:");
-        write_phases(&baseline, batched).await;
+        batched_phase(&baseline, batched).await;
         baseline.shutdown().await;
         persisted(batched).await;
     });
 }
 
-/// The write phases with `persist_to`, then two restarts on what they stored.
+/// [`ROUNDS`] rounds of single inserts into a fresh emulator in memory, then into a fresh
+/// persisted one; each rate, the medians, and the median of the rounds' ratios.
+async fn alternating_single_inserts() {
+    let (mut memory, mut persisted, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 1..=ROUNDS {
+        let baseline = Emulator::start().await.unwrap();
+        let in_memory = single_inserts(&baseline).await;
+        baseline.shutdown().await;
+        let dir = tempfile::tempdir().unwrap();
+        let emulator = persisted_on(dir.path()).await;
+        let durable = single_inserts(&emulator).await;
+        emulator.shutdown().await;
+        println!(
+            "round {round}: single inserts ({IN_FLIGHT} in flight) {in_memory:.0} ops/s in memory, \
+             {durable:.0} persisted ({:.0}%)",
+            100.0 * durable / in_memory
+        );
+        memory.push(in_memory);
+        persisted.push(durable);
+        ratios.push(durable / in_memory);
+    }
+    println!(
+        "single inserts, medians of {ROUNDS} rounds: {:.0} ops/s in memory, {:.0} persisted; \
+         persisted at {:.0}% of in memory (median of the rounds' ratios)",
+        median(&mut memory),
+        median(&mut persisted),
+        100.0 * median(&mut ratios)
+    );
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// [`SINGLE_INSERTS`] single inserts into a new table, [`IN_FLIGHT`] at a time: ops/s.
+async fn single_inserts(emulator: &Emulator) -> f64 {
+    let table: Table = emulator.client().table_named("Singles");
+    table.create().await.unwrap();
+    let single = |i: usize| {
+        let table = table.clone();
+        async move { table.insert(&mut entity(&format!("s{}", i % 10), i)).await }
+    };
+    in_flight(SINGLE_INSERTS, SINGLE_INSERTS, single).await
+}
+
+/// An emulator persisted to `dir`.
+async fn persisted_on(dir: &Path) -> Emulator {
+    Emulator::builder().persist_to(dir).start().await.unwrap()
+}
+
+/// The batched phase with `persist_to`, then two restarts on what it stored.
 async fn persisted(batched: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let emulator = Emulator::builder()
-        .persist_to(dir.path())
-        .start()
-        .await
-        .unwrap();
+    let emulator = persisted_on(dir.path()).await;
     println!("persisted:");
-    write_phases(&emulator, batched).await;
-    let stored = SINGLE_INSERTS + batched;
+    batched_phase(&emulator, batched).await;
     println!(
-        "data directory with {stored} entities, while running: {:.1} MiB",
+        "data directory with {batched} entities, while running: {:.1} MiB",
         mib(dir_size(dir.path()))
     );
     emulator.shutdown().await;
 
     for restart in 1..=2 {
         let started = Instant::now();
-        let emulator = Emulator::builder()
-            .persist_to(dir.path())
-            .start()
-            .await
-            .unwrap();
+        let emulator = persisted_on(dir.path()).await;
         println!(
-            "start-up {restart} on {stored} entities: {:.2} s; data directory {:.1} MiB",
+            "start-up {restart} on {batched} entities: {:.2} s; data directory {:.1} MiB",
             started.elapsed().as_secs_f64(),
             mib(dir_size(dir.path()))
         );
-        assert_eq!(emulator.entities("Bench").unwrap().len(), stored);
+        assert_eq!(emulator.entities("Bench").unwrap().len(), batched);
         emulator.shutdown().await;
     }
 }
 
-/// Single inserts, then `batched` entities in 100-operation batches, into a new table.
-async fn write_phases(emulator: &Emulator, batched: usize) {
+/// `batched` entities in 100-operation batches, into a new table.
+async fn batched_phase(emulator: &Emulator, batched: usize) {
     let client = emulator.client();
     let table: Table = client.table_named("Bench");
     table.create().await.unwrap();
-    let single = |i: usize| {
-        let table = table.clone();
-        async move { table.insert(&mut entity(&format!("s{}", i % 10), i)).await }
-    };
-    let rate = in_flight(SINGLE_INSERTS, SINGLE_INSERTS, single).await;
-    println!("single inserts ({IN_FLIGHT} in flight): {rate:.0} ops/s");
 
     let batch = |b: usize| {
         let table = table.clone();

@@ -34,9 +34,24 @@ pub(crate) fn write_etag(out: &mut Vec<u8>, time: &DateTime<Utc>) {
     out.extend_from_slice(b"'\"");
 }
 
-/// Now as an HTTP `Date` header value (`Sun, 22 Nov 2026 11:42:24 GMT`).
+/// Now as an HTTP `Date` header value (`Sun, 22 Nov 2026 11:42:24 GMT`). The value changes
+/// once a second: each thread formats it once a second and clones it (a reference count)
+/// for every other answer.
 pub(crate) fn http_date() -> Option<HeaderValue> {
-    HeaderValue::from_str(&tablekit::auth::http_date(Utc::now())).ok()
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(i64, HeaderValue)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let now = Utc::now();
+    let second = now.timestamp();
+    LAST.with_borrow_mut(|last| match last {
+        Some((at, value)) if *at == second => Some(value.clone()),
+        _ => {
+            let value = HeaderValue::from_str(&tablekit::auth::http_date(now)).ok()?;
+            *last = Some((second, value.clone()));
+            Some(value)
+        }
+    })
 }
 
 #[cfg(test)]

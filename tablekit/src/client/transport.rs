@@ -263,9 +263,12 @@ impl Transport {
             client_request_id,
         );
         let progress = Progress::default();
-        let attempts = self
-            .attempts(call, client_request_id, on_head, &progress)
-            .instrument(span.clone());
+        // Boxed: the attempts' state (the connection's, the retries') is kilobytes, which
+        // would otherwise be copied with every operation's future each time it moves.
+        let attempts = Box::pin(
+            self.attempts(call, client_request_id, on_head, &progress)
+                .instrument(span.clone()),
+        );
         let result = match self.operation_timeout {
             None => attempts.await,
             Some(limit) => match tokio::time::timeout(limit, attempts).await {

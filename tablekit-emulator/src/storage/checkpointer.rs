@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 
 use crate::storage::database::{Database, LogMark};
 use crate::storage::log_record::{self, Record};
+use crate::storage::quiet_panic;
 
 /// A checkpoint to make: the groups' bytes, in order, and the mark noting them.
 struct Job {
@@ -93,7 +94,10 @@ fn checkpoint(database: &Database, job: &Job) -> Result<(), String> {
     for group in &job.groups {
         records.extend(log_record::decode(group)?);
     }
-    database
-        .checkpoint(&records, job.mark)
-        .map_err(|e| e.to_string())
+    // A panic of the storage library is a failed checkpoint, not a lost thread.
+    let commit = std::panic::AssertUnwindSafe(|| database.checkpoint(&records, job.mark));
+    match quiet_panic::catch(commit) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(message) => Err(format!("the storage library failed: {message}")),
+    }
 }

@@ -177,9 +177,31 @@ impl Database {
         self.read().map_err(|problem| damaged(&self.path, problem))
     }
 
-    /// Applies `records` and notes `mark` in one durable, two-phase commit: all of them
-    /// or (on an error) none. `mark` says which of the log's groups the file then holds.
+    /// Applies `records` and notes `mark`, durable with one two-phase commit at the end.
+    /// `mark` says which of the log's groups the file then holds: a crash before that
+    /// commit leaves the earlier mark, and the groups are applied again from it (each record
+    /// sets a value outright, so applying one twice changes nothing).
+    ///
+    /// A table written and then deleted in one transaction trips the storage library (the
+    /// deleted table's pages, new in that transaction, are freed as if older), so such a
+    /// deletion starts a transaction of its own, committed without a sync before it.
     pub(crate) fn checkpoint(&self, records: &[Record<'_>], mark: LogMark) -> Result<(), DbError> {
+        let mut parts = deletion_bounded(records).peekable();
+        while let Some(part) = parts.next() {
+            if parts.peek().is_some() {
+                let mut txn = self.db.begin_write()?;
+                txn.set_durability(redb::Durability::None);
+                apply_all(&txn, part)?;
+                txn.commit()?;
+                continue;
+            }
+            self.commit_marked(part, mark)?;
+        }
+        Ok(())
+    }
+
+    /// Applies `records` and notes `mark` in one durable, two-phase commit.
+    fn commit_marked(&self, records: &[Record<'_>], mark: LogMark) -> Result<(), DbError> {
         let txn = begin(&self.db)?;
         apply_all(&txn, records)?;
         let mut meta = txn.open_table(META)?;
@@ -349,6 +371,35 @@ fn begin(db: &redb::Database) -> Result<WriteTransaction, DbError> {
     let mut txn = db.begin_write()?;
     txn.set_two_phase_commit(true);
     Ok(txn)
+}
+
+/// `records` cut before each deletion of a table that the records before it in the same
+/// part created or wrote; always at least one part (empty when `records` is).
+fn deletion_bounded<'r, 'a>(records: &'r [Record<'a>]) -> impl Iterator<Item = &'r [Record<'a>]> {
+    let mut cuts = Vec::new();
+    let mut touched = std::collections::HashSet::new();
+    for (at, record) in records.iter().enumerate() {
+        let (account, table) = match *record {
+            Record::CreateTable { account, table }
+            | Record::DeleteTable { account, table }
+            | Record::Put { account, table, .. }
+            | Record::Delete { account, table, .. } => (account, table),
+            Record::SetPolicies { .. } => continue,
+        };
+        let name = entities_table(account, &table.to_ascii_lowercase());
+        if matches!(record, Record::DeleteTable { .. }) && touched.contains(&name) {
+            cuts.push(at);
+            touched.clear();
+        }
+        touched.insert(name);
+    }
+    let ends = cuts.into_iter().chain([records.len()]);
+    let mut start = 0;
+    ends.map(move |end| {
+        let part = &records[start..end];
+        start = end;
+        part
+    })
 }
 
 /// Applies `records` in order. A run of puts and deletes to one table (most of a
@@ -598,6 +649,46 @@ mod tests {
         let db = Database::open(dir.path()).unwrap();
         assert_eq!(db.log_mark().unwrap(), mark);
         assert_eq!(db.tables().unwrap()[0].entities.len(), 1);
+    }
+
+    #[test]
+    fn a_table_created_written_and_deleted_in_one_checkpoint_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        let delete = || QueuedWrite::DeleteTable {
+            account: ACCOUNT.into(),
+            table: "Orders".into(),
+        };
+        let writes = [
+            create("Orders"),
+            put("Orders", "a", 1),
+            delete(),
+            create("Orders"),
+            put("Orders", "b", 2),
+            delete(),
+            create("Orders"),
+            put("Orders", "c", 3),
+        ];
+        let bytes = log_record::encode(&writes);
+        let records = log_record::decode(&bytes).unwrap();
+        assert_eq!(
+            deletion_bounded(&records)
+                .map(<[_]>::len)
+                .collect::<Vec<_>>(),
+            [2, 3, 3]
+        );
+        let mark = LogMark {
+            through: 3,
+            open: true,
+        };
+        db.checkpoint(&records, mark).unwrap();
+        drop(db);
+        let db = Database::open(dir.path()).unwrap();
+        assert_eq!(db.log_mark().unwrap(), mark);
+        let tables = db.tables().unwrap();
+        let rows: Vec<_> = tables[0].entities.iter().map(|e| e.row_key()).collect();
+        assert_eq!(rows, ["c"]);
+        assert!(deletion_bounded(&[]).eq([&[][..]]));
     }
 
     #[test]

@@ -1124,12 +1124,14 @@ async fn racing_writers_keep_the_invariants(client: &TableServiceClient) {
     t.drop_table().await;
 }
 
-// The model's composition runs on both servers, through the in-process transport, and on an
-// emulator that throttles (so every write path also meets 503 and its retries).
+// The model's composition runs on both servers, through the in-process transport, on an
+// emulator that throttles (so every write path also meets 503 and its retries), and on one
+// that persists (every write through its write-ahead log, then a restart on its directory).
 on_servers!({
     emulator: crate::support::servers::emulator().await,
     in_process: crate::support::servers::in_process().await,
     throttled: crate::support::servers::throttled().await,
+    persisted: crate::support::servers::persisted().await,
     azurite: crate::support::servers::azurite(),
 }
     random_sequences_keep_the_reference_and_the_invariants,

@@ -117,6 +117,84 @@ pub async fn in_process() -> OnEmulator {
     OnEmulator { emulator, client }
 }
 
+/// A client over HTTP for a fresh emulator that keeps its data in a temporary directory, so
+/// every write goes through its write-ahead log, group commit and checkpoints. When dropped,
+/// it is shut down and started again on its directory, which must serve the same tables and
+/// entities (ETags included) that it served before.
+pub async fn persisted() -> Persisted {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let emulator = Emulator::builder()
+        .persist_to(dir.path())
+        .start()
+        .await
+        .expect("start the persisted emulator");
+    let client = emulator.client();
+    Persisted {
+        server: Some(OnEmulator { emulator, client }),
+        dir,
+    }
+}
+
+/// See [`persisted`].
+pub struct Persisted {
+    server: Option<OnEmulator>,
+    dir: tempfile::TempDir,
+}
+
+impl Deref for Persisted {
+    type Target = TableServiceClient;
+
+    fn deref(&self) -> &TableServiceClient {
+        self.server.as_ref().expect("the server runs until dropped")
+    }
+}
+
+/// Every table's name and entities, in key order.
+fn stored(emulator: &Emulator) -> Vec<(String, Vec<tablekit::DynamicEntity>)> {
+    let mut names = emulator.table_names();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let entities = emulator.entities(&name).expect("a listed table");
+            (name, entities)
+        })
+        .collect()
+}
+
+impl Drop for Persisted {
+    fn drop(&mut self) {
+        let Some(server) = self.server.take() else {
+            return;
+        };
+        if std::thread::panicking() {
+            return;
+        }
+        let before = stored(&server.emulator);
+        // Dropping the emulator closes its directory; the restart runs on a runtime of its
+        // own, as this drop may be inside the test's.
+        drop(server);
+        let dir = self.dir.path().to_owned();
+        let after = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async {
+                let emulator = Emulator::builder()
+                    .persist_to(&dir)
+                    .start()
+                    .await
+                    .expect("restart on the directory");
+                stored(&emulator)
+            })
+        })
+        .join()
+        .expect("the restart");
+        assert!(before == after, "a restart changed the stored tables");
+    }
+}
+
 /// A client for `tablekit_testing`'s Azurite: started on first use (installed with npm into a
 /// cache directory the first time) unless `TABLEKIT_AZURITE_CONNECTION_STRING` names a running
 /// one; without Node.js the tests fail with a message saying so (they never skip).

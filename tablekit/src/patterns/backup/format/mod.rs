@@ -332,6 +332,39 @@ mod tests {
     }
 
     #[test]
+    fn a_checksum_spelled_otherwise_is_an_error() {
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("N", 1);
+        let file = write(&[e]);
+        // Each line starts with its checksum; find one holding a letter and one a leading 0
+        // among the lines of files with other values.
+        let lines: Vec<usize> = std::iter::once(0)
+            .chain(
+                file.iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .filter(|&i| i + 8 < file.len())
+            .collect();
+        let mut tried = 0;
+        for &start in &lines {
+            for i in start..start + 8 {
+                let respelled = match file[i] {
+                    b'a'..=b'f' => file[i].to_ascii_uppercase(),
+                    b'0' if i == start => b'+',
+                    _ => continue,
+                };
+                let mut changed = file.clone();
+                changed[i] = respelled;
+                assert!(read_all(&changed).is_err(), "byte {i} respelled");
+                tried += 1;
+            }
+        }
+        assert!(tried > 0, "no checksum held a letter");
+    }
+
+    #[test]
     fn a_removed_entity_line_is_found_by_the_trailer() {
         let entities: Vec<_> = (0..3)
             .map(|i| DynamicEntity::new("p", format!("{i}")))

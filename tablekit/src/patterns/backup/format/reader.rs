@@ -349,8 +349,12 @@ impl<R: AsyncBufRead + Unpin> BackupReader<R> {
             (Some(crc), Some(b' '), Some(json)) => (crc, json),
             _ => return Err(corrupt(start, line, "expected `CRC32 JSON`")),
         };
-        let expected = std::str::from_utf8(crc)
-            .ok()
+        // Exactly as written: eight lowercase hex digits. `from_str_radix` alone would also
+        // take `A`-`F` and a leading `+`, so a changed byte there would go unnoticed.
+        let lowercase_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+        let expected = Some(crc)
+            .filter(|crc| crc.iter().all(lowercase_hex))
+            .and_then(|crc| std::str::from_utf8(crc).ok())
             .and_then(|s| u32::from_str_radix(s, 16).ok())
             .ok_or_else(|| corrupt(start, line, "the line checksum is not hex"))?;
         if crc32fast::hash(json) != expected {

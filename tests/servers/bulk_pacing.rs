@@ -129,12 +129,18 @@ async fn a_hot_partition_slows_only_itself() {
         .iter()
         .map(|((_, pk), _)| pk.as_str())
         .collect();
-    assert_eq!(
-        limited,
-        ["hot"],
-        "only the hot partition has a rate of its own"
+    // No cold partition is limited. The hot one ends with a rate of its own unless, on a
+    // machine too busy to outrun its target again, only the overall rate ever came down:
+    // the order of the stored rows below still shows that it alone was held back.
+    assert!(
+        limited.iter().all(|pk| *pk == "hot"),
+        "only the hot partition has a rate of its own: {limited:?}"
     );
-    assert!(rates.partitions[0].1 < 1_000.0, "{:?}", rates.partitions);
+    assert!(
+        rates.partitions.iter().all(|(_, rate)| *rate < 1_000.0),
+        "{:?}",
+        rates.partitions
+    );
 
     // By the time the last cold entity was stored, most hot ones were still to come.
     let rows = stored(&emulator, "Hot").await;

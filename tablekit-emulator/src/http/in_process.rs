@@ -36,9 +36,7 @@ impl InProcessService for InProcess {
         let app = Arc::clone(&self.0);
         let answer = async move {
             let request = as_received(request).map(Full::new);
-            // Boxed: the pipeline's state is kilobytes, moved once here rather than with
-            // every hand-over of this future to the runtime.
-            let reply = Box::pin(app.call(IncomingRequest::new(request))).await?;
+            let reply = app.call(IncomingRequest::new(request)).await?;
             let (parts, body) = reply.into_parts();
             let body = body.collect().await?.to_bytes();
             Ok::<_, InProcessError>(Response::from_parts(parts, body))

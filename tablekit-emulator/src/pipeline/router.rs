@@ -1,9 +1,12 @@
 //! [`Router`]: the end of the layer chain. It hands an authenticated request to the handler
 //! its method and resource name; an error becomes the service's error answer.
 
+use std::future::{ready, Future};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures::future::Either;
+use futures::FutureExt;
 use http::StatusCode;
 
 use crate::auth::Caller;
@@ -29,22 +32,46 @@ impl Router {
 }
 
 impl Service<Bytes> for Router {
-    async fn call(&self, call: IncomingRequest<Bytes>) -> Result<OutgoingResponse, Dropped> {
-        let ctx = Ctx::new(&call, &self.state);
-        let answer = match (&call.route, &call.caller) {
+    fn call(
+        &self,
+        call: IncomingRequest<Bytes>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
+        let answer = self.answer(&call);
+        if !self.state.store.is_durable() {
+            // In memory, what the answer shows is already all there is.
+            return Either::Left(ready(Ok(self.reply(&call, answer))));
+        }
+        // Nothing goes out before what it may show is durable (see `group_commit`).
+        Either::Right(
+            self.state
+                .store
+                .settled()
+                .map(move |settled| Ok(self.reply(&call, settled.and(answer)))),
+        )
+    }
+}
+
+impl Router {
+    /// What the handler answers, or why it refused.
+    fn answer(&self, call: &IncomingRequest<Bytes>) -> Result<OutgoingResponse, ErrorResponse> {
+        let ctx = Ctx::new(call, &self.state);
+        match (&call.route, &call.caller) {
             (Ok(route), Some(caller)) => dispatch(&ctx, caller, route, &call.body),
             (Err(err), _) => Err(err.clone()),
             // The chain authenticates every request that names a resource before this.
             (Ok(_), None) => Err(ErrorResponse::authentication_failed(
                 "The request was not authenticated.",
             )),
-        };
-        // Nothing goes out before what it may show is durable (see `group_commit`).
-        let answer = match self.state.store.settled().await {
-            Ok(()) => answer,
-            Err(err) => Err(err),
-        };
-        Ok(answer.unwrap_or_else(|err| ctx.error(&err)))
+        }
+    }
+
+    /// The answer, an error becoming the service's error answer.
+    fn reply(
+        &self,
+        call: &IncomingRequest<Bytes>,
+        answer: Result<OutgoingResponse, ErrorResponse>,
+    ) -> OutgoingResponse {
+        answer.unwrap_or_else(|err| Ctx::new(call, &self.state).error(&err))
     }
 }
 

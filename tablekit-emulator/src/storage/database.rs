@@ -404,9 +404,18 @@ fn deletion_bounded<'r, 'a>(records: &'r [Record<'a>]) -> impl Iterator<Item = &
 
 /// Applies `records` in order. A run of puts and deletes to one table (most of a
 /// checkpoint) shares one open handle: opening a table is a lookup of its own.
+/// How many records a checkpoint applies between offers of its core to other threads.
+const YIELD_EVERY: usize = 16;
+
 fn apply_all(txn: &WriteTransaction, records: &[Record<'_>]) -> Result<(), DbError> {
     let mut open: Option<(String, EntitiesHandle<'_>)> = None;
-    for record in records {
+    for (i, record) in records.iter().enumerate() {
+        if i % YIELD_EVERY == YIELD_EVERY - 1 {
+            // A checkpoint is tens of milliseconds of work on a core the commit thread
+            // may need: woken by its log's sync, it runs at once rather than after a
+            // scheduler slice, which every write in flight would wait out.
+            std::thread::yield_now();
+        }
         let (account, table) = match *record {
             Record::Put { account, table, .. } | Record::Delete { account, table, .. } => {
                 (account, table)

@@ -135,6 +135,12 @@ impl Store {
         }
     }
 
+    /// Whether changes are written to a data directory: in memory, every change is
+    /// [`settled`](Self::settled) as soon as it is applied.
+    pub(crate) fn is_durable(&self) -> bool {
+        self.durable.is_some()
+    }
+
     /// Waits until every change applied so far is durable (at once in memory): an answer
     /// made from the tables as they are now may then go out. An error when it never will be.
     pub(crate) async fn settled(&self) -> Result<(), ErrorResponse> {

@@ -132,12 +132,16 @@ impl AccountKey {
     /// # Ok::<(), tablekit::auth::InvalidKey>(())
     /// ```
     pub fn verify(&self, string_to_sign: &str, signature: &str) -> bool {
-        let Ok(given) = base64::engine::general_purpose::STANDARD.decode(signature) else {
+        // Decoded on the stack: a signature is 32 bytes, and room for twice that takes any
+        // signature of the right length (longer input is simply not this key's signature).
+        let mut given = [0u8; 64];
+        let Ok(len) = base64::engine::general_purpose::STANDARD.decode_slice(signature, &mut given)
+        else {
             return false;
         };
         let mut mac = self.keyed.clone();
         mac.update(string_to_sign.as_bytes());
-        mac.verify_slice(&given).is_ok()
+        mac.verify_slice(&given[..len]).is_ok()
     }
 }
 
@@ -252,6 +256,23 @@ mod tests {
 
     const DEV_KEY: &str =
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+    #[test]
+    fn verify_takes_only_this_keys_signature_whatever_its_length() {
+        use base64::Engine;
+        let key = AccountKey::from_base64(DEV_KEY).unwrap();
+        let sig = key.sign("x");
+        assert!(key.verify("x", &sig));
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(&sig)
+            .unwrap();
+        let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        // The signature cut short, padded with more bytes, or far longer: all refused.
+        assert!(!key.verify("x", &b64(&raw[..31])));
+        assert!(!key.verify("x", &b64(&[raw.as_slice(), &[0]].concat())));
+        assert!(!key.verify("x", &b64(&raw.repeat(3))));
+        assert!(!key.verify("x", ""));
+    }
 
     #[test]
     fn signs_the_captured_insert_like_the_sdk() {

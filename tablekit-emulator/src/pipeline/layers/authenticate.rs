@@ -5,7 +5,10 @@
 //! needs the body. A refused request is answered at once, its body unread; hyper then closes
 //! the connection rather than read what is left of it.
 
+use std::future::{ready, Future};
 use std::sync::Arc;
+
+use futures::future::Either;
 
 use crate::auth;
 use crate::format::error_response::ErrorResponse;
@@ -34,25 +37,32 @@ where
     B: Send,
     S: Service<B> + Sync,
 {
-    async fn call(&self, mut call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
-        if let Err(err) = &call.route {
-            return Ok(call.responder().error(err));
+    fn call(
+        &self,
+        mut call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
+        match self.admit(&mut call) {
+            Ok(()) => Either::Left(self.inner.call(call)),
+            Err(err) => Either::Right(ready(Ok(call.responder().error(&err)))),
         }
-        match self.caller(&call) {
-            Ok(caller) => call.caller = Some(caller),
-            Err(err) => return Ok(call.responder().error(&err)),
-        }
-        // The secondary is a read-only copy of the account.
-        let read = matches!(call.parts.method, http::Method::GET | http::Method::HEAD);
-        if call.secondary && !read {
-            let err = ErrorResponse::write_on_secondary();
-            return Ok(call.responder().error(&err));
-        }
-        self.inner.call(call).await
     }
 }
 
 impl<S> Authenticate<S> {
+    /// Notes who sent `call` on it, or says why it is refused.
+    fn admit<B>(&self, call: &mut IncomingRequest<B>) -> Result<(), ErrorResponse> {
+        if let Err(err) = &call.route {
+            return Err(err.clone());
+        }
+        call.caller = Some(self.caller(call)?);
+        // The secondary is a read-only copy of the account.
+        let read = matches!(call.parts.method, http::Method::GET | http::Method::HEAD);
+        if call.secondary && !read {
+            return Err(ErrorResponse::write_on_secondary());
+        }
+        Ok(())
+    }
+
     /// Who sent `call`: the account's owner or a SAS holder; 403 for anyone else.
     fn caller<B>(&self, call: &IncomingRequest<B>) -> Result<auth::Caller, ErrorResponse> {
         let keys = self.state.accounts.get(&call.account).ok_or_else(|| {

@@ -2,8 +2,11 @@
 //! [`Emulator::busy_time`](crate::Emulator::busy_time). The handlers never wait, so this is
 //! the server's own work, without the HTTP framing and the network.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
+
+use futures::FutureExt;
 
 use crate::pipeline::incoming::IncomingRequest;
 use crate::pipeline::outgoing::{Dropped, OutgoingResponse};
@@ -24,10 +27,14 @@ impl<S> BusyTime<S> {
 }
 
 impl<B: Send, S: Service<B> + Sync> Service<B> for BusyTime<S> {
-    async fn call(&self, call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
+    fn call(
+        &self,
+        call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
         let started = Instant::now();
-        let reply = self.inner.call(call).await;
-        self.state.counter.record_busy(started.elapsed());
-        reply
+        self.inner.call(call).map(move |reply| {
+            self.state.counter.record_busy(started.elapsed());
+            reply
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! [`Count`]: counts every request by kind, before anything else can happen to it, for
 //! [`Emulator::requests`](crate::Emulator::requests).
 
+use std::future::Future;
 use std::sync::Arc;
 
 use crate::pipeline::incoming::IncomingRequest;
@@ -22,8 +23,11 @@ impl<S> Count<S> {
 }
 
 impl<B: Send, S: Service<B> + Sync> Service<B> for Count<S> {
-    async fn call(&self, call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
+    fn call(
+        &self,
+        call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
         self.state.counter.record(call.operation);
-        self.inner.call(call).await
+        self.inner.call(call)
     }
 }

@@ -5,12 +5,16 @@
 //! loses its answer; a request refused before it got there (a body too large) keeps its
 //! answer, since nothing was applied.
 
+use std::future::Future;
 use std::sync::Arc;
+
+use futures::future::Either;
+use futures::FutureExt;
 
 use http::StatusCode;
 
 use crate::format::error_response::ErrorResponse;
-use crate::pipeline::faults::Fault;
+use crate::pipeline::faults::{Drawn, Fault};
 use crate::pipeline::incoming::IncomingRequest;
 use crate::pipeline::outgoing::{Dropped, OutgoingResponse};
 use crate::pipeline::service::Service;
@@ -31,8 +35,44 @@ impl<S> InjectFaults<S> {
 }
 
 impl<B: Send, S: Service<B> + Sync> Service<B> for InjectFaults<S> {
-    async fn call(&self, mut call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
+    fn call(
+        &self,
+        mut call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
         let drawn = self.state.faults.draw(call.operation);
+        if drawn.latency.is_zero() && !answers_itself(drawn.fault) {
+            call.fault = drawn.fault;
+            return Either::Left(self.inner.call(call));
+        }
+        // Boxed: the rare faulted request's state stays out of every other request's.
+        Either::Right(Box::pin(self.faulted(call, drawn)))
+    }
+}
+
+/// Whether `fault` replaces the service's answer (rather than losing it once applied).
+fn answers_itself(fault: Option<Fault>) -> bool {
+    matches!(
+        fault,
+        Some(
+            Fault::InternalError
+                | Fault::ServerBusy
+                | Fault::ServerBusyAsking(_)
+                | Fault::Timeout
+                | Fault::DropConnection
+        )
+    )
+}
+
+impl<S> InjectFaults<S> {
+    /// A request that drew latency or a fault that answers in the service's place.
+    async fn faulted<B>(
+        &self,
+        mut call: IncomingRequest<B>,
+        drawn: Drawn,
+    ) -> Result<OutgoingResponse, Dropped>
+    where
+        S: Service<B>,
+    {
         if !drawn.latency.is_zero() {
             tokio::time::sleep(drawn.latency).await;
         }
@@ -82,18 +122,23 @@ impl<S> LoseAnswers<S> {
 }
 
 impl<B: Send, S: Service<B> + Sync> Service<B> for LoseAnswers<S> {
-    async fn call(&self, call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
+    fn call(
+        &self,
+        call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
         let fault = call.fault;
         // Written now: the request itself goes to the handler.
         let lost = (fault == Some(Fault::AppliedThenInternalError)).then(|| {
             call.responder()
                 .error(&ErrorResponse::injected(StatusCode::INTERNAL_SERVER_ERROR))
         });
-        let reply = self.inner.call(call).await?;
-        match fault {
-            Some(Fault::AppliedThenDropped) => Err(Dropped),
-            _ => Ok(lost.unwrap_or(reply)),
-        }
+        self.inner.call(call).map(move |reply| {
+            let reply = reply?;
+            match fault {
+                Some(Fault::AppliedThenDropped) => Err(Dropped),
+                _ => Ok(lost.unwrap_or(reply)),
+            }
+        })
     }
 }
 

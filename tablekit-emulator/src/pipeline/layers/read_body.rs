@@ -8,10 +8,12 @@
 //! body over the limit is read and dropped first, up to [`MAX_DRAIN`] bytes and within the
 //! same time allowed. Only an authenticated request gets this far.
 
+use std::future::{ready, Future};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
-use http::request::Parts;
+use futures::future::Either;
+use futures::FutureExt;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Body;
 use tablekit::limits;
@@ -63,29 +65,34 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     S: Service<Bytes> + Sync,
 {
-    async fn call(&self, call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
+    fn call(
+        &self,
+        call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
         let limit = match call.route {
             Ok(Resource::Batch) => self.batch_limit,
             _ => MAX_BODY,
         };
+        let declared = header(&call.parts, "content-length").and_then(|v| v.parse().ok());
         let (call, body) = call.replace_body(());
-        let read = tokio::time::timeout(self.timeout, read(&call.parts, body, limit));
-        match read
-            .await
-            .unwrap_or_else(|_| Err(ErrorResponse::body_timeout()))
-        {
-            Ok(bytes) => self.inner.call(call.replace_body(bytes).0).await,
-            Err(err) => Ok(call.responder().error(&err)),
-        }
+        let read = tokio::time::timeout(self.timeout, read(body, declared, limit));
+        // `then`, not `async`: the request is held once, beside the body's reading or the
+        // inner service's future, never both.
+        read.then(
+            move |read| match read.unwrap_or_else(|_| Err(ErrorResponse::body_timeout())) {
+                Ok(bytes) => Either::Left(self.inner.call(call.replace_body(bytes).0)),
+                Err(err) => Either::Right(ready(Ok(call.responder().error(&err)))),
+            },
+        )
     }
 }
 
-async fn read<B>(parts: &Parts, mut body: B, limit: usize) -> Result<Bytes, ErrorResponse>
+/// The body, when it is at most `limit` bytes; `declared` is its `Content-Length`.
+async fn read<B>(mut body: B, declared: Option<usize>, limit: usize) -> Result<Bytes, ErrorResponse>
 where
     B: Body + Unpin,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let declared = header(parts, "content-length").and_then(|v| v.parse::<usize>().ok());
     if let Some(declared) = declared.filter(|n| *n > limit) {
         if declared <= MAX_DRAIN {
             drain(&mut body).await;

@@ -6,11 +6,14 @@
 //! are not written, and a SAS signature in the query is replaced by `REDACTED`.
 
 use std::fs::File;
+use std::future::Future;
 use std::io::{LineWriter, Write};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use chrono::{SecondsFormat, Utc};
+use futures::future::Either;
+use futures::FutureExt;
 use http::Uri;
 use percent_encoding::percent_decode_str;
 
@@ -34,9 +37,12 @@ impl<S> RequestLog<S> {
 }
 
 impl<B: Send, S: Service<B> + Sync> Service<B> for RequestLog<S> {
-    async fn call(&self, call: IncomingRequest<B>) -> Result<OutgoingResponse, Dropped> {
+    fn call(
+        &self,
+        call: IncomingRequest<B>,
+    ) -> impl Future<Output = Result<OutgoingResponse, Dropped>> + Send {
         let Some(file) = &self.file else {
-            return self.inner.call(call).await;
+            return Either::Left(self.inner.call(call));
         };
         let started = Instant::now();
         let head = format!(
@@ -46,17 +52,18 @@ impl<B: Send, S: Service<B> + Sync> Service<B> for RequestLog<S> {
             call.parts.method,
             redacted(&call.parts.uri),
         );
-        let outcome = self.inner.call(call).await;
-        let status = match &outcome {
-            Ok(reply) => reply.status().as_u16().to_string(),
-            Err(_) => "no answer".to_owned(),
-        };
-        let millis = started.elapsed().as_secs_f64() * 1e3;
-        let line = format!("{head} -> {status} {millis:.3} ms\n");
-        // A log that cannot be written must not fail the request it describes.
-        let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = file.write_all(line.as_bytes());
-        outcome
+        Either::Right(self.inner.call(call).map(move |outcome| {
+            let status = match &outcome {
+                Ok(reply) => reply.status().as_u16().to_string(),
+                Err(_) => "no answer".to_owned(),
+            };
+            let millis = started.elapsed().as_secs_f64() * 1e3;
+            let line = format!("{head} -> {status} {millis:.3} ms\n");
+            // A log that cannot be written must not fail the request it describes.
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = file.write_all(line.as_bytes());
+            outcome
+        }))
     }
 }
 

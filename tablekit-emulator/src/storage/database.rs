@@ -379,13 +379,10 @@ fn deletion_bounded<'r, 'a>(records: &'r [Record<'a>]) -> impl Iterator<Item = &
     let mut cuts = Vec::new();
     let mut touched = std::collections::HashSet::new();
     for (at, record) in records.iter().enumerate() {
-        let (account, table) = match *record {
-            Record::CreateTable { account, table }
-            | Record::DeleteTable { account, table }
-            | Record::Put { account, table, .. }
-            | Record::Delete { account, table, .. } => (account, table),
-            Record::SetPolicies { .. } => continue,
-        };
+        if matches!(record, Record::SetPolicies { .. }) {
+            continue;
+        }
+        let (account, table) = record.table();
         let name = entities_table(account, &table.to_ascii_lowercase());
         if matches!(record, Record::DeleteTable { .. }) && touched.contains(&name) {
             cuts.push(at);
@@ -402,11 +399,11 @@ fn deletion_bounded<'r, 'a>(records: &'r [Record<'a>]) -> impl Iterator<Item = &
     })
 }
 
-/// Applies `records` in order. A run of puts and deletes to one table (most of a
-/// checkpoint) shares one open handle: opening a table is a lookup of its own.
 /// How many records a checkpoint applies between offers of its core to other threads.
 const YIELD_EVERY: usize = 16;
 
+/// Applies `records` in order. A run of puts and deletes to one table (most of a
+/// checkpoint) shares one open handle: opening a table is a lookup of its own.
 fn apply_all(txn: &WriteTransaction, records: &[Record<'_>]) -> Result<(), DbError> {
     let mut open: Option<(String, EntitiesHandle<'_>)> = None;
     for (i, record) in records.iter().enumerate() {
@@ -416,17 +413,13 @@ fn apply_all(txn: &WriteTransaction, records: &[Record<'_>]) -> Result<(), DbErr
             // scheduler slice, which every write in flight would wait out.
             std::thread::yield_now();
         }
-        let (account, table) = match *record {
-            Record::Put { account, table, .. } | Record::Delete { account, table, .. } => {
-                (account, table)
-            }
-            _ => {
-                // Table-wide changes may delete the table the handle holds.
-                drop(open.take());
-                apply_to_tables(txn, record)?;
-                continue;
-            }
-        };
+        if !matches!(record, Record::Put { .. } | Record::Delete { .. }) {
+            // Table-wide changes may delete the table the handle holds.
+            drop(open.take());
+            apply_to_tables(txn, record)?;
+            continue;
+        }
+        let (account, table) = record.table();
         let name = entities_table(account, &table.to_ascii_lowercase());
         if open.as_ref().is_none_or(|(held, _)| *held != name) {
             drop(open.take());

@@ -55,6 +55,19 @@ pub(crate) enum Record<'a> {
     },
 }
 
+impl<'a> Record<'a> {
+    /// The account and the table (as named in the request) that the change is to.
+    pub(crate) fn table(&self) -> (&'a str, &'a str) {
+        match *self {
+            Record::CreateTable { account, table }
+            | Record::DeleteTable { account, table }
+            | Record::Put { account, table, .. }
+            | Record::Delete { account, table, .. }
+            | Record::SetPolicies { account, table, .. } => (account, table),
+        }
+    }
+}
+
 const CREATE_TABLE: u8 = 1;
 const DELETE_TABLE: u8 = 2;
 const PUT: u8 = 3;

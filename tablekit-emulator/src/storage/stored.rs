@@ -92,9 +92,10 @@ impl Stored {
     /// as the entity (its Timestamp included): the form it is kept in on disk, made without
     /// decoding it.
     pub(crate) fn object(&self) -> Vec<u8> {
-        let mut json = Vec::with_capacity(self.text.len() + 2);
+        let members = self.minimal_members();
+        let mut json = Vec::with_capacity(members.len() + 2);
         json.push(b'{');
-        json.extend_from_slice(self.text.as_bytes());
+        json.extend_from_slice(members);
         json.push(b'}');
         json
     }

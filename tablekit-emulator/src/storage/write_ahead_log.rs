@@ -285,7 +285,7 @@ pub(crate) fn frames(bytes: &[u8], checkpointed: u64) -> Result<Vec<Frame>, Stri
                 return Err(format!(
                     "the frame at byte {at} is numbered {number} where {} was due: frames \
                      are missing",
-                    frames.last().map_or(0, |f| f.number + 1)
+                    next.unwrap_or_default()
                 ));
             }
             // An older frame, left from before the log started again: the end.

@@ -95,6 +95,24 @@ pub async fn reserved_property_names(backend: &Cosmos) {
     assert_eq!(err.code(), Some("PropertyNameInvalid"), "{err}");
 }
 
+/// A transaction's entities meet the same rules as single writes: the flavor's own
+/// (reserved names, 255-byte row keys) as much as the service's.
+pub async fn transactions_are_checked_like_single_writes(backend: &Cosmos) {
+    let (aware, unaware) = backend.tables().await;
+    let mut reserved = DynamicEntity::new("p", "r1");
+    reserved.set("ResourceId", "r-1");
+    let long = DynamicEntity::new("p", "é".repeat(128));
+    for (entity, code) in [(&reserved, "PropertyNameInvalid"), (&long, "InvalidInput")] {
+        let mut batch = unaware.batch();
+        batch.insert(&DynamicEntity::new("p", "r0")).unwrap();
+        batch.upsert_replace(entity).unwrap();
+        let err = batch.submit().await.unwrap_err();
+        assert_eq!(err.status(), Some(400), "{err}");
+        assert_eq!(err.code(), Some(code), "{err}");
+    }
+    assert!(aware.get("p", "r0").await.unwrap().is_none());
+}
+
 pub async fn transactions_over_2_mib(backend: &Cosmos) {
     let (aware, unaware) = backend.tables().await;
     // 40 entities of ~60 KiB: about 3 MiB, under Table Storage's 4 MiB.
@@ -171,6 +189,7 @@ on_servers!(
     { cosmos: super::cosmos().await }
     row_keys_over_255_bytes,
     reserved_property_names,
+    transactions_are_checked_like_single_writes,
     transactions_over_2_mib,
     no_service_properties_or_statistics,
     no_table_access_policies,

@@ -150,8 +150,7 @@ pub(crate) fn insert(
     } else {
         Some(ctx.json_level()?)
     };
-    let entity = operations::parse_entity(body, None)?;
-    ctx.state.limits.validate_entity(&entity)?;
+    let entity = operations::parse_entity(body, None, ctx.state.limits)?;
     ctx.admit(table_name, Some(entity.partition_key()), 1)?;
     let (stored, table_name) = apply(ctx, caller, table_name, EntityOp::Insert(entity))?;
     let stored = stored.ok_or_else(ErrorResponse::resource_not_found)?;
@@ -215,8 +214,7 @@ fn entity_op(ctx: &Ctx<'_>, pk: &str, rk: &str, body: &[u8]) -> Result<EntityOp,
             if_match: if_match.ok_or_else(|| ErrorResponse::missing_header("If-Match"))?,
         });
     }
-    let entity = operations::parse_entity(body, Some((pk, rk)))?;
-    ctx.state.limits.validate_entity(&entity)?;
+    let entity = operations::parse_entity(body, Some((pk, rk)), ctx.state.limits)?;
     Ok(EntityOp::Update {
         entity,
         if_match,

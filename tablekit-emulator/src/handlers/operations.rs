@@ -6,7 +6,8 @@ use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
 use http::StatusCode;
-use tablekit::{codec, limits, DynamicEntity};
+use tablekit::limits::{self, Limits};
+use tablekit::{codec, DynamicEntity};
 
 use crate::auth::Action;
 use crate::format::error_response::ErrorResponse;
@@ -169,6 +170,7 @@ pub(crate) fn parse_if_match(value: Option<&str>) -> Result<Option<String>, Erro
 pub(crate) fn parse_entity(
     body: &[u8],
     url_keys: Option<(&str, &str)>,
+    limits: &Limits,
 ) -> Result<DynamicEntity, ErrorResponse> {
     let mut entity =
         codec::decode_entity(body).map_err(|err| ErrorResponse::invalid_input(format!("{err}")))?;
@@ -182,7 +184,7 @@ pub(crate) fn parse_entity(
         }
         None => require_keys(body, &entity)?,
     }
-    limits::validate_entity(&entity)?;
+    limits.validate_entity(&entity)?;
     Ok(entity)
 }
 
@@ -339,7 +341,7 @@ mod tests {
 
     #[test]
     fn every_annotation_needs_its_property() {
-        let parse = |body: &str| parse_entity(body.as_bytes(), None);
+        let parse = |body: &str| parse_entity(body.as_bytes(), None, &Limits::STORAGE);
         let alone = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64"}"#;
         assert_eq!(parse(alone).unwrap_err().code, "InvalidInput");
         let quoted = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"5",
@@ -359,19 +361,25 @@ mod tests {
         let bad_int64 =
             br#"{"PartitionKey":"p","RowKey":"r","X":"abc","X@odata.type":"Edm.Int64"}"#;
         assert_eq!(
-            parse_entity(bad_int64, None).unwrap_err().code,
+            parse_entity(bad_int64, None, &Limits::STORAGE)
+                .unwrap_err()
+                .code,
             "InvalidInput"
         );
         let no_keys = br#"{"X":1}"#;
         assert_eq!(
-            parse_entity(no_keys, None).unwrap_err().code,
+            parse_entity(no_keys, None, &Limits::STORAGE)
+                .unwrap_err()
+                .code,
             "PropertiesNeedValue"
         );
         let empty_rk = br#"{"PartitionKey":"p","RowKey":""}"#;
-        assert!(parse_entity(empty_rk, None).is_ok());
+        assert!(parse_entity(empty_rk, None, &Limits::STORAGE).is_ok());
         let bad_name = br#"{"PartitionKey":"p","RowKey":"r","a-b":1}"#;
         assert_eq!(
-            parse_entity(bad_name, None).unwrap_err().code,
+            parse_entity(bad_name, None, &Limits::STORAGE)
+                .unwrap_err()
+                .code,
             "PropertyNameInvalid"
         );
         let big = format!(
@@ -379,16 +387,25 @@ mod tests {
             "x".repeat(32_768)
         );
         assert_eq!(
-            parse_entity(big.as_bytes(), None).unwrap_err().code,
+            parse_entity(big.as_bytes(), None, &Limits::STORAGE)
+                .unwrap_err()
+                .code,
             "PropertyValueTooLarge"
         );
         let many: String = (0..253).map(|i| format!(r#","P{i}":1"#)).collect();
         let many = format!(r#"{{"PartitionKey":"p","RowKey":"r"{many}}}"#);
         assert_eq!(
-            parse_entity(many.as_bytes(), None).unwrap_err().code,
+            parse_entity(many.as_bytes(), None, &Limits::STORAGE)
+                .unwrap_err()
+                .code,
             "TooManyProperties"
         );
         let slash = br#"{"PartitionKey":"a/b","RowKey":"r"}"#;
-        assert_eq!(parse_entity(slash, None).unwrap_err().code, "InvalidInput");
+        assert_eq!(
+            parse_entity(slash, None, &Limits::STORAGE)
+                .unwrap_err()
+                .code,
+            "InvalidInput"
+        );
     }
 }

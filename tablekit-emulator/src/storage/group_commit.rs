@@ -66,6 +66,10 @@ struct Queue {
     last: u64,
     /// The number of the last request the committing thread took.
     taken: u64,
+    /// How many requests beyond `taken` the committing thread waits for, `None` while it
+    /// is not waiting: a write wakes it only once its group is complete, rather than at
+    /// each write (each wake is a system call, and a switch of threads).
+    awaited: Option<u64>,
     closed: bool,
     failed: bool,
 }
@@ -121,8 +125,13 @@ impl GroupCommit {
         queue.writes.extend(writes);
         queue.last += 1;
         self.shared.last.store(queue.last, Ordering::Release);
+        let complete = queue
+            .awaited
+            .is_some_and(|awaited| queue.last - queue.taken >= awaited);
         drop(queue);
-        self.shared.queued.notify_one();
+        if complete {
+            self.shared.queued.notify_one();
+        }
         Ok(())
     }
 
@@ -175,10 +184,12 @@ impl Shared {
     /// group held (`writers`), it waits for the rest up to half the last commit's time.
     fn next_group(&self, writers: u64, last_commit: Duration) -> Option<(Vec<QueuedWrite>, u64)> {
         let mut queue = self.lock_queue();
+        queue.awaited = Some(1);
         while queue.writes.is_empty() && !queue.closed {
             queue = self.queued.wait(queue).unwrap_or_else(|e| e.into_inner());
         }
         let linger = Instant::now() + (last_commit / 2).min(MAX_LINGER);
+        queue.awaited = Some(writers);
         while queue.last - queue.taken < writers && !queue.closed {
             let left = linger.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -190,6 +201,7 @@ impl Shared {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+        queue.awaited = None;
         if queue.writes.is_empty() {
             return None;
         }

@@ -221,6 +221,11 @@ impl Limits {
     /// ```
     pub fn validate_key(&self, key: KeyKind, value: &str) -> Result<(), InvalidInput> {
         validate_key(key, value)?;
+        self.check_key_length(key, value)
+    }
+
+    /// This flavor's own bound on a key's length, beyond the service's rules.
+    fn check_key_length(&self, key: KeyKind, value: &str) -> Result<(), InvalidInput> {
         match self.max_row_key_bytes {
             Some(limit) if key == KeyKind::RowKey && value.len() > limit => {
                 Err(InvalidInput::RowKeyTooLong {
@@ -266,7 +271,7 @@ impl Limits {
     /// flavor's limits.
     pub fn validate_entity(&self, entity: &DynamicEntity) -> Result<(), InvalidInput> {
         validate_entity(entity)?;
-        self.validate_key(KeyKind::RowKey, entity.row_key())?;
+        self.check_key_length(KeyKind::RowKey, entity.row_key())?;
         // The names passed the service's own rules above: only this flavor's are left.
         for (name, _) in entity.properties() {
             self.check_not_reserved(name)?;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use http::StatusCode;
-use tablekit::limits::MAX_BATCH_OPERATIONS;
+use tablekit::limits::{Limits, MAX_BATCH_OPERATIONS};
 
 use super::multipart::{parse_sub_request, Part};
 use crate::auth::Caller;
@@ -44,7 +44,12 @@ pub(crate) fn fail(index: usize, content_id: Option<String>, error: ErrorRespons
 }
 
 /// Parses every operation of a changeset sent to `account` and checks their scope.
-pub(crate) fn parse(account: &str, parts: &[Part<'_>]) -> Result<Vec<Operation>, Failure> {
+/// Entities are checked against `limits`, as single writes are.
+pub(crate) fn parse(
+    account: &str,
+    limits: &Limits,
+    parts: &[Part<'_>],
+) -> Result<Vec<Operation>, Failure> {
     if parts.is_empty() {
         return Err(fail(
             0,
@@ -64,7 +69,8 @@ pub(crate) fn parse(account: &str, parts: &[Part<'_>]) -> Result<Vec<Operation>,
     let mut operations = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
         let content_id = part.header("content-id").map(str::to_owned);
-        let operation = parse_operation(account, part).map_err(|e| fail(index, content_id, e))?;
+        let operation =
+            parse_operation(account, limits, part).map_err(|e| fail(index, content_id, e))?;
         operations.push(operation);
     }
     check_scope(&operations)?;
@@ -82,7 +88,11 @@ pub(crate) fn authorize(caller: &Caller, operations: &[Operation]) -> Result<(),
 }
 
 /// One operation: its request, addressed to an entity of `account`.
-fn parse_operation(account: &str, part: &Part<'_>) -> Result<Operation, ErrorResponse> {
+fn parse_operation(
+    account: &str,
+    limits: &Limits,
+    part: &Part<'_>,
+) -> Result<Operation, ErrorResponse> {
     let request = parse_sub_request(part.body).map_err(ErrorResponse::invalid_input)?;
     let (addressed, route) = resource::parse(request.path)?;
     if addressed != account {
@@ -93,7 +103,7 @@ fn parse_operation(account: &str, part: &Part<'_>) -> Result<Operation, ErrorRes
     let if_match = operations::parse_if_match(request.header("if-match"))?;
     let (op, table) = match (request.method, route) {
         ("POST", Resource::Entities(table)) => (
-            EntityOp::Insert(operations::parse_entity(request.body, None)?),
+            EntityOp::Insert(operations::parse_entity(request.body, None, limits)?),
             table,
         ),
         (
@@ -104,7 +114,8 @@ fn parse_operation(account: &str, part: &Part<'_>) -> Result<Operation, ErrorRes
                 row_key,
             },
         ) => {
-            let entity = operations::parse_entity(request.body, Some((&partition_key, &row_key)))?;
+            let keys = Some((partition_key.as_str(), row_key.as_str()));
+            let entity = operations::parse_entity(request.body, keys, limits)?;
             (
                 EntityOp::Update {
                     entity,

@@ -50,10 +50,11 @@ pub(crate) fn execute(
     };
     let requests = split_parts(part.body, inner).map_err(ErrorResponse::invalid_input)?;
     let response = BatchResponse::new();
-    let checked = changeset::parse(ctx.account, &requests).and_then(|operations| {
-        changeset::authorize(caller, &operations)?;
-        Ok(operations)
-    });
+    let checked =
+        changeset::parse(ctx.account, ctx.state.limits, &requests).and_then(|operations| {
+            changeset::authorize(caller, &operations)?;
+            Ok(operations)
+        });
     if let Some(first) = checked.as_ref().ok().and_then(|ops| ops.first()) {
         // A busy service refuses the whole request, before any multipart answer.
         let entities = checked.as_ref().map_or(0, Vec::len) as u64;

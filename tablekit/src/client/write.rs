@@ -55,7 +55,8 @@ impl<M: TableModel> Table<M> {
         // Through a family, the stored row may be of a kind that keeps rows: it is read first.
         if plan.keeps_rows() || (M::FAMILY.is_some() && any_keeps_rows::<M>()) {
             let write = row_write(&method, condition);
-            return self.write_with_rows(entity, plan, write).await;
+            // Boxed: this rarer path's state would make every write's future kilobytes larger.
+            return Box::pin(self.write_with_rows(entity, plan, write)).await;
         }
         let dynamic = entity.as_dynamic();
         let if_match = match condition {
@@ -80,7 +81,8 @@ impl<M: TableModel> Table<M> {
 pub(crate) async fn insert<M: TableModel>(table: &Table<M>, entity: &mut M::Entity) -> Result<()> {
     let plan = plan_of::<M>(entity.as_dynamic());
     if plan.keeps_rows() {
-        return table.write_with_rows(entity, plan, Write::Insert).await;
+        // Boxed: this rarer path's state would make every insert's future kilobytes larger.
+        return Box::pin(table.write_with_rows(entity, plan, Write::Insert)).await;
     }
     let name = table.checked_name()?;
     let dynamic = entity.as_dynamic();
@@ -91,7 +93,8 @@ pub(crate) async fn insert<M: TableModel>(table: &Table<M>, entity: &mut M::Enti
     let etag = match table.client().transport().send(&call).await {
         Ok(reply) => reply.header("etag").map(ETag::new),
         // A 409 may be an earlier attempt's insert: ours if the row holds what was sent.
-        Err(e) => earlier_insert(table, &call.body, e).await?,
+        // Boxed, as the rows' path above.
+        Err(e) => Box::pin(earlier_insert(table, &call.body, e)).await?,
     };
     record_written(entity, etag);
     Ok(())
@@ -145,7 +148,8 @@ pub(crate) async fn delete_by_key<M: TableModel>(
     etag: &ETag,
 ) -> Result<()> {
     if any_keeps_rows::<M>() {
-        return kept_rows::delete(table, partition_key, row_key, etag).await;
+        // Boxed, as the rows' path of a write.
+        return Box::pin(kept_rows::delete(table, partition_key, row_key, etag)).await;
     }
     table.delete_row(partition_key, row_key, etag).await
 }

@@ -166,7 +166,8 @@ pub(crate) fn parse_if_match(value: Option<&str>) -> Result<Option<String>, Erro
 }
 
 /// Reads a request body as an entity, with the URL's keys when the URL names them, and checks
-/// every limit the service checks.
+/// every limit the service checks, with the flavor's own (`limits`): the one check of a write's
+/// entity, a single write's or a transaction's.
 pub(crate) fn parse_entity(
     body: &[u8],
     url_keys: Option<(&str, &str)>,

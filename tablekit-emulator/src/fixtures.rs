@@ -257,7 +257,8 @@ pub(crate) fn seed(
     let mut seen = HashSet::new();
     let mut changes = Vec::new();
     for mut entity in entities {
-        limits::validate_entity(&entity)?;
+        // The flavor's checks too, as every write of the emulator's has them.
+        state.limits.validate_entity(&entity)?;
         let key = crate::storage::store::entity_key(entity.partition_key(), entity.row_key());
         if table.entities.contains_key(&key) || !seen.insert(key) {
             return Err(crate::format::error_response::ErrorResponse::entity_exists().into());

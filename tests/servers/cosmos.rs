@@ -111,6 +111,10 @@ pub async fn transactions_are_checked_like_single_writes(backend: &Cosmos) {
         assert_eq!(err.code(), Some(code), "{err}");
     }
     assert!(aware.get("p", "r0").await.unwrap().is_none());
+    // And so do the entities a test seeds.
+    let seeded = backend.emulator.seed(aware.name(), [reserved.clone()]);
+    assert!(seeded.is_err(), "{seeded:?}");
+    assert!(aware.get("p", "r1").await.unwrap().is_none());
 }
 
 pub async fn transactions_over_2_mib(backend: &Cosmos) {

@@ -340,9 +340,19 @@ mod tests {
         assert_eq!(e.get::<i32>("B"), Some(2));
     }
 
+    /// A body parsed as a Table Storage write's entity.
+    fn storage_entity(body: &[u8]) -> Result<DynamicEntity, ErrorResponse> {
+        parse_entity(body, None, &Limits::STORAGE)
+    }
+
+    /// The error code a Table Storage write's body is refused with.
+    fn refusal(body: &[u8]) -> String {
+        storage_entity(body).unwrap_err().code.to_string()
+    }
+
     #[test]
     fn every_annotation_needs_its_property() {
-        let parse = |body: &str| parse_entity(body.as_bytes(), None, &Limits::STORAGE);
+        let parse = |body: &str| storage_entity(body.as_bytes());
         let alone = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64"}"#;
         assert_eq!(parse(alone).unwrap_err().code, "InvalidInput");
         let quoted = r#"{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"5",
@@ -361,52 +371,22 @@ mod tests {
     fn bodies_are_checked_like_the_service() {
         let bad_int64 =
             br#"{"PartitionKey":"p","RowKey":"r","X":"abc","X@odata.type":"Edm.Int64"}"#;
-        assert_eq!(
-            parse_entity(bad_int64, None, &Limits::STORAGE)
-                .unwrap_err()
-                .code,
-            "InvalidInput"
-        );
+        assert_eq!(refusal(bad_int64), "InvalidInput");
         let no_keys = br#"{"X":1}"#;
-        assert_eq!(
-            parse_entity(no_keys, None, &Limits::STORAGE)
-                .unwrap_err()
-                .code,
-            "PropertiesNeedValue"
-        );
+        assert_eq!(refusal(no_keys), "PropertiesNeedValue");
         let empty_rk = br#"{"PartitionKey":"p","RowKey":""}"#;
-        assert!(parse_entity(empty_rk, None, &Limits::STORAGE).is_ok());
+        assert!(storage_entity(empty_rk).is_ok());
         let bad_name = br#"{"PartitionKey":"p","RowKey":"r","a-b":1}"#;
-        assert_eq!(
-            parse_entity(bad_name, None, &Limits::STORAGE)
-                .unwrap_err()
-                .code,
-            "PropertyNameInvalid"
-        );
+        assert_eq!(refusal(bad_name), "PropertyNameInvalid");
         let big = format!(
             r#"{{"PartitionKey":"p","RowKey":"r","S":"{}"}}"#,
             "x".repeat(32_768)
         );
-        assert_eq!(
-            parse_entity(big.as_bytes(), None, &Limits::STORAGE)
-                .unwrap_err()
-                .code,
-            "PropertyValueTooLarge"
-        );
+        assert_eq!(refusal(big.as_bytes()), "PropertyValueTooLarge");
         let many: String = (0..253).map(|i| format!(r#","P{i}":1"#)).collect();
         let many = format!(r#"{{"PartitionKey":"p","RowKey":"r"{many}}}"#);
-        assert_eq!(
-            parse_entity(many.as_bytes(), None, &Limits::STORAGE)
-                .unwrap_err()
-                .code,
-            "TooManyProperties"
-        );
+        assert_eq!(refusal(many.as_bytes()), "TooManyProperties");
         let slash = br#"{"PartitionKey":"a/b","RowKey":"r"}"#;
-        assert_eq!(
-            parse_entity(slash, None, &Limits::STORAGE)
-                .unwrap_err()
-                .code,
-            "InvalidInput"
-        );
+        assert_eq!(refusal(slash), "InvalidInput");
     }
 }

@@ -42,7 +42,7 @@ mod sas;
 mod shared_key;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::IpAddr;
 
 use http::request::Parts;
 use tablekit::auth::AccountKey;
@@ -89,36 +89,50 @@ impl Caller {
     }
 }
 
-/// Authenticates a request for `account` signed with any of its `keys` (an account has two
-/// so a key can be rotated while clients still sign with the other); a SAS naming a stored
-/// access policy reads it from `store`.
+/// What authentication reads of a request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Request<'a> {
+    pub(crate) parts: &'a Parts,
+    /// Its query parameters, percent-decoded.
+    pub(crate) params: &'a HashMap<String, String>,
+    /// The account its path names.
+    pub(crate) account: &'a str,
+    /// The address it came from, for a SAS's `sip` range.
+    pub(crate) peer: Option<IpAddr>,
+}
+
+/// Authenticates a request for its account signed with any of the account's `keys` (an
+/// account has two so a key can be rotated while clients still sign with the other); a SAS
+/// naming a stored access policy reads it from `store`.
 pub(crate) fn authenticate(
-    parts: &Parts,
-    params: &HashMap<String, String>,
-    account: &str,
+    request: &Request<'_>,
     keys: &[AccountKey],
     store: &Store,
 ) -> Result<Caller, ErrorResponse> {
-    let mut outcome = Err(ErrorResponse::authentication_failed(
-        "The account has no key on this emulator.",
-    ));
+    let mut refused = None;
     for key in keys {
-        outcome = authenticate_with(parts, params, account, key, store);
-        if outcome.is_ok() {
-            break;
+        match authenticate_with(request, key, store) {
+            Ok(caller) => return Ok(caller),
+            Err(err) => refused = Some(err),
         }
     }
-    outcome
+    Err(refused.unwrap_or_else(|| {
+        ErrorResponse::authentication_failed("The account has no key on this emulator.")
+    }))
 }
 
-/// Authenticates a request for `account` signed with `key`.
+/// Authenticates a request for its account signed with `key`.
 fn authenticate_with(
-    parts: &Parts,
-    params: &HashMap<String, String>,
-    account: &str,
+    request: &Request<'_>,
     key: &AccountKey,
     store: &Store,
 ) -> Result<Caller, ErrorResponse> {
+    let Request {
+        parts,
+        params,
+        account,
+        peer,
+    } = *request;
     if let Some(authorization) = parts
         .headers
         .get(http::header::AUTHORIZATION)
@@ -132,8 +146,7 @@ fn authenticate_with(
         let requester = sas::Requester {
             account,
             key,
-            // The server records each connection's peer on its requests.
-            peer: parts.extensions.get::<SocketAddr>().map(SocketAddr::ip),
+            peer,
             store,
         };
         return sas::verify(params, &requester).map(Caller::Sas);

@@ -41,18 +41,16 @@ pub(crate) fn verify(
             .unwrap_or_default()
     };
     // Clients disagree on which date they sign when both headers are sent: accept either.
-    let dates: Vec<&str> = [header("x-ms-date"), header("date")]
-        .into_iter()
-        .filter(|d| !d.is_empty())
-        .collect();
-    if dates.is_empty() {
+    let dates = [header("x-ms-date"), header("date")];
+    let mut dates = dates.iter().filter(|d| !d.is_empty()).peekable();
+    if dates.peek().is_none() {
         return Err(ErrorResponse::authentication_failed(
             "Request date header not specified.",
         ));
     }
     // The skew is checked on the date the signature covers: an unsigned fresh date beside a
     // signed old one must not make an old request new again.
-    let signed = dates.iter().find(|date| {
+    let signed = dates.find(|date| {
         let to_sign = match scheme {
             "SharedKey" => shared_key_string_to_sign(
                 parts.method.as_str(),

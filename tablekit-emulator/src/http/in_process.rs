@@ -9,7 +9,7 @@
 //! is still answered to its end, as over HTTP. On a current-thread runtime it is answered in
 //! the caller's task.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -26,7 +26,7 @@ use crate::pipeline::incoming::IncomingRequest;
 use crate::pipeline::service::Service;
 
 /// The peer an in-process request comes from, for a SAS's `sip` range: this machine.
-const PEER: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 0);
+const PEER: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
 /// An emulator's request pipeline as an [`InProcessService`].
 pub(crate) struct InProcess(pub(crate) Arc<App>);
@@ -36,24 +36,27 @@ impl InProcessService for InProcess {
         let app = Arc::clone(&self.0);
         let answer = async move {
             let request = as_received(request).map(Full::new);
-            let reply = app.call(IncomingRequest::new(request)).await?;
+            let reply = app
+                .call(IncomingRequest::new(request).with_peer(Some(PEER)))
+                .await?;
             let (parts, body) = reply.into_parts();
             let body = body.collect().await?.to_bytes();
             Ok::<_, InProcessError>(Response::from_parts(parts, body))
         };
-        Box::pin(async move {
-            match tokio::runtime::Handle::try_current() {
-                Ok(runtime) if runtime.runtime_flavor() == RuntimeFlavor::MultiThread => {
-                    runtime.spawn(answer).await?
-                }
-                _ => answer.await,
+        match tokio::runtime::Handle::try_current() {
+            // Spawned at once, so the future returned holds only the task's handle: the
+            // request's state is allocated once, in the task, not also in a box of its own.
+            Ok(runtime) if runtime.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                let task = runtime.spawn(answer);
+                Box::pin(async move { task.await? })
             }
-        })
+            _ => Box::pin(answer),
+        }
     }
 }
 
-/// The request as the HTTP server would hand it on: the URI in origin form, the body's
-/// length declared, and the peer's address attached.
+/// The request as the HTTP server would hand it on: the URI in origin form and the body's
+/// length declared.
 fn as_received(request: Request<Bytes>) -> Request<Bytes> {
     let (mut parts, body) = request.into_parts();
     if let Some(origin) = parts.uri.path_and_query().cloned() {
@@ -64,7 +67,6 @@ fn as_received(request: Request<Bytes>) -> Request<Bytes> {
             .headers
             .insert(http::header::CONTENT_LENGTH, HeaderValue::from(body.len()));
     }
-    parts.extensions.insert(PEER);
     Request::from_parts(parts, body)
 }
 

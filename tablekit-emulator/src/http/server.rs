@@ -1021,22 +1021,20 @@ async fn connection(
     mut shutdown: watch::Receiver<bool>,
 ) {
     // A SAS may name the addresses it is valid from (`sip`): each request carries its peer's.
-    let peer = stream.peer_addr().ok();
+    let peer = stream.peer_addr().ok().map(|peer| peer.ip());
     let begun = Arc::new(AtomicBool::new(false));
     activity.idle();
     let service = service_fn({
         let activity = activity.clone();
         let begun = begun.clone();
-        move |mut request: hyper::Request<hyper::body::Incoming>| {
+        move |request: hyper::Request<hyper::body::Incoming>| {
             activity.busy();
             begun.store(true, Ordering::Relaxed);
             let app = app.clone();
             let activity = activity.clone();
-            if let Some(peer) = peer {
-                request.extensions_mut().insert(peer);
-            }
+            let request = IncomingRequest::new(request).with_peer(peer);
             async move {
-                let answer = app.call(IncomingRequest::new(request)).await;
+                let answer = app.call(request).await;
                 activity.idle();
                 answer
             }

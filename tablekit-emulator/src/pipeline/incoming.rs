@@ -3,6 +3,7 @@
 //! operation, its query parameters and the metadata level it asks for.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 
 use http::request::Parts;
 use http::Request;
@@ -37,6 +38,8 @@ pub(crate) struct IncomingRequest<B> {
     pub(crate) fault: Option<Fault>,
     /// Who sent it, once the [`Authenticate`](crate::pipeline::layers::Authenticate) layer checked.
     pub(crate) caller: Option<Caller>,
+    /// The address it came from, for a SAS's `sip` range: `None` when not known.
+    pub(crate) peer: Option<IpAddr>,
     level: Option<Metadata>,
     /// A v4 UUID, hyphenated: kept as bytes, since formatting a `String` for every request
     /// cost an allocation.
@@ -83,9 +86,15 @@ impl<B> IncomingRequest<B> {
             operation,
             fault: None,
             caller: None,
+            peer: None,
             level,
             request_id,
         }
+    }
+
+    /// The same request, noted as coming from `peer` (`None`: not known).
+    pub(crate) fn with_peer(self, peer: Option<IpAddr>) -> Self {
+        IncomingRequest { peer, ..self }
     }
 
     /// The same request with its body replaced, and the body it had.
@@ -100,6 +109,7 @@ impl<B> IncomingRequest<B> {
             operation,
             fault,
             caller,
+            peer,
             level,
             request_id,
         } = self;
@@ -113,6 +123,7 @@ impl<B> IncomingRequest<B> {
             operation,
             fault,
             caller,
+            peer,
             level,
             request_id,
         };

@@ -114,6 +114,26 @@ async fn credentials_are_signed_and_checked_as_over_http() {
     let err = table.insert(&mut entity("eu", "b", 2)).await.unwrap_err();
     assert_eq!(err.status(), Some(403), "{err}");
     assert_eq!(emulator.entities("Gamers").unwrap().len(), 1);
+
+    // An in-process request comes from this machine, as over loopback.
+    let from = |ip: [u8; 4]| {
+        let token = TableSas::new(
+            "Gamers",
+            TablePermissions::QUERY,
+            Utc::now() + Duration::hours(1),
+        )
+        .ip(std::net::IpAddr::from(ip));
+        let token = emulator.sas(&token).unwrap();
+        emulator
+            .in_process_client_builder()
+            .credential(Credential::sas(&token).unwrap())
+            .build()
+            .unwrap()
+            .table_named::<DynamicEntity>("Gamers")
+    };
+    assert!(from([127, 0, 0, 1]).get("eu", "a").await.unwrap().is_some());
+    let err = from([10, 0, 0, 1]).get("eu", "a").await.unwrap_err();
+    assert_eq!(err.code(), Some("AuthorizationSourceIPMismatch"), "{err}");
 }
 
 #[tokio::test]

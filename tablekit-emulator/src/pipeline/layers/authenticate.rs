@@ -76,13 +76,13 @@ impl<S> Authenticate<S> {
                 )),
             };
         }
-        auth::authenticate(
-            &call.parts,
-            &call.params,
-            &call.account,
-            keys,
-            &self.state.store,
-        )
+        let request = auth::Request {
+            parts: &call.parts,
+            params: &call.params,
+            account: &call.account,
+            peer: call.peer,
+        };
+        auth::authenticate(&request, keys, &self.state.store)
     }
 }
 

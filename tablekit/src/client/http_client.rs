@@ -14,6 +14,7 @@
 
 use std::error::Error as StdError;
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -67,7 +68,8 @@ pub(crate) struct Answer {
 
 enum Body {
     Direct(hyper::body::Incoming),
-    Proxied(reqwest::Response),
+    /// Boxed: the rare way out, and as large as the other two together.
+    Proxied(Box<reqwest::Response>),
     InProcess(Bytes),
 }
 
@@ -147,7 +149,7 @@ impl HttpClient {
                 Ok(Answer {
                     status: response.status().as_u16(),
                     headers: std::mem::take(response.headers_mut()),
-                    body: Body::Proxied(response),
+                    body: Body::Proxied(Box::new(response)),
                     bodies: self.bodies.clone(),
                 })
             }
@@ -178,11 +180,19 @@ impl HttpClient {
 
 impl Answer {
     /// The whole body: as it came when it came in one piece, else joined in one buffer.
-    pub(crate) async fn bytes(self) -> Result<Bytes, HttpError> {
-        match self.body {
-            Body::Direct(body) => join(body, &self.bodies).await,
-            Body::Proxied(response) => response.bytes().await.map_err(HttpError::reqwest),
-            Body::InProcess(bytes) => Ok(bytes),
+    pub(crate) fn bytes(self) -> impl Future<Output = Result<Bytes, HttpError>> {
+        // Taken apart before the future is made, which then holds the body and the pool
+        // rather than the whole answer (twice, as an `async fn`'s argument and local).
+        let Answer { body, bodies, .. } = self;
+        async move {
+            match body {
+                Body::Direct(body) => join(body, &bodies).await,
+                // Boxed when taken: reqwest's future is larger than the rest of this one.
+                Body::Proxied(response) => {
+                    Box::pin(response.bytes()).await.map_err(HttpError::reqwest)
+                }
+                Body::InProcess(bytes) => Ok(bytes),
+            }
         }
     }
 }

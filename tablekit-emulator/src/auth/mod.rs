@@ -92,6 +92,7 @@ impl Caller {
 /// What authentication reads of a request.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request<'a> {
+    /// Its request line and headers.
     pub(crate) parts: &'a Parts,
     /// Its query parameters, percent-decoded.
     pub(crate) params: &'a HashMap<String, String>,

@@ -68,7 +68,7 @@ pub(crate) struct Answer {
 
 enum Body {
     Direct(hyper::body::Incoming),
-    /// Boxed: the rare way out, and as large as the other two together.
+    /// Boxed: the rare way out, and over three times the size of either other.
     Proxied(Box<reqwest::Response>),
     InProcess(Bytes),
 }

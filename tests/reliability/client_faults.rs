@@ -667,3 +667,42 @@ async fn malformed_answers_are_decode_errors_not_panics() {
     let err = batch.submit().await.unwrap_err();
     assert!(matches!(err, Error::Decode { .. }), "{err}");
 }
+
+/// The bulk writer sends its transactions again itself (its client does not), but the reads
+/// that settle a lost answer retry by the client's policy: a dropped connection under one of
+/// them does not turn an applied insert into a failure.
+#[tokio::test]
+async fn a_bulk_insert_whose_answer_was_lost_is_settled_though_a_re_read_is_dropped() {
+    let server = ScriptedServer::start(vec![
+        // Applied, then the connection closed: the writer sends it again.
+        Step::Drop,
+        // The second attempt meets the row the first inserted.
+        Step::Reply(
+            409,
+            vec![
+                ("x-ms-error-code", "EntityAlreadyExists"),
+                ("x-ms-request-id", "server-req-1"),
+            ],
+            r#"{"odata.error":{"code":"EntityAlreadyExists","message":{"lang":"en-US","value":"0:The specified entity already exists."}}}"#,
+        ),
+        // The re-read of the row: dropped once, then answered with the row as sent.
+        Step::Drop,
+        Step::Reply(
+            200,
+            vec![("etag", "W/\"datetime'2026-01-01T00%3A00%3A00Z'\"")],
+            r#"{"PartitionKey":"p","RowKey":"r","Name":"Kim"}"#,
+        ),
+    ])
+    .await;
+    let client = server.client(key(), RetryPolicy::default());
+    let mut row = DynamicEntity::new("p", "r");
+    row.set("Name", "Kim");
+    let report = tablekit::patterns::bulk::BulkWriter::new(&client)
+        .write_iter([tablekit::patterns::bulk::WriteOp::insert("alpha", row)])
+        .await;
+    assert!(report.is_complete(), "{:?}", report.failures().next());
+    assert_eq!((report.committed(), report.verified()), (1, 1));
+    let lines: Vec<String> = server.seen().iter().map(request_line).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[2].starts_with("GET ") && lines[3].starts_with("GET "));
+}

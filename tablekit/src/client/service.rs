@@ -110,11 +110,12 @@ impl TableServiceClient {
         &self.transport
     }
 
-    /// The same client (pool, credential, timeouts), retrying by `policy`: for callers that
-    /// handle some failures themselves, as the bulk writer handles throttling.
-    pub(crate) fn with_retry_policy(&self, policy: RetryPolicy) -> TableServiceClient {
+    /// The same client (pool, credential, timeouts), retrying writes by `policy`: for callers
+    /// that handle their writes' failures themselves, as the bulk writer handles throttling.
+    /// Reads, such as those that settle a write whose answer was lost, retry as before.
+    pub(crate) fn with_write_retry_policy(&self, policy: RetryPolicy) -> TableServiceClient {
         TableServiceClient {
-            transport: Arc::new(self.transport.with_retry(policy)),
+            transport: Arc::new(self.transport.with_write_retry(policy)),
         }
     }
 
@@ -758,6 +759,7 @@ impl ClientBuilder {
                 location_mode: self.location_mode,
                 credential,
                 retry: self.retry.unwrap_or_default(),
+                write_retry: None,
                 timeout,
                 limits: flavor.limits(),
                 operation_timeout: self.operation_timeout,

@@ -149,6 +149,9 @@ pub(crate) struct Transport {
     pub(crate) delivery: Delivery,
     pub(crate) credential: Credential,
     pub(crate) retry: RetryPolicy,
+    /// Writes retry by this instead, when a caller handles their failures itself; the reads
+    /// that settle a lost write's answer still retry by `retry`.
+    pub(crate) write_retry: Option<RetryPolicy>,
     /// The timeout of each attempt.
     pub(crate) timeout: Duration,
     /// The limits of the service it talks to.
@@ -209,6 +212,7 @@ impl Transport {
             endpoint,
             credential: self.credential.clone(),
             retry: self.retry.clone(),
+            write_retry: None,
             timeout: self.timeout,
             limits: self.limits,
             operation_timeout: self.operation_timeout,
@@ -218,14 +222,16 @@ impl Transport {
         })
     }
 
-    /// The same connection pool, endpoint and credential, retrying by `retry`.
-    pub(crate) fn with_retry(&self, retry: RetryPolicy) -> Transport {
+    /// The same connection pool, endpoint and credential, retrying writes by `write_retry`
+    /// and reads as before.
+    pub(crate) fn with_write_retry(&self, write_retry: RetryPolicy) -> Transport {
         Transport {
             http: self.http.clone(),
             endpoint: self.endpoint.clone(),
             delivery: self.delivery,
             credential: self.credential.clone(),
-            retry,
+            retry: self.retry.clone(),
+            write_retry: Some(write_retry),
             timeout: self.timeout,
             limits: self.limits,
             operation_timeout: self.operation_timeout,
@@ -299,6 +305,10 @@ impl Transport {
         progress: &Progress,
     ) -> Result<ServiceResponse> {
         let write = call.method != Method::GET;
+        let retry = match &self.write_retry {
+            Some(write_retry) if write => write_retry,
+            _ => &self.retry,
+        };
         let mut maybe_applied = false;
         let mut attempt = 1;
         loop {
@@ -336,7 +346,7 @@ impl Transport {
                     after_uncertain_attempt: true,
                 });
             }
-            if !error.is_transient() || attempt >= self.retry.attempts() {
+            if !error.is_transient() || attempt >= retry.attempts() {
                 let mut error = flag_uncertain(error, write && maybe_applied, write && applied);
                 if let Error::Service(service) = &mut error {
                     service.set_retry_after(retry_after);
@@ -347,7 +357,7 @@ impl Transport {
             progress
                 .maybe_applied
                 .store(write && maybe_applied, Ordering::Relaxed);
-            let delay = self.retry.delay(attempt, retry_after);
+            let delay = retry.delay(attempt, retry_after);
             telemetry::retrying(attempt, delay, &error);
             tokio::time::sleep(delay).await;
             attempt += 1;

@@ -371,10 +371,11 @@ impl BulkWriter {
         S: Stream<Item = Result<WriteOp>>,
     {
         let counter = ProgressCounter::new(SharedSink(Arc::clone(&self.progress)));
-        // Adaptive pacing sees every throttle: the writer, not the client, sends again.
+        // Adaptive pacing sees every throttle: the writer, not the client, sends a write
+        // again. The reads that settle a lost answer keep the client's retries.
         let (client, pacer) = match self.pacing {
             Pacing::Adaptive => (
-                self.client.with_retry_policy(RetryPolicy::none()),
+                self.client.with_write_retry_policy(RetryPolicy::none()),
                 Some(&*self.pacer),
             ),
             Pacing::Fixed => (self.client.clone(), None),

@@ -3,14 +3,21 @@
 //! (counting, faults, authentication, the body's limits, the handlers) runs as it does for a
 //! request that came over loopback TCP, without its system calls.
 //!
-//! On a multi-threaded runtime each request is answered on a task of its own, as the HTTP
-//! server answers each connection on its own, so concurrent requests share the cores (the
-//! caller's task encodes and decodes while another answers); a request whose caller gives up
-//! is still answered to its end, as over HTTP. On a current-thread runtime it is answered in
-//! the caller's task.
+//! A small request is answered in the caller's task: its memory is allocated and freed on
+//! one thread, and no other thread is woken for it. Handing each request to a task of its
+//! own, as the HTTP server does each connection, cost more than twice the CPU of a single
+//! insert on a multi-threaded runtime (cross-thread frees contending for the allocator's
+//! locks, and a wake-up each way); callers that want more cores run more tasks. A large
+//! request (a transaction of many entities) is still handed to a task of its own there, where
+//! its work outweighs the hand-over. Either way a request whose caller gives up (a timeout, a
+//! dropped future) is answered to its end, as over HTTP, so a write is never cut off half-way
+//! through the pipeline.
 
+use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{ready, Context, Poll};
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, Uri};
@@ -18,7 +25,7 @@ use http_body_util::{BodyExt, Full};
 use tablekit::client::{
     ClientBuilder, InProcessError, InProcessFuture, InProcessService, TableServiceClient,
 };
-use tokio::runtime::RuntimeFlavor;
+use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::http::server::Emulator;
 use crate::pipeline::app::App;
@@ -33,24 +40,60 @@ pub(crate) struct InProcess(pub(crate) Arc<App>);
 
 impl InProcessService for InProcess {
     fn call(&self, request: Request<Bytes>) -> InProcessFuture<'_> {
-        let app = Arc::clone(&self.0);
-        let answer = async move {
-            let request = as_received(request).map(Full::new);
-            let reply = app
-                .call(IncomingRequest::new(request).with_peer(Some(PEER)))
-                .await?;
-            let (parts, body) = reply.into_parts();
-            let body = body.collect().await?.to_bytes();
-            Ok::<_, InProcessError>(Response::from_parts(parts, body))
-        };
-        match tokio::runtime::Handle::try_current() {
-            // Spawned at once, so the future returned holds only the task's handle: the
-            // request's state is allocated once, in the task, not also in a box of its own.
-            Ok(runtime) if runtime.runtime_flavor() == RuntimeFlavor::MultiThread => {
+        let large = request.body().len() >= HANDED_OVER_FROM;
+        let answer = answer(Arc::clone(&self.0), request);
+        match Handle::try_current() {
+            // Spawned at once, so the future returned holds only the task's handle.
+            Ok(runtime) if large && runtime.runtime_flavor() == RuntimeFlavor::MultiThread => {
                 let task = runtime.spawn(answer);
                 Box::pin(async move { task.await? })
             }
-            _ => Box::pin(answer),
+            _ => Box::pin(ToTheEnd(Some(Box::pin(answer)))),
+        }
+    }
+}
+
+/// The request body's size from which a request is answered on a task of its own on a
+/// multi-threaded runtime: a transaction of many entities costs the emulator far more than
+/// the hand-over, and its caller encodes the next one meanwhile.
+const HANDED_OVER_FROM: usize = 16 * 1024;
+
+/// Answers `request` as the HTTP server would, body and all.
+async fn answer(app: Arc<App>, request: Request<Bytes>) -> Result<Response<Bytes>, InProcessError> {
+    let request = as_received(request).map(Full::new);
+    let reply = app
+        .call(IncomingRequest::new(request).with_peer(Some(PEER)))
+        .await?;
+    let (parts, body) = reply.into_parts();
+    let body = body.collect().await?.to_bytes();
+    Ok(Response::from_parts(parts, body))
+}
+
+/// A request answered in its caller's task that, should the caller drop it unanswered,
+/// finishes on a task of its own (where a runtime is at hand): the emulator then carries it
+/// out whole, as it does a request whose client hung up.
+struct ToTheEnd<F: Future + Send + 'static>(Option<Pin<Box<F>>>);
+
+impl<F: Future + Send + 'static> Future for ToTheEnd<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let answer = self
+            .0
+            .as_mut()
+            .expect("an in-process request polled after its answer");
+        let output = ready!(answer.as_mut().poll(cx));
+        self.0 = None;
+        Poll::Ready(output)
+    }
+}
+
+impl<F: Future + Send + 'static> Drop for ToTheEnd<F> {
+    fn drop(&mut self) {
+        if let (Some(answer), Ok(runtime)) = (self.0.take(), Handle::try_current()) {
+            runtime.spawn(async move {
+                let _ = answer.await;
+            });
         }
     }
 }

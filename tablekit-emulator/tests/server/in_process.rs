@@ -181,3 +181,51 @@ async fn writes_through_the_in_process_client_are_durable() {
     let got = table.get("eu", "a").await.unwrap().unwrap();
     assert_eq!(got.get::<i32>("N"), Some(1));
 }
+
+/// A request whose caller stops waiting is still carried out whole, as one whose client hung
+/// up over HTTP: the caller's timeout does not cut the emulator's work off half-way. A single
+/// insert is answered in the caller's task, a large transaction on a task of its own.
+async fn carried_out_though_the_caller_gives_up(rows: usize) {
+    let emulator = Emulator::start().await.unwrap();
+    let table: Table = emulator.in_process_client().table_named("Gamers");
+    table.create().await.unwrap();
+    let impatient: Table = emulator
+        .in_process_client_builder()
+        .retry_policy(RetryPolicy::none())
+        .timeout(std::time::Duration::from_millis(50))
+        .build()
+        .unwrap()
+        .table_named("Gamers");
+    let mut batch = impatient.batch();
+    for i in 0..rows {
+        let mut row = entity("eu", &format!("{i:03}"), 1);
+        row.set("Text", "x".repeat(1000));
+        batch.insert(&row).unwrap();
+    }
+    // Each request waits 300 ms before the handlers see it.
+    let slow = Faults::seeded(0).latency(std::time::Duration::from_millis(300));
+    emulator.set_faults(Some(slow));
+    let err = match rows {
+        1 => impatient.insert(&mut entity("eu", "000", 1)).await.unwrap_err(),
+        _ => batch.submit().await.unwrap_err(),
+    };
+    emulator.set_faults(None);
+    assert!(err.may_have_been_applied(), "{err}");
+    let last = format!("{:03}", rows - 1);
+    assert!(table.get("eu", &last).await.unwrap().is_none(), "not yet");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while table.get("eu", &last).await.unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the write was cut off");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_insert_whose_caller_gives_up_is_carried_out_to_its_end() {
+    carried_out_though_the_caller_gives_up(1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_transaction_whose_caller_gives_up_is_carried_out_to_its_end() {
+    carried_out_though_the_caller_gives_up(100).await;
+}

@@ -206,7 +206,10 @@ async fn carried_out_though_the_caller_gives_up(rows: usize) {
     let slow = Faults::seeded(0).latency(std::time::Duration::from_millis(300));
     emulator.set_faults(Some(slow));
     let err = match rows {
-        1 => impatient.insert(&mut entity("eu", "000", 1)).await.unwrap_err(),
+        1 => impatient
+            .insert(&mut entity("eu", "000", 1))
+            .await
+            .unwrap_err(),
         _ => batch.submit().await.unwrap_err(),
     };
     emulator.set_faults(None);
@@ -215,7 +218,10 @@ async fn carried_out_though_the_caller_gives_up(rows: usize) {
     assert!(table.get("eu", &last).await.unwrap().is_none(), "not yet");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while table.get("eu", &last).await.unwrap().is_none() {
-        assert!(std::time::Instant::now() < deadline, "the write was cut off");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the write was cut off"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }

@@ -202,8 +202,8 @@ async fn carried_out_though_the_caller_gives_up(rows: usize) {
         row.set("Text", "x".repeat(1000));
         batch.insert(&row).unwrap();
     }
-    // Each request waits 300 ms before the handlers see it.
-    let slow = Faults::seeded(0).latency(std::time::Duration::from_millis(300));
+    // Each request waits a second before the handlers see it.
+    let slow = Faults::seeded(0).latency(std::time::Duration::from_secs(1));
     emulator.set_faults(Some(slow));
     let err = match rows {
         1 => impatient

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tablekit::client::{Credential, RetryPolicy, TableServiceClient, TokenFuture, TokenProvider};
+use tablekit::patterns::bulk::{BulkWriter, WriteOp};
 use tablekit::{DynamicEntity, ETag, Error};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -697,8 +698,8 @@ async fn a_bulk_insert_whose_answer_was_lost_is_settled_though_a_re_read_is_drop
     let client = server.client(key(), RetryPolicy::default());
     let mut row = DynamicEntity::new("p", "r");
     row.set("Name", "Kim");
-    let report = tablekit::patterns::bulk::BulkWriter::new(&client)
-        .write_iter([tablekit::patterns::bulk::WriteOp::insert("alpha", row)])
+    let report = BulkWriter::new(&client)
+        .write_iter([WriteOp::insert("alpha", row)])
         .await;
     assert!(report.is_complete(), "{:?}", report.failures().next());
     assert_eq!((report.committed(), report.verified()), (1, 1));

@@ -1,6 +1,8 @@
 //! The in-process transport (`Emulator::in_process_client`): the same operations, answers,
 //! signatures and faults as over HTTP, without sockets.
 
+use std::time::{Duration as StdDuration, Instant};
+
 use chrono::{Duration, Utc};
 use futures::TryStreamExt;
 use tablekit::client::{Credential, RetryPolicy, Table};
@@ -192,7 +194,7 @@ async fn carried_out_though_the_caller_gives_up(rows: usize) {
     let impatient: Table = emulator
         .in_process_client_builder()
         .retry_policy(RetryPolicy::none())
-        .timeout(std::time::Duration::from_millis(50))
+        .timeout(StdDuration::from_millis(50))
         .build()
         .unwrap()
         .table_named("Gamers");
@@ -203,7 +205,7 @@ async fn carried_out_though_the_caller_gives_up(rows: usize) {
         batch.insert(&row).unwrap();
     }
     // Each request waits a second before the handlers see it.
-    let slow = Faults::seeded(0).latency(std::time::Duration::from_secs(1));
+    let slow = Faults::seeded(0).latency(StdDuration::from_secs(1));
     emulator.set_faults(Some(slow));
     let err = match rows {
         1 => impatient
@@ -216,13 +218,10 @@ async fn carried_out_though_the_caller_gives_up(rows: usize) {
     assert!(err.may_have_been_applied(), "{err}");
     let last = format!("{:03}", rows - 1);
     assert!(table.get("eu", &last).await.unwrap().is_none(), "not yet");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let deadline = Instant::now() + StdDuration::from_secs(5);
     while table.get("eu", &last).await.unwrap().is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the write was cut off"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert!(Instant::now() < deadline, "the write was cut off");
+        tokio::time::sleep(StdDuration::from_millis(20)).await;
     }
 }
 

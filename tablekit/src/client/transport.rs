@@ -142,6 +142,7 @@ impl ServiceResponse {
 pub(crate) type OnHead<'a> = &'a (dyn Fn(&HeaderMap) + Send + Sync);
 
 /// The shared connection pool, endpoint, credential and policies.
+#[derive(Clone)]
 pub(crate) struct Transport {
     pub(crate) http: HttpClient,
     pub(crate) endpoint: Endpoint,
@@ -210,15 +211,9 @@ impl Transport {
             delivery,
             host: host_header(&endpoint),
             endpoint,
-            credential: self.credential.clone(),
-            retry: self.retry.clone(),
-            write_retry: None,
-            timeout: self.timeout,
-            limits: self.limits,
-            operation_timeout: self.operation_timeout,
             secondary: None,
             location_mode: LocationMode::PrimaryOnly,
-            user_agent: self.user_agent.clone(),
+            ..self.clone()
         })
     }
 
@@ -226,19 +221,8 @@ impl Transport {
     /// and reads as before.
     pub(crate) fn with_write_retry(&self, write_retry: RetryPolicy) -> Transport {
         Transport {
-            http: self.http.clone(),
-            endpoint: self.endpoint.clone(),
-            delivery: self.delivery,
-            credential: self.credential.clone(),
-            retry: self.retry.clone(),
             write_retry: Some(write_retry),
-            timeout: self.timeout,
-            limits: self.limits,
-            operation_timeout: self.operation_timeout,
-            host: self.host.clone(),
-            secondary: self.secondary.clone(),
-            location_mode: self.location_mode,
-            user_agent: self.user_agent.clone(),
+            ..self.clone()
         }
     }
 

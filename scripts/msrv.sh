@@ -14,7 +14,16 @@ if ! "$old_cargo" --version 2>/dev/null | grep -q "^cargo $msrv"; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq rustc-web cargo-web >/dev/null
+  # Debian's security archive carries a newer Rust than its main archive: the version is named,
+  # and the three packages that pin one another are installed (or downgraded) together.
+  version="$(apt-cache madison rustc-web | awk -F'|' '{gsub(/ /, "", $2); print $2}' |
+    grep "^$msrv\." | head -1 || true)"
+  [ -n "$version" ] || {
+    echo "no Debian package of Rust $msrv: $(apt-cache madison rustc-web)" >&2
+    exit 1
+  }
+  $sudo apt-get install -y -qq --allow-downgrades \
+    "rustc-web=$version" "cargo-web=$version" "libstd-rust-web-dev=$version" >/dev/null
 fi
 "$old_cargo" --version | grep -q "^cargo $msrv" || {
   echo "the packaged cargo is not $msrv: $("$old_cargo" --version)" >&2

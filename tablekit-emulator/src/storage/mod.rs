@@ -9,6 +9,7 @@ pub(crate) mod checkpointer;
 pub(crate) mod committer;
 pub(crate) mod database;
 pub(crate) mod dir_sync;
+pub(crate) mod direct_file;
 pub(crate) mod group_commit;
 pub(crate) mod journal;
 pub(crate) mod log_record;

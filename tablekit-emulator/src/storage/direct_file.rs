@@ -21,6 +21,13 @@ use std::os::unix::fs::FileExt;
 /// sector size.
 const ALIGN: usize = 4096;
 
+/// The most a direct write's buffer keeps between writes: a larger one (a group of many
+/// transactions) is freed after its write, so a burst does not hold its memory.
+const KEPT: usize = 256 << 10;
+
+/// Zeros to write from, a chunk at a time.
+static ZEROS: [u8; KEPT] = [0; KEPT];
+
 /// A file opened for reading and writing at offsets, directly where it can be.
 #[derive(Debug)]
 pub(crate) struct DirectFile {
@@ -64,7 +71,11 @@ impl DirectFile {
     pub(crate) fn write_at(&mut self, bytes: &[u8], at: u64) -> io::Result<()> {
         if self.direct {
             if let Some(aligned) = aligned_copy(&mut self.buffer, bytes) {
-                match write_all_at(&self.file, aligned, at) {
+                let written = write_all_at(&self.file, aligned, at);
+                if self.buffer.len() > KEPT + ALIGN {
+                    self.buffer = Vec::new();
+                }
+                match written {
                     Err(err) if refused(&err) => {}
                     done => return done,
                 }
@@ -72,6 +83,17 @@ impl DirectFile {
             self.through_page_cache()?;
         }
         write_all_at(&self.file, bytes, at)
+    }
+
+    /// Writes `len` zeros at offset `at`.
+    pub(crate) fn write_zeros(&mut self, mut at: u64, len: u64) -> io::Result<()> {
+        let end = at + len;
+        while at < end {
+            let chunk = (end - at).min(KEPT as u64);
+            self.write_at(&ZEROS[..chunk as usize], at)?;
+            at += chunk;
+        }
+        Ok(())
     }
 
     /// Makes the bytes written durable (`fdatasync`).
@@ -162,6 +184,23 @@ mod tests {
         if cfg!(target_os = "linux") {
             assert!(direct, "the test directory takes no direct I/O");
         }
+    }
+
+    #[test]
+    fn zeros_are_written_in_chunks_and_a_large_buffer_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut file = DirectFile::open(&path).unwrap();
+        file.write_at(&[9; 4096], 0).unwrap();
+        file.write_zeros(512, 3 * KEPT as u64 + 512).unwrap();
+        file.write_at(&vec![5; 2 * KEPT], 0).unwrap();
+        assert!(file.buffer.len() <= KEPT + ALIGN);
+        file.write_at(&[7; 512], 0).unwrap();
+        let read = std::fs::read(&path).unwrap();
+        assert_eq!(read.len(), 3 * KEPT + 1024);
+        assert_eq!(read[..512], [7; 512]);
+        assert!(read[512..2 * KEPT].iter().all(|&b| b == 5));
+        assert!(read[2 * KEPT..].iter().all(|&b| b == 0));
     }
 
     #[test]

@@ -140,8 +140,7 @@ impl LogFile {
     /// Zeroes the file up to the next megabyte boundary at or past `end`.
     fn grow(&mut self, end: u64) -> io::Result<()> {
         let len = end.div_ceil(GROWTH) * GROWTH;
-        let zeros = vec![0; (len - self.len) as usize];
-        self.file.write_at(&zeros, self.len)?;
+        self.file.write_zeros(self.len, len - self.len)?;
         self.len = len;
         Ok(())
     }

@@ -108,11 +108,6 @@ impl DirectFile {
         self.buffer = Vec::new();
         Ok(())
     }
-
-    /// Closes the file.
-    pub(crate) fn close(self) {
-        drop(self.file);
-    }
 }
 
 /// Whether `err` says direct I/O is not possible here (Linux answers `EINVAL`).
@@ -166,17 +161,23 @@ fn write_all_at(mut file: &File, bytes: &[u8], at: u64) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn aligned_writes_are_read_back() {
+    /// A new file `f` in a directory of its own, which lives as long as the first value.
+    fn new_file() -> (tempfile::TempDir, PathBuf, DirectFile) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
-        let mut file = DirectFile::open(&path).unwrap();
+        let file = DirectFile::open(&path).unwrap();
+        (dir, path, file)
+    }
+
+    #[test]
+    fn aligned_writes_are_read_back() {
+        let (_dir, path, mut file) = new_file();
         file.write_at(&[1; 1024], 0).unwrap();
         file.write_at(&[2; 512], 512).unwrap();
         file.sync_data().unwrap();
         let direct = file.is_direct();
         assert_eq!(file.len().unwrap(), 1024);
-        file.close();
+        drop(file);
         let read = std::fs::read(&path).unwrap();
         assert_eq!(read[..512], [1; 512]);
         assert_eq!(read[512..], [2; 512]);
@@ -188,9 +189,7 @@ mod tests {
 
     #[test]
     fn zeros_are_written_in_chunks_and_a_large_buffer_is_not_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        let mut file = DirectFile::open(&path).unwrap();
+        let (_dir, path, mut file) = new_file();
         file.write_at(&[9; 4096], 0).unwrap();
         file.write_zeros(512, 3 * KEPT as u64 + 512).unwrap();
         file.write_at(&vec![5; 2 * KEPT], 0).unwrap();
@@ -205,9 +204,7 @@ mod tests {
 
     #[test]
     fn a_write_direct_io_refuses_is_made_through_the_page_cache() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        let mut file = DirectFile::open(&path).unwrap();
+        let (_dir, path, mut file) = new_file();
         // Neither the length nor the offset is a multiple of a sector.
         file.write_at(b"seven bytes", 3).unwrap();
         assert!(!file.is_direct());

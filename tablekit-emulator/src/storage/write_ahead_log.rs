@@ -129,7 +129,7 @@ impl LogFile {
 
     /// Removes the log, once everything in it is durable elsewhere.
     pub(crate) fn remove(self) -> io::Result<()> {
-        self.file.close();
+        drop(self.file);
         fs::remove_file(&self.path)?;
         match self.path.parent() {
             Some(dir) => sync_dir(dir),

@@ -156,6 +156,21 @@ pub fn log_group(bytes: &[u8]) -> Result<usize, String> {
     crate::storage::log_record::decode(bytes).map(|records| records.len())
 }
 
+/// Reads bytes as a write's body both ways a write may: drafted straight into the stored
+/// text, and decoded then stored, for Table Storage and Cosmos DB, with and without the
+/// URL's keys. `Err` names a body drafted that the general path refuses or stores otherwise.
+pub fn draft(body: &[u8]) -> Result<(), String> {
+    for limits in [
+        &tablekit::limits::Limits::STORAGE,
+        &tablekit::limits::Limits::COSMOS,
+    ] {
+        for url_keys in [None, Some(("p", "r"))] {
+            crate::handlers::operations::check_draft(body, url_keys, limits)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +182,12 @@ mod tests {
     const DELETE: &[u8] = b"--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\n\
 Content-Type: application/http\r\n\r\nDELETE http://h/devstoreaccount1/Sample(PartitionKey='a',RowKey='2') HTTP/1.1\r\n\
 If-Match: *\r\n\r\n\r\n--c--\r\n\r\n--b--\r\n";
+
+    #[test]
+    fn a_body_drafts_as_it_decodes() {
+        assert_eq!(draft(br#"{"PartitionKey":"p","RowKey":"r","N":1}"#), Ok(()));
+        assert_eq!(draft(b"not json"), Ok(()));
+    }
 
     #[test]
     fn a_log_file_reads_as_a_restart_reads_it() {

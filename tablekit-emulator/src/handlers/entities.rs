@@ -150,8 +150,8 @@ pub(crate) fn insert(
     } else {
         Some(ctx.json_level()?)
     };
-    let entity = operations::parse_entity(body, None, ctx.state.limits)?;
-    ctx.admit(table_name, Some(entity.partition_key()), 1)?;
+    let entity = operations::parse_written(body, None, ctx.state.limits, false)?;
+    ctx.admit(table_name, Some(entity.keys().0), 1)?;
     let (stored, table_name) = apply(ctx, caller, table_name, EntityOp::Insert(entity))?;
     let stored = stored.ok_or_else(ErrorResponse::resource_not_found)?;
     let etag = response::entity_etag(&stored);
@@ -214,11 +214,12 @@ fn entity_op(ctx: &Ctx<'_>, pk: &str, rk: &str, body: &[u8]) -> Result<EntityOp,
             if_match: if_match.ok_or_else(|| ErrorResponse::missing_header("If-Match"))?,
         });
     }
-    let entity = operations::parse_entity(body, Some((pk, rk)), ctx.state.limits)?;
+    let merge = method != "PUT";
+    let entity = operations::parse_written(body, Some((pk, rk)), ctx.state.limits, merge)?;
     Ok(EntityOp::Update {
         entity,
         if_match,
-        merge: method != "PUT",
+        merge,
     })
 }
 

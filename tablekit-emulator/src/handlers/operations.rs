@@ -12,6 +12,7 @@ use tablekit::{codec, DynamicEntity};
 use crate::auth::Action;
 use crate::format::error_response::ErrorResponse;
 use crate::format::response::entity_etag;
+use crate::storage::draft::Draft;
 use crate::storage::store::Change;
 use crate::storage::stored::Stored;
 
@@ -19,10 +20,10 @@ use crate::storage::stored::Stored;
 #[derive(Clone, Debug)]
 pub(crate) enum EntityOp {
     /// `POST /T`: 409 when the entity exists.
-    Insert(DynamicEntity),
+    Insert(Written),
     /// `PUT` (replace) or `MERGE`/`PATCH` (merge); without `If-Match` an upsert.
     Update {
-        entity: DynamicEntity,
+        entity: Written,
         if_match: Option<String>,
         merge: bool,
     },
@@ -38,9 +39,7 @@ impl EntityOp {
     /// The keys the operation touches.
     pub(crate) fn keys(&self) -> (&str, &str) {
         match self {
-            EntityOp::Insert(e) | EntityOp::Update { entity: e, .. } => {
-                (e.partition_key(), e.row_key())
-            }
+            EntityOp::Insert(e) | EntityOp::Update { entity: e, .. } => e.keys(),
             EntityOp::Delete {
                 partition_key,
                 row_key,
@@ -56,6 +55,48 @@ impl EntityOp {
             EntityOp::Update { if_match: None, .. } => Action::UpsertEntity,
             EntityOp::Update { .. } => Action::UpdateEntity,
             EntityOp::Delete { .. } => Action::DeleteEntity,
+        }
+    }
+}
+
+/// The entity a write sends: decoded, or its stored text drafted straight from a plain
+/// body ([`Draft`]), when the write stores the body's entity as it is.
+#[derive(Clone, Debug)]
+pub(crate) enum Written {
+    Decoded(DynamicEntity),
+    Drafted(Draft),
+}
+
+impl Written {
+    /// The PartitionKey and the RowKey.
+    pub(crate) fn keys(&self) -> (&str, &str) {
+        match self {
+            Written::Decoded(e) => (e.partition_key(), e.row_key()),
+            Written::Drafted(draft) => draft.keys(),
+        }
+    }
+
+    /// The entity as a write at `now` stores it.
+    fn stored(self, now: DateTime<Utc>) -> Stored {
+        match self {
+            Written::Decoded(mut entity) => {
+                entity.set_timestamp(Some(now));
+                entity.set_etag(None);
+                Stored::new(entity)
+            }
+            Written::Drafted(draft) => draft.into_stored(now),
+        }
+    }
+
+    /// The entity decoded, without a Timestamp: what a merge lays over the stored one.
+    fn entity(self) -> DynamicEntity {
+        match self {
+            Written::Decoded(entity) => entity,
+            Written::Drafted(draft) => {
+                let mut entity = draft.into_stored(DateTime::UNIX_EPOCH).entity();
+                entity.set_timestamp(None);
+                entity
+            }
         }
     }
 }
@@ -89,7 +130,7 @@ pub(crate) fn plan(
             if current.is_some() {
                 return Err(ErrorResponse::entity_exists());
             }
-            Ok(put(entity, now, StatusCode::CREATED))
+            Ok(put(entity.stored(now), StatusCode::CREATED))
         }
         EntityOp::Update {
             entity,
@@ -101,10 +142,12 @@ pub(crate) fn plan(
                 check_etag(&tag, current)?;
             }
             let next = match (merge, current) {
-                (true, Some(current)) => merged(&current.entity(), &entity)?,
+                (true, Some(current)) => {
+                    Written::Decoded(merged(&current.entity(), &entity.entity())?)
+                }
                 _ => entity,
             };
-            Ok(put(next, now, StatusCode::NO_CONTENT))
+            Ok(put(next.stored(now), StatusCode::NO_CONTENT))
         }
         EntityOp::Delete {
             partition_key,
@@ -121,11 +164,9 @@ pub(crate) fn plan(
     }
 }
 
-fn put(mut entity: DynamicEntity, now: DateTime<Utc>, status: StatusCode) -> Planned {
-    entity.set_timestamp(Some(now));
-    entity.set_etag(None);
+fn put(stored: Stored, status: StatusCode) -> Planned {
     Planned {
-        change: Change::Put(Arc::new(Stored::new(entity))),
+        change: Change::Put(Arc::new(stored)),
         status,
     }
 }
@@ -162,6 +203,47 @@ pub(crate) fn parse_if_match(value: Option<&str>) -> Result<Option<String>, Erro
         Err(ErrorResponse::invalid_input(
             "The If-Match header is neither `*` nor an ETag.",
         ))
+    }
+}
+
+/// Reads a write's body as [`parse_entity`] does; the stored text of a plain body's entity
+/// is drafted straight from it when the write stores that entity as it is (an insert or a
+/// replace, not a `merge`, which lays it over the stored one).
+pub(crate) fn parse_written(
+    body: &[u8],
+    url_keys: Option<(&str, &str)>,
+    limits: &Limits,
+    merge: bool,
+) -> Result<Written, ErrorResponse> {
+    if let Some(draft) = (!merge)
+        .then(|| Draft::from_body(body, url_keys, limits))
+        .flatten()
+    {
+        return Ok(Written::Drafted(draft));
+    }
+    parse_entity(body, url_keys, limits).map(Written::Decoded)
+}
+
+/// Whether `body` is drafted ([`parse_written`]) into the very entity the general path
+/// stores: `Ok(false)` when it is not drafted, `Err` naming the difference when a drafted
+/// body is refused or stored otherwise by the general path. For the tests and fuzzing.
+#[cfg(any(fuzzing, test))]
+pub(crate) fn check_draft(
+    body: &[u8],
+    url_keys: Option<(&str, &str)>,
+    limits: &Limits,
+) -> Result<bool, String> {
+    let now = DateTime::from_timestamp(1_795_000_000, 123_456_700).unwrap_or_default();
+    let Some(draft) = Draft::from_body(body, url_keys, limits) else {
+        return Ok(false);
+    };
+    let drafted = format!("{:?}", draft.into_stored(now));
+    let entity = parse_entity(body, url_keys, limits)
+        .map_err(|e| format!("drafted, but the general path refuses it: {}", e.code))?;
+    let decoded = format!("{:?}", Written::Decoded(entity).stored(now));
+    match drafted == decoded {
+        true => Ok(true),
+        false => Err(format!("drafted {drafted}\nstored {decoded}")),
     }
 }
 
@@ -276,6 +358,7 @@ fn require_keys(body: &[u8], entity: &DynamicEntity) -> Result<(), ErrorResponse
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn stored(pk: &str, rk: &str) -> Stored {
         let mut e = DynamicEntity::new(pk, rk);
@@ -289,7 +372,7 @@ mod tests {
         let current = stored("p", "r");
         let tag = entity_etag(&current);
         let update = |if_match: Option<&str>| EntityOp::Update {
-            entity: DynamicEntity::new("p", "r"),
+            entity: Written::Decoded(DynamicEntity::new("p", "r")),
             if_match: if_match.map(str::to_owned),
             merge: false,
         };
@@ -330,7 +413,7 @@ mod tests {
         let mut patch = DynamicEntity::new("p", "r");
         patch.set("B", 2);
         let op = EntityOp::Update {
-            entity: patch,
+            entity: Written::Decoded(patch),
             if_match: None,
             merge: true,
         };
@@ -388,5 +471,190 @@ mod tests {
         assert_eq!(refusal(many.as_bytes()), "TooManyProperties");
         let slash = br#"{"PartitionKey":"a/b","RowKey":"r"}"#;
         assert_eq!(refusal(slash), "InvalidInput");
+    }
+
+    /// Whether a Table Storage write drafts `body`, having checked the draft.
+    fn drafted(body: &str, url_keys: Option<(&str, &str)>) -> bool {
+        check_draft(body.as_bytes(), url_keys, &Limits::STORAGE)
+            .unwrap_or_else(|e| panic!("{body}: {e}"))
+    }
+
+    #[test]
+    fn plain_bodies_are_drafted_as_the_general_path_stores_them() {
+        // As this crate's client sends them, and as the SDKs do: annotations after their
+        // values, spaces after separators.
+        let mut e = DynamicEntity::new("p", "r");
+        e.set("Name", "player 1 of the weekly league");
+        e.set("Score", 7);
+        e.set("Total", 1_000_003_i64);
+        e.set("Ratio", 1.0 / 7.0);
+        e.set("Active", true);
+        e.set(
+            "Joined",
+            codec::parse_datetime("2026-01-02T03:04:05.1234567Z").unwrap(),
+        );
+        e.set("Id", uuid::Uuid::from_u128(7));
+        let ours = String::from_utf8(codec::encode_entity(&e)).unwrap();
+        let sdk = r#"{"PartitionKey": "p", "PartitionKey@odata.type": "Edm.String", "RowKey": "r",
+            "RowKey@odata.type": "Edm.String", "Total": "12", "Total@odata.type": "Edm.Int64",
+            "When": "2026-01-02T03:04:05Z", "When@odata.type": "Edm.DateTime", "Whole": 2, "Whole@odata.type": "Edm.Double",
+            "Flag": "true", "Flag@odata.type": "Edm.Boolean", "Zero": 0, "Big": 3000000000, "F": -0.0, "E": 1E+2}"#;
+        for body in [ours.as_str(), sdk] {
+            assert!(drafted(body, None), "{body}");
+        }
+        assert!(drafted(&ours, Some(("url", "keys"))));
+    }
+
+    #[test]
+    fn a_draft_is_stored_at_any_time() {
+        let body = br#"{"PartitionKey":"p","RowKey":"r","N":1,"S":"x"}"#;
+        let epoch = DateTime::UNIX_EPOCH;
+        let far = DateTime::from_timestamp(300_000_000_000, 100).unwrap(); // year 11476
+        let early = DateTime::from_timestamp(-62_000_000_000, 0).unwrap(); // year 35
+        for now in [epoch, far, early, Utc::now()] {
+            let draft = Draft::from_body(body, None, &Limits::STORAGE).unwrap();
+            let entity = parse_entity(body, None, &Limits::STORAGE).unwrap();
+            let drafted = draft.into_stored(now);
+            let decoded = Written::Decoded(entity).stored(now);
+            assert_eq!(format!("{drafted:?}"), format!("{decoded:?}"), "{now}");
+            assert_eq!(drafted.entity().get::<String>("S").as_deref(), Some("x"));
+        }
+    }
+
+    #[test]
+    fn bodies_of_other_shapes_take_the_general_path() {
+        let keys = r#""PartitionKey":"p","RowKey":"r""#;
+        for members in [
+            r#""S":"a\"b""#,
+            "\"S\":\"tab\there\"",
+            r#""S":null"#,
+            r#""S":{}"#,
+            r#""S":[1]"#,
+            r#""N":01"#,
+            r#""N":-0"#,
+            r#""N":1.5e400"#,
+            r#""B":"AQID","B@odata.type":"Edm.Binary""#,
+            r#""D":"NaN","D@odata.type":"Edm.Double""#,
+            r#""N":1,"N":2"#,
+            r#""N":1,"N@odata.type":"Edm.Int32","N@odata.type":"Edm.Int32""#,
+            r#""N@odata.type":"Edm.Int64""#,
+            r#""N":"1","N@odata.type":"Edm.Single""#,
+            r#""Timestamp":"2026-01-02T03:04:05Z""#,
+            r#""odata.etag":"W/\"x\"""#,
+            r#""a-b":1"#,
+            r#""PartitionKey":"again""#,
+            r#""RowKey@odata.type":"Edm.Guid""#,
+        ] {
+            let body = format!("{{{keys},{members}}}");
+            assert!(!drafted(&body, None), "{body}");
+        }
+        for body in [
+            r#"{"RowKey":"r"}"#,
+            r#"{"PartitionKey":"a/b","RowKey":"r"}"#,
+            "{} x",
+        ] {
+            assert!(!drafted(body, None), "{body}");
+        }
+        // The URL's keys replace the body's, which must still be valid JSON strings.
+        let control = "{\"PartitionKey\":\"raw\u{1}control\"}";
+        assert!(!drafted(control, Some(("p", "r"))));
+    }
+
+    /// A member's JSON: a name, a value and an annotation before or after it.
+    fn member() -> impl Strategy<Value = String> {
+        let name = prop_oneof![
+            12 => "[A-C][a-c0-9]{0,2}",
+            1 => Just("Timestamp".to_owned()),
+            1 => Just("PartitionKey".to_owned()),
+            1 => Just("odata.type".to_owned()),
+            1 => Just("a-b".to_owned()),
+            1 => Just("é".to_owned()),
+            1 => Just("X@odata.foo".to_owned()),
+        ];
+        let value = prop_oneof![
+            Just(r#""plain""#),
+            Just(r#""é ü \u00e9""#),
+            Just(r#""esc\"aped""#),
+            Just("\"raw\u{1}control\""),
+            Just("\"line\u{2028}sep\""),
+            Just(r#""123""#),
+            Just(r#""-9223372036854775809""#),
+            Just(r#""2026-01-02T03:04:05.1234567Z""#),
+            Just(r#""0001-01-01T00:00:00Z""#),
+            Just(r#""0a1b2c3d-0000-1111-2222-333344445555""#),
+            Just(r#""true""#),
+            Just(r#""NaN""#),
+            Just("0"),
+            Just("-0"),
+            Just("5"),
+            Just("2147483647"),
+            Just("2147483648"),
+            Just("-2147483649"),
+            Just("9223372036854775807"),
+            Just("9223372036854775808"),
+            Just("01"),
+            Just("1.5"),
+            Just("-0.0"),
+            Just("1e2"),
+            Just("2.5E-3"),
+            Just("1e400"),
+            Just("5."),
+            Just("-"),
+            Just("true"),
+            Just("false"),
+            Just("null"),
+            Just("{}"),
+            Just("tru"),
+        ];
+        let edm = prop_oneof![
+            12 => Just(None),
+            1 => Just(Some(r#""Edm.Int64""#)),
+            1 => Just(Some(r#""Edm.Int32""#)),
+            1 => Just(Some(r#""Edm.Double""#)),
+            1 => Just(Some(r#""Edm.DateTime""#)),
+            1 => Just(Some(r#""Edm.Guid""#)),
+            1 => Just(Some(r#""Edm.Boolean""#)),
+            1 => Just(Some(r#""Edm.String""#)),
+            1 => Just(Some(r#""Edm.Binary""#)),
+            1 => Just(Some(r#""Edm.Single""#)),
+            1 => Just(Some("5")),
+        ];
+        let space = prop_oneof![Just(""), Just(" "), Just("\n\t")];
+        (name, value, edm, any::<bool>(), space).prop_map(|(name, value, edm, after, sp)| {
+            let plain = format!(r#""{name}"{sp}:{sp}{value}"#);
+            let Some(edm) = edm else { return plain };
+            let annotation = format!(r#""{name}@odata.type":{sp}{edm}"#);
+            match after {
+                true => format!("{plain},{sp}{annotation}"),
+                false => format!("{annotation},{plain}"),
+            }
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
+
+        /// Whatever the body, a drafted entity is stored exactly as the general path stores
+        /// it, and a body the general path refuses is never drafted.
+        #[test]
+        fn a_draft_stores_what_the_general_path_stores(
+            members in proptest::collection::vec(member(), 0..5),
+            keys in prop_oneof![
+                4 => Just(r#""PartitionKey":"p","RowKey":"r","#),
+                2 => Just(r#""RowKey":"","PartitionKey":"é","#),
+                1 => Just(r#""PartitionKey":"a#b","RowKey":"r","#),
+                2 => Just(r#""PartitionKey":"p","PartitionKey@odata.type":"Edm.String","RowKey":"r","#),
+                1 => Just(r#""RowKey@odata.type":"Edm.Int32","PartitionKey":"p","RowKey":"r","#),
+                1 => Just(r#""PartitionKey":"p","#),
+                1 => Just(""),
+            ],
+            url_keys in proptest::option::of(Just(("up", "ur"))),
+            tail in prop_oneof![4 => Just(""), 2 => Just(" "), 1 => Just(" x")],
+        ) {
+            let body = format!("{{{keys}{}}}{tail}", members.join(","));
+            let body = body.replace(",}", "}");
+            let checked = check_draft(body.as_bytes(), url_keys, &Limits::STORAGE);
+            prop_assert!(checked.is_ok(), "{}: {:?}", body, checked);
+        }
     }
 }

@@ -20,7 +20,7 @@ use chrono::{DateTime, Utc};
 use tablekit::client::SignedIdentifier;
 use tablekit::{codec, value, DynamicEntity, EdmType, Value};
 
-use crate::format::minimal_json;
+use crate::format::minimal_json::{self, Placed};
 use crate::query::filter::{
     compare_by_field, compare_field, utf16_cmp, Comparison, Field, Prefetch, Subject,
 };
@@ -38,6 +38,33 @@ pub(crate) struct Slot {
     kind: EdmType,
     /// Whether the name or the value holds a JSON escape: then it is decoded before use.
     escaped: bool,
+}
+
+impl Slot {
+    /// Where a value the member writers `placed` lies once their members start `offset`
+    /// bytes into the text.
+    pub(super) fn at(placed: &Placed, offset: usize) -> Slot {
+        Slot {
+            start: (offset + placed.span.start) as u32,
+            len: placed.span.len() as u32,
+            name_len: placed.name_len as u16,
+            kind: placed.kind,
+            escaped: placed.escaped,
+        }
+    }
+
+    /// Where its value's JSON starts, and its length.
+    pub(super) fn span(self) -> (usize, usize) {
+        (self.start as usize, self.len as usize)
+    }
+
+    /// The same slot in a text with `by` more (or, negative, fewer) bytes before it.
+    pub(super) fn shifted(self, by: i64) -> Slot {
+        Slot {
+            start: (i64::from(self.start) + by) as u32,
+            ..self
+        }
+    }
 }
 
 /// An entity as the store holds it.
@@ -65,21 +92,20 @@ impl Stored {
         let timestamp = entity.timestamp().unwrap_or_default();
         let mut slots = Vec::with_capacity(KEYS + entity.len());
         let text = minimal_json::minimal_members_with(entity, |placed| {
-            slots.push(Slot {
-                start: placed.span.start as u32,
-                len: placed.span.len() as u32,
-                name_len: placed.name_len as u16,
-                kind: placed.value.map_or(EdmType::String, Value::edm_type),
-                escaped: placed.escaped,
-            });
+            slots.push(Slot::at(&placed, 0));
         });
+        Self::from_parts(text, slots, &timestamp)
+    }
+
+    /// The entity whose members are `text`, its values where `slots` say.
+    pub(super) fn from_parts(text: Vec<u8>, slots: Vec<Slot>, timestamp: &DateTime<Utc>) -> Self {
         Stored {
             // The writer writes UTF-8 only; this checks it once, at the write.
             text: String::from_utf8(text)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
                 .into_boxed_str(),
             slots: slots.into_boxed_slice(),
-            ticks: value::to_ticks(&timestamp),
+            ticks: value::to_ticks(timestamp),
         }
     }
 

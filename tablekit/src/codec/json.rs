@@ -549,9 +549,18 @@ fn exact_quotient(digits: u64, fraction: usize) -> Option<f64> {
 }
 
 /// The offset of the first byte of `bytes` that ends a plain run of string text: a `"`, a
-/// `\` or a control character.
+/// `\` or a control character. In the text of a JSON string, the string's end when it holds
+/// neither an escape nor a character JSON forbids raw.
+///
+/// ```
+/// use tablekit::codec::string_special;
+/// assert_eq!(string_special(br#"plain text", "next""#), Some(10));
+/// assert_eq!(string_special(b"tab\there\""), Some(3));
+/// assert_eq!(string_special(b"line\nbreak"), Some(4));
+/// assert_eq!(string_special(b"no end"), None);
+/// ```
 #[inline]
-pub(super) fn string_special(bytes: &[u8]) -> Option<usize> {
+pub fn string_special(bytes: &[u8]) -> Option<usize> {
     // Runs that end within a few more words (dates, GUIDs) are tested in place, eight bytes
     // at a time: a call to the vectorized search costs more than it saves on them.
     const WORDS: usize = 3;

@@ -57,4 +57,5 @@ pub use datetime::{format_datetime, parse_datetime, DateTimeText, Fraction};
 pub use decode::{decode_entity, decode_page, DecodeError};
 pub use encode::{encode_entity, encode_entity_into, write_value};
 pub use escape::{write_json_str, write_json_str_body};
+pub use json::string_special;
 pub use tables::{decode_table_name, decode_table_names};

@@ -103,7 +103,12 @@ fn parse_operation(
     let if_match = operations::parse_if_match(request.header("if-match"))?;
     let (op, table) = match (request.method, route) {
         ("POST", Resource::Entities(table)) => (
-            EntityOp::Insert(operations::parse_entity(request.body, None, limits)?),
+            EntityOp::Insert(operations::parse_written(
+                request.body,
+                None,
+                limits,
+                false,
+            )?),
             table,
         ),
         (
@@ -115,12 +120,13 @@ fn parse_operation(
             },
         ) => {
             let keys = Some((partition_key.as_str(), row_key.as_str()));
-            let entity = operations::parse_entity(request.body, keys, limits)?;
+            let merge = method != "PUT";
+            let entity = operations::parse_written(request.body, keys, limits, merge)?;
             (
                 EntityOp::Update {
                     entity,
                     if_match,
-                    merge: method != "PUT",
+                    merge,
                 },
                 table,
             )

@@ -169,3 +169,38 @@ async fn http_layer_errors_carry_azures_headers_and_an_odata_body() {
     assert_eq!(got, 403);
     assert_common_headers("after", &headers);
 }
+
+/// A transaction's insert, like a single one, answers with the entity's address in both
+/// `Location` and `DataServiceId` (a key's quote doubled).
+#[tokio::test]
+async fn a_transactions_inserts_carry_their_address() {
+    let (emulator, sas) = crate::gamers_with_sas().await;
+    let base = emulator.endpoint();
+    let insert = |row: &str| {
+        format!(
+            "--changeset_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n\
+             POST {base}/Gamers HTTP/1.1\r\nContent-Type: application/json\r\n\
+             Prefer: return-no-content\r\n\r\n{{\"PartitionKey\":\"t\",\"RowKey\":\"{row}\"}}\r\n"
+        )
+    };
+    let body = format!(
+        "--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n{}{}\
+         --changeset_c--\r\n--batch_b--\r\n",
+        insert("o'k"),
+        insert("two")
+    );
+    let answer = reqwest::Client::new()
+        .post(format!("{base}/$batch?{sas}"))
+        .header("content-type", "multipart/mixed; boundary=batch_b")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 202);
+    let text = answer.text().await.unwrap();
+    for row in ["o''k", "two"] {
+        let address = format!("{base}/Gamers(PartitionKey='t',RowKey='{row}')");
+        let headers = format!("\r\nLocation: {address}\r\nDataServiceId: {address}\r\n");
+        assert!(text.contains(&headers), "{row}: {text}");
+    }
+}

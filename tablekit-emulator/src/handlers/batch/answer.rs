@@ -74,11 +74,14 @@ impl BatchResponse {
             let mut body = None;
             if let Some(stored) = planned.stored() {
                 if planned.status == StatusCode::CREATED {
-                    for name in ["Location: ", "DataServiceId: "] {
-                        out.extend_from_slice(name.as_bytes());
-                        response::write_entity_location(&mut out, &base, &answer.table, stored);
-                        out.extend_from_slice(b"\r\n");
-                    }
+                    // Both headers carry the entity's address: written once, then copied.
+                    out.extend_from_slice(b"Location: ");
+                    let start = out.len();
+                    response::write_entity_location(&mut out, &base, &answer.table, stored);
+                    let location = start..out.len();
+                    out.extend_from_slice(b"\r\nDataServiceId: ");
+                    out.extend_from_within(location);
+                    out.extend_from_slice(b"\r\n");
                     if answer.no_content {
                         out.extend_from_slice(b"Preference-Applied: return-no-content\r\n");
                     } else {

@@ -177,7 +177,7 @@ fn check_scope(operations: &[Operation]) -> Result<(), Failure> {
         return Ok(());
     };
     let (first_pk, _) = first.op.keys();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(operations.len());
     for (index, o) in operations.iter().enumerate() {
         let (pk, rk) = o.op.keys();
         if !o.answer.table.eq_ignore_ascii_case(&first.answer.table) {

@@ -64,7 +64,7 @@ impl<B> IncomingRequest<B> {
         let (account, route) = match resource::parse(parts.uri.path()) {
             Ok((account, route)) => {
                 let route = resource::with_comp(route, params.get("comp").map(String::as_str));
-                (account, bad_query.map_or(Ok(route), Err))
+                (account.into_owned(), bad_query.map_or(Ok(route), Err))
             }
             Err(err) => (String::new(), Err(err)),
         };

@@ -1,6 +1,8 @@
 //! Parses a request path into the resource it names: the table collection, one table,
 //! `$batch`, a table's entities, or one entity by its keys.
 
+use std::borrow::Cow;
+
 use http::{HeaderMap, Method};
 use percent_encoding::percent_decode_str;
 
@@ -54,13 +56,14 @@ impl Resource {
 }
 
 /// Splits `/account/resource` (still percent-encoded) into the account and the route.
-pub(crate) fn parse(path: &str) -> Result<(String, Resource), ErrorResponse> {
+pub(crate) fn parse(path: &str) -> Result<(Cow<'_, str>, Resource), ErrorResponse> {
     let path = path.strip_prefix('/').unwrap_or(path);
     let (account, rest) = path.split_once('/').unwrap_or((path, ""));
     let rest = percent_decode_str(rest)
         .decode_utf8()
         .map_err(|_| ErrorResponse::invalid_input("The request URI is not valid UTF-8."))?;
-    let account = percent_decode_str(account).decode_utf8_lossy().into_owned();
+    // Borrowed unless escaped: a transaction's operations only compare it.
+    let account = percent_decode_str(account).decode_utf8_lossy();
     Ok((account, route(&rest)?))
 }
 

@@ -68,9 +68,10 @@ pub(crate) fn parse(
     }
     let mut operations = Vec::with_capacity(parts.len());
     for (index, part) in parts.iter().enumerate() {
-        let content_id = part.header("content-id").map(str::to_owned);
-        let operation =
-            parse_operation(account, limits, part).map_err(|e| fail(index, content_id, e))?;
+        let operation = parse_operation(account, limits, part).map_err(|e| {
+            let content_id = part.header("content-id").map(str::to_owned);
+            fail(index, content_id, e)
+        })?;
         operations.push(operation);
     }
     check_scope(&operations)?;

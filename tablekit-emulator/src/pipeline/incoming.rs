@@ -18,11 +18,19 @@ use crate::pipeline::outgoing::Responder;
 use crate::pipeline::resource::{self, Resource};
 
 /// A request with a body of type `B`: the body streams in at first and is read whole by the
-/// [`ReadBody`](crate::pipeline::layers::ReadBody) layer.
+/// [`ReadBody`](crate::pipeline::layers::ReadBody) layer. What was read from its head
+/// ([`RequestHead`], its fields reached through `Deref`) is boxed: the request passes by
+/// value through every layer, and each move then copies a pointer rather than 600 bytes.
 #[derive(Debug)]
 pub(crate) struct IncomingRequest<B> {
-    pub(crate) parts: Parts,
+    head: Box<RequestHead>,
     pub(crate) body: B,
+}
+
+/// What an [`IncomingRequest`]'s line and headers say, read once up front.
+#[derive(Debug)]
+pub(crate) struct RequestHead {
+    pub(crate) parts: Parts,
     /// Query parameters, percent-decoded.
     pub(crate) params: HashMap<String, String>,
     /// The account the path names (empty when the path is not valid), without the
@@ -44,6 +52,20 @@ pub(crate) struct IncomingRequest<B> {
     /// A v4 UUID, hyphenated: kept as bytes, since formatting a `String` for every request
     /// cost an allocation.
     request_id: [u8; uuid::fmt::Hyphenated::LENGTH],
+}
+
+impl<B> std::ops::Deref for IncomingRequest<B> {
+    type Target = RequestHead;
+
+    fn deref(&self) -> &RequestHead {
+        &self.head
+    }
+}
+
+impl<B> std::ops::DerefMut for IncomingRequest<B> {
+    fn deref_mut(&mut self) -> &mut RequestHead {
+        &mut self.head
+    }
 }
 
 /// What an account's secondary adds to its name in paths (and hosts, on Azure).
@@ -76,9 +98,8 @@ impl<B> IncomingRequest<B> {
             route.operation(&parts.method, &parts.headers)
         });
         let level = Metadata::from_accept(header(&parts, "accept"));
-        IncomingRequest {
+        let head = RequestHead {
             parts,
-            body,
             params,
             account,
             secondary,
@@ -89,45 +110,23 @@ impl<B> IncomingRequest<B> {
             peer: None,
             level,
             request_id,
+        };
+        IncomingRequest {
+            head: Box::new(head),
+            body,
         }
     }
 
     /// The same request, noted as coming from `peer` (`None`: not known).
-    pub(crate) fn with_peer(self, peer: Option<IpAddr>) -> Self {
-        IncomingRequest { peer, ..self }
+    pub(crate) fn with_peer(mut self, peer: Option<IpAddr>) -> Self {
+        self.head.peer = peer;
+        self
     }
 
     /// The same request with its body replaced, and the body it had.
     pub(crate) fn replace_body<C>(self, body: C) -> (IncomingRequest<C>, B) {
-        let IncomingRequest {
-            parts,
-            body: old,
-            params,
-            account,
-            secondary,
-            route,
-            operation,
-            fault,
-            caller,
-            peer,
-            level,
-            request_id,
-        } = self;
-        let call = IncomingRequest {
-            parts,
-            body,
-            params,
-            account,
-            secondary,
-            route,
-            operation,
-            fault,
-            caller,
-            peer,
-            level,
-            request_id,
-        };
-        (call, old)
+        let IncomingRequest { head, body: old } = self;
+        (IncomingRequest { head, body }, old)
     }
 
     /// The id the server gave this request.

@@ -227,11 +227,17 @@ impl<M: TableModel> Table<M> {
         let limits = self.client.limits();
         limits.validate_key(KeyKind::PartitionKey, partition_key)?;
         limits.validate_key(KeyKind::RowKey, row_key)?;
-        Ok(format!(
-            "/{name}(PartitionKey='{}',RowKey='{}')",
-            encode_key(partition_key),
-            encode_key(row_key)
-        ))
+        // Written into one string: formatting each encoded key on its own cost three
+        // allocations a point operation.
+        let mut path = String::with_capacity(32 + name.len() + partition_key.len() + row_key.len());
+        path.push('/');
+        path.push_str(name);
+        path.push_str("(PartitionKey='");
+        push_key(&mut path, partition_key);
+        path.push_str("',RowKey='");
+        push_key(&mut path, row_key);
+        path.push_str("')");
+        Ok(path)
     }
 }
 
@@ -602,9 +608,15 @@ impl<M: TableModel> Table<M> {
     }
 }
 
-/// A key inside the entity path: `'` doubled, then percent-encoded.
-pub(crate) fn encode_key(key: &str) -> String {
-    utf8_percent_encode(&key.replace('\'', "''"), KEY_IN_PATH).to_string()
+/// Appends a key as it goes inside the entity path's quotes: `'` doubled, the rest
+/// percent-encoded.
+fn push_key(out: &mut String, key: &str) {
+    for (index, piece) in key.split('\'').enumerate() {
+        if index > 0 {
+            out.push_str("''");
+        }
+        out.extend(utf8_percent_encode(piece, KEY_IN_PATH));
+    }
 }
 
 impl<M: TableModel> Table<M> {
@@ -629,11 +641,19 @@ pub(crate) fn required_etag(entity: &DynamicEntity) -> Result<ETag> {
 mod tests {
     use super::*;
 
+    fn encode_key(key: &str) -> String {
+        let mut out = String::new();
+        push_key(&mut out, key);
+        out
+    }
+
     #[test]
     fn encodes_keys_like_the_captures() {
         // captures/raw_keys.txt
         assert_eq!(encode_key("a b'c ü ☃"), "a%20b''c%20%C3%BC%20%E2%98%83");
         assert_eq!(encode_key("100%"), "100%25");
         assert_eq!(encode_key("a+b&c=d"), "a%2Bb%26c%3Dd");
+        assert_eq!(encode_key("''x'"), "''''x''");
+        assert_eq!(encode_key(""), "");
     }
 }

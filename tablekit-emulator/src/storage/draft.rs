@@ -141,15 +141,15 @@ impl Draft {
         Some(draft)
     }
 
-    /// Writes a member with `write`, keeping where its value lies; `None` when its name or
-    /// text had to be escaped, which the body's own JSON could only need for characters
-    /// JSON does not allow raw.
+    /// Writes a member with `write`, keeping where its value lies; `None` should its name or
+    /// text have needed an escape. The scanner lets through no character the writer escapes,
+    /// so this only guards what [`keys`](Self::keys) relies on: a key's text between quotes.
     fn place(&mut self, write: impl FnOnce(&mut Vec<u8>) -> Placed) -> Option<()> {
         let placed = write(&mut self.text);
         if placed.escaped {
             return None;
         }
-        self.slots.push(Slot::at(&placed, 0));
+        self.slots.push(Slot::at(&placed));
         Some(())
     }
 

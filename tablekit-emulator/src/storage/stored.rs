@@ -41,11 +41,10 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Where a value the member writers `placed` lies once their members start `offset`
-    /// bytes into the text.
-    pub(super) fn at(placed: &Placed, offset: usize) -> Slot {
+    /// Where a value the member writers `placed` lies in the text they wrote.
+    pub(super) fn at(placed: &Placed) -> Slot {
         Slot {
-            start: (offset + placed.span.start) as u32,
+            start: placed.span.start as u32,
             len: placed.span.len() as u32,
             name_len: placed.name_len as u16,
             kind: placed.kind,
@@ -92,7 +91,7 @@ impl Stored {
         let timestamp = entity.timestamp().unwrap_or_default();
         let mut slots = Vec::with_capacity(KEYS + entity.len());
         let text = minimal_json::minimal_members_with(entity, |placed| {
-            slots.push(Slot::at(&placed, 0));
+            slots.push(Slot::at(&placed));
         });
         Self::from_parts(text, slots, &timestamp)
     }

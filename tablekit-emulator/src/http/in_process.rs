@@ -7,11 +7,12 @@
 //! one thread, and no other thread is woken for it. Handing each request to a task of its
 //! own, as the HTTP server does each connection, cost more than twice the CPU of a single
 //! insert on a multi-threaded runtime (cross-thread frees contending for the allocator's
-//! locks, and a wake-up each way); callers that want more cores run more tasks. A large
-//! request (a transaction of many entities) is still handed to a task of its own there, where
-//! its work outweighs the hand-over. Either way a request whose caller gives up (a timeout, a
-//! dropped future) is answered to its end, as over HTTP, so a write is never cut off half-way
-//! through the pipeline.
+//! locks, and a wake-up each way); a thread of the emulator's own, fed by a channel, cost
+//! about three times the CPU, whatever the caller's runtime. Callers that want more cores run
+//! more tasks. A large request (a transaction of many entities) is still handed to a task of
+//! its own there, where its work outweighs the hand-over. Either way a request whose caller
+//! gives up (a timeout, a dropped future) is answered to its end, as over HTTP, so a write is
+//! never cut off half-way through the pipeline.
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr};

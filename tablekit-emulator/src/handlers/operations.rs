@@ -469,6 +469,16 @@ mod tests {
         let many: String = (0..253).map(|i| format!(r#","P{i}":1"#)).collect();
         let many = format!(r#"{{"PartitionKey":"p","RowKey":"r"{many}}}"#);
         assert_eq!(refusal(many.as_bytes()), "TooManyProperties");
+        // So many members that searching them for repeats would cost their count squared.
+        let tiny: String = (0..30_000).map(|i| format!(r#","P{i}":1"#)).collect();
+        let tiny = format!(r#"{{"PartitionKey":"p","RowKey":"r"{tiny}}}"#);
+        let err = storage_entity(tiny.as_bytes()).unwrap_err();
+        assert_eq!(err.code, "InvalidInput");
+        assert!(
+            err.message.contains("more than 2048 members"),
+            "{}",
+            err.message
+        );
         let slash = br#"{"PartitionKey":"a/b","RowKey":"r"}"#;
         assert_eq!(refusal(slash), "InvalidInput");
     }

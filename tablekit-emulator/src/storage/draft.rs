@@ -110,9 +110,7 @@ impl Draft {
         limits.validate_key(KeyKind::RowKey, row_key).ok()?;
         let properties = &members.properties;
         let annotated = |name: &str| properties.iter().any(|(n, _)| *n == name);
-        if properties.len() > MAX_PROPERTIES
-            || !members.annotations.iter().all(|(n, _)| annotated(n))
-        {
+        if !members.annotations.iter().all(|(n, _)| annotated(n)) {
             return None;
         }
         let mut text = Vec::with_capacity(text_capacity(body));
@@ -259,7 +257,9 @@ impl<'a> Members<'a> {
         (scan.pos == text.len()).then_some(members)
     }
 
-    /// Takes member `name`; `None` when it repeats one or is not a plain member.
+    /// Takes member `name`; `None` when it repeats one, is not a plain member, or is one
+    /// property or annotation more than an entity may have (which also bounds the searches
+    /// for repeats, each over the members taken).
     fn add(&mut self, name: &'a str, token: Token<'a>) -> Option<()> {
         let key = match name {
             "PartitionKey" => &mut self.partition_key,
@@ -271,17 +271,23 @@ impl<'a> Members<'a> {
             _ => {
                 if let Some(property) = name.strip_suffix("@odata.type") {
                     let edm = EdmType::from_odata_name(token.text()?)?;
-                    let repeated = self.annotations.iter().any(|(n, _)| *n == property);
-                    self.annotations.push((property, edm));
-                    return (!repeated).then_some(());
+                    return add_new(&mut self.annotations, property, edm);
                 }
-                let repeated = self.properties.iter().any(|(n, _)| *n == name);
-                self.properties.push((name, token));
-                return (!repeated).then_some(());
+                return add_new(&mut self.properties, name, token);
             }
         };
         key.replace(token.text()?).is_none().then_some(())
     }
+}
+
+/// Adds `name`'s member to `members`; `None` when it is there already or makes one more
+/// than [`MAX_PROPERTIES`].
+fn add_new<'a, T>(members: &mut Vec<(&'a str, T)>, name: &'a str, member: T) -> Option<()> {
+    if members.len() == MAX_PROPERTIES || members.iter().any(|(n, _)| *n == name) {
+        return None;
+    }
+    members.push((name, member));
+    Some(())
 }
 
 /// A cursor over a body's JSON text.

@@ -173,6 +173,12 @@ fn page<'de>(json: &mut JsonReader<'de>) -> Result<Vec<DynamicEntity>, Failed<'d
 /// The most entities the service answers in one page.
 const MAX_PAGE: usize = 1000;
 
+/// The most members an entity object may have. The service keeps at most 255 properties, each
+/// with at most one annotation, and adds a handful of metadata members: about 520 in all.
+/// Some of the searches for repeated names run over the members read so far: unbounded, a
+/// megabyte of tiny members would cost their count squared (a second of CPU).
+const MAX_MEMBERS: usize = 2048;
+
 /// Reads entities, keeping what one entity teaches about the next (names, sizes).
 #[derive(Default)]
 struct EntityReader<'de> {
@@ -231,6 +237,9 @@ impl<'de> EntityReader<'de> {
         self.names.next_entity();
         let mut place = 0;
         while let Some(key) = json.next_key(place == 0)? {
+            if place == MAX_MEMBERS {
+                return Err(Failed::Shape("an entity of more than 2048 members"));
+            }
             let kind = self.key_kind(place, &key, entity.len());
             place += 1;
             let step = match kind {
@@ -724,6 +733,25 @@ mod tests {
             let page = format!(r#"{{"value":[{},{}]}}"#, entity(None), entity(Some(repeat)));
             let err = decode_page(page.as_bytes()).unwrap_err().to_string();
             assert!(err.contains(&format!("`P{repeat}` of entity 1")), "{err}");
+        }
+    }
+
+    #[test]
+    fn entities_of_more_members_than_any_service_sends_are_refused() {
+        let entity = |members: usize| {
+            let members: Vec<String> = (0..members).map(|i| format!(r#""P{i}":{i}"#)).collect();
+            format!("{{{}}}", members.join(","))
+        };
+        assert_eq!(
+            decode_entity(entity(MAX_MEMBERS).as_bytes()).unwrap().len(),
+            2048
+        );
+        let page = format!(r#"{{"value":[{{}},{}]}}"#, entity(30_000));
+        for err in [
+            decode_entity(entity(MAX_MEMBERS + 1).as_bytes()).unwrap_err(),
+            decode_page(page.as_bytes()).unwrap_err(),
+        ] {
+            assert!(err.to_string().contains("more than 2048 members"), "{err}");
         }
     }
 

@@ -215,13 +215,16 @@ pub(crate) fn parse_written(
     limits: &Limits,
     merge: bool,
 ) -> Result<Written, ErrorResponse> {
-    if let Some(draft) = (!merge)
-        .then(|| Draft::from_body(body, url_keys, limits))
-        .flatten()
-    {
-        return Ok(Written::Drafted(draft));
+    // A merge lays the body over the stored entity: only the general path reads it.
+    let drafted = if merge {
+        None
+    } else {
+        Draft::from_body(body, url_keys, limits)
+    };
+    match drafted {
+        Some(draft) => Ok(Written::Drafted(draft)),
+        None => parse_entity(body, url_keys, limits).map(Written::Decoded),
     }
-    parse_entity(body, url_keys, limits).map(Written::Decoded)
 }
 
 /// Whether `body` is drafted ([`parse_written`]) into the very entity the general path
